@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { adminCreateAccount, startServer, stopServer } from '../test/support/server.ts'
+import { apiClient, type Api } from '../test/support/app.ts'
+
+/**
+ * Runs `fn` against the real service in a child process (embedded anvil, a fresh database on the
+ * machine's Postgres or DATABASE_URL, rate limits out of the way) with one account's key, and
+ * cleans everything up afterwards, even on failure.
+ */
+export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api }) => Promise<void>): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const dbName = `bench_${name}_${Date.now()}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`create database ${dbName}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${dbName}`
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
+  const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '100000000' }
+  const server = await startServer(env)
+  try {
+    const { apiKey } = await adminCreateAccount(env)
+    await fn({ url: server.url, apiKey, api: apiClient(`${server.url}/api/v1`, apiKey) })
+  } finally {
+    await stopServer(server)
+    await admin.query(`drop database if exists ${dbName} with (force)`)
+    await admin.end()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}

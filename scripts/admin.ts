@@ -1,0 +1,84 @@
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/logger.ts'
+import { openDatabase } from '../src/db/orm.ts'
+import { startEmbeddedPostgres } from '../src/db/embeddedPostgres.ts'
+import { createAccountsService } from '../src/domain/accounts/accounts.service.ts'
+
+const USAGE = `usage: npm run -s admin -- <command> [options]
+
+commands:
+  create-account --name NAME [--operator]   create an account and its first API key (all scopes);
+                                            prints {"accountId": "...", "apiKey": "cpk_..."}
+  deploy-contracts [--rpc-url URL] [--out PATH]
+                                            deploy the reference contracts (WETH, USDC, AMM, venues,
+                                            stocks and their pools) with DEPLOYER_PRIVATE_KEY and
+                                            write the deployment manifest (default: CHAIN_RPC_URL,
+                                            DEPLOYMENT_MANIFEST); prints the manifest path and addresses
+
+Works whether or not the server is running, against the same database (DATABASE_URL, else the
+embedded Postgres under DATA_DIR).`
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`)
+  process.exit(2)
+}
+
+async function main() {
+  const [command, ...rest] = process.argv.slice(2)
+  if (!command || command === '--help' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  if (command === 'deploy-contracts') return deployContracts(rest)
+  if (command !== 'create-account') fail(`unknown command: ${command}`)
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, operator: { type: 'boolean', default: false } },
+    strict: true,
+  })
+  const name = values.name?.trim()
+  if (!name || name.length > 64) fail('--name is required (1-64 characters)')
+
+  const config = loadConfig()
+  const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel })
+  // Attach to the server's embedded Postgres when it is running; otherwise start one for this command.
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: 'attach' })
+  const db = await openDatabase({ url: config.databaseUrl ?? embedded!.url, poolSize: 2, logger })
+  try {
+    const accounts = createAccountsService({ em: db.orm.em, keyCacheMs: 0 })
+    const { account, apiKey } = await accounts.createAccountWithKey({ name, isOperator: values.operator })
+    process.stdout.write(`${JSON.stringify({ accountId: account.id, apiKey })}\n`)
+  } finally {
+    await db.close()
+    await embedded?.stop()
+  }
+}
+
+async function deployContracts(args: string[]) {
+  const { values } = parseArgs({ args, options: { 'rpc-url': { type: 'string' }, out: { type: 'string' } }, strict: true })
+  const config = loadConfig()
+  const rpcUrl = values['rpc-url'] ?? config.chain.rpcUrl
+  const out = values.out ?? config.chain.manifestPath
+  if (!rpcUrl) fail('--rpc-url (or CHAIN_RPC_URL) is required')
+  if (!out) fail('--out (or DEPLOYMENT_MANIFEST) is required')
+  if (!config.deployerPrivateKey) fail('set DEPLOYER_PRIVATE_KEY to a funded key (it needs about 101 ETH for the seeded pools)')
+  const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel })
+  const { privateKeyToAccount } = await import('viem/accounts')
+  const { createChainClients, deployReferenceContracts } = await import('../src/chain/deploy.ts')
+  const { writeManifest } = await import('../src/chain/manifest.ts')
+  const probe = createChainClients({ rpcUrl: rpcUrl!, account: privateKeyToAccount(config.deployerPrivateKey!) })
+  const chainId = await probe.publicClient.getChainId()
+  const { publicClient, walletClient } = createChainClients({ rpcUrl: rpcUrl!, account: privateKeyToAccount(config.deployerPrivateKey!), chainId })
+  const manifest = await deployReferenceContracts({ walletClient, publicClient, logger })
+  await writeManifest(out!, manifest)
+  process.stdout.write(`${JSON.stringify({ manifest: out, chainId: manifest.chainId, startBlock: manifest.startBlock, contracts: manifest.contracts })}\n`)
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,393 @@
+import type pg from 'pg'
+import type { EffectRow } from './actorKind.ts'
+
+/** Anything that can run a query: the pool, or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+export type ActorRow = {
+  id: string
+  kind: string
+  account_id: string
+  machine_version: number
+  status: string
+  state_value: unknown
+  snapshot: unknown
+  timers: Record<string, number>
+  version: string
+  created_at: Date
+  updated_at: Date
+}
+
+export type TimerUpsert = { key: string; generation: number; delayMs: number; event: unknown }
+export type NewEffect = { id: string; kind: string; params: unknown }
+
+export type CommitParams = {
+  id: string
+  expectedVersion: number
+  snapshot: unknown
+  status: string
+  stateValue: unknown
+  timers: Record<string, number>
+  event: unknown
+  inboxSeq: string | null
+  effects: NewEffect[]
+  timerDeletes: string[]
+  timerUpserts: TimerUpsert[]
+}
+
+/**
+ * The commit of one or several actors' transitions, in one statement: one round trip and atomic
+ * without BEGIN/COMMIT. Each snapshot update is fenced by its expected version, and every other
+ * write hangs off the actor row that passed its fence, so a lost race writes nothing for that
+ * actor and leaves the others alone. An event from the inbox is also fenced by its row still
+ * being unprocessed: two nodes that both read the same inbox row cannot both apply it (the
+ * loser would otherwise reload the actor and apply the event a second time).
+ */
+const COMMIT_SQL = `
+with input as (
+  select * from jsonb_to_recordset($1::jsonb) as x(
+    id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
+    inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb)
+), upd as (
+  update actor a set snapshot = i.snapshot, status = i.status, state_value = i.state_value, timers = i.timers,
+         version = a.version + 1, updated_at = now()
+    from input i
+   where a.id = i.id and a.version = i.expected
+     and (i.inbox_seq is null or exists (select 1 from actor_inbox b where b.seq = i.inbox_seq and b.processed_at is null))
+  returning a.id, a.account_id, a.version
+), ok as (
+  select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts
+    from upd join input i on i.id = upd.id
+), j as (
+  insert into actor_journal (actor_id, seq, account_id, event, state_value)
+  select id, version, account_id, event, state_value from ok
+), ib as (
+  update actor_inbox b set processed_at = now() from ok where b.seq = ok.inbox_seq
+), ef as (
+  insert into effect (id, actor_id, account_id, kind, params, status)
+  select e.id, ok.id, ok.account_id, e.kind, e.params, 'pending'
+    from ok, jsonb_to_recordset(ok.effects) as e(id text, kind text, params jsonb)
+), td as (
+  delete from actor_timer t using ok
+   where t.actor_id = ok.id and t.timer_key in (select jsonb_array_elements_text(ok.timer_deletes))
+), ti as (
+  insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
+  select ok.id, t.key, ok.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
+    from ok, jsonb_to_recordset(ok.timer_upserts) as t(key text, generation bigint, delay_ms bigint, event jsonb)
+  on conflict (actor_id, timer_key) do update
+     set generation = excluded.generation, due_at = excluded.due_at, event = excluded.event
+)
+select id, version::int as version from upd`
+
+const timerRows = (ts: TimerUpsert[]) => ts.map((t) => ({ key: t.key, generation: t.generation, delay_ms: t.delayMs, event: t.event }))
+
+/** Applies one transition. Returns the new version, or undefined when another writer won the race. */
+export async function commitTransition(db: Queryable, p: CommitParams): Promise<number | undefined> {
+  return (await commitTransitions(db, [p]))[0]
+}
+
+/**
+ * Commits several actors' transitions (at most one per actor) in one statement. Returns each
+ * one's new version, or undefined for those that lost their version race.
+ */
+export async function commitTransitions(db: Queryable, ps: CommitParams[]): Promise<Array<number | undefined>> {
+  const input = ps.map((p) => ({
+    id: p.id,
+    expected: p.expectedVersion,
+    snapshot: p.snapshot,
+    status: p.status,
+    state_value: p.stateValue,
+    timers: p.timers,
+    event: p.event,
+    inbox_seq: p.inboxSeq,
+    effects: p.effects,
+    timer_deletes: p.timerDeletes,
+    timer_upserts: timerRows(p.timerUpserts),
+  }))
+  // Named: prepared once per connection, not parsed and planned on every event.
+  const { rows } = await db.query<{ id: string; version: number }>({ name: 'actor.commit', text: COMMIT_SQL, values: [JSON.stringify(input)] })
+  const versions = new Map(rows.map((r) => [r.id, r.version]))
+  return ps.map((p) => versions.get(p.id))
+}
+
+/** Integrity violations (class 23), deadlocks and serialization failures: nothing was written. */
+const rolledBack = (err: unknown) => {
+  const code = (err as { code?: unknown }).code
+  return typeof code === 'string' && (code.startsWith('23') || code === '40P01' || code === '40001')
+}
+
+/**
+ * Group commit: transitions handed in while earlier statements are in flight are committed
+ * together, at most `maxBatch` per statement and `maxConcurrent` statements at once. Under no
+ * load a commit goes out alone and at once; under load, many actors' transitions share one
+ * statement, one round trip and one WAL flush. A batch that fails as a whole (a constraint or
+ * a deadlock with another node) is retried one commit at a time, so one bad transition cannot
+ * fail the others.
+ *
+ * @example
+ * const committer = createGroupCommitter(pool)
+ * const version = await committer.commit(params) // undefined: another writer won
+ */
+export function createGroupCommitter(pool: Pick<pg.Pool, 'query'>, { maxBatch = 64, maxConcurrent = 1 } = {}) {
+  type Waiter = { params: CommitParams; resolve: (v: number | undefined) => void; reject: (err: unknown) => void }
+  let queue: Waiter[] = []
+  let active = 0
+  let scheduled = false
+
+  async function run(batch: Waiter[]) {
+    try {
+      const versions = await commitTransitions(pool, batch.map((w) => w.params))
+      batch.forEach((w, i) => w.resolve(versions[i]))
+    } catch (err) {
+      // Only when Postgres says the statement rolled back is it safe to try again; after any
+      // other error (a lost connection) the batch may have committed.
+      if (batch.length === 1 || !rolledBack(err)) return batch.forEach((w) => w.reject(err))
+      await Promise.all(
+        batch.map((w) => commitTransition(pool, w.params).then(w.resolve, w.reject)),
+      )
+    }
+  }
+
+  function flush() {
+    scheduled = false
+    while (queue.length > 0 && active < maxConcurrent) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch)
+      active++
+      void run(batch).finally(() => {
+        active--
+        flush()
+      })
+    }
+  }
+
+  return {
+    commit(params: CommitParams): Promise<number | undefined> {
+      return new Promise((resolve, reject) => {
+        queue.push({ params, resolve, reject })
+        // Commits made in the same tick go out together.
+        if (!scheduled && active < maxConcurrent) {
+          scheduled = true
+          queueMicrotask(flush)
+        }
+      })
+    },
+  }
+}
+
+export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes'> & {
+  kind: string
+  accountId: string
+  machineVersion: number
+}
+
+/** Inserts a new actor at version 1 with its journal entry, effects and timers (one statement). */
+export async function insertActor(db: Queryable, p: InsertActorParams): Promise<void> {
+  await db.query(
+    `with ins as (
+       insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version)
+       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1)
+       returning id, account_id, version
+     ), j as (
+       insert into actor_journal (actor_id, seq, account_id, event, state_value)
+       select id, version, account_id, $9::jsonb, $6::jsonb from ins
+     ), ef as (
+       insert into effect (id, actor_id, account_id, kind, params, status)
+       select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending'
+         from ins, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)
+     )
+     insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
+     select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
+       from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)`,
+    [
+      p.id,
+      p.kind,
+      p.accountId,
+      p.machineVersion,
+      p.status,
+      JSON.stringify(p.stateValue),
+      JSON.stringify(p.snapshot),
+      JSON.stringify(p.timers),
+      JSON.stringify(p.event),
+      JSON.stringify(p.effects),
+      JSON.stringify(timerRows(p.timerUpserts)),
+    ],
+  )
+}
+
+export async function loadActor(db: Queryable, id: string): Promise<ActorRow | undefined> {
+  const { rows } = await db.query<ActorRow>({ name: 'actor.load', text: 'select * from actor where id = $1', values: [id] })
+  return rows[0]
+}
+
+export type InboxRow = {
+  seq: string
+  event: unknown
+  timer_key: string | null
+  timer_generation: string | null
+}
+
+export async function pendingInbox(db: Queryable, actorId: string, limit = 100): Promise<InboxRow[]> {
+  const { rows } = await db.query<InboxRow>(
+    `select seq, event, timer_key, timer_generation from actor_inbox
+      where actor_id = $1 and processed_at is null order by seq limit $2`,
+    [actorId, limit],
+  )
+  return rows
+}
+
+/** True when the inbox row was already applied (by this node or another). */
+export async function inboxProcessed(db: Queryable, seq: string): Promise<boolean> {
+  const { rows } = await db.query<{ done: boolean }>('select processed_at is not null as done from actor_inbox where seq = $1', [seq])
+  return rows[0]?.done ?? true
+}
+
+export async function markInboxProcessed(db: Queryable, seq: string): Promise<void> {
+  await db.query('update actor_inbox set processed_at = now() where seq = $1', [seq])
+}
+
+/** Inserts an event into an actor's inbox; a repeated dedupe key is ignored. */
+export async function enqueue(
+  db: Queryable,
+  { actorId, accountId, event, dedupeKey }: { actorId: string; accountId: string; event: unknown; dedupeKey: string | null },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `insert into actor_inbox (actor_id, account_id, event, dedupe_key) values ($1, $2, $3::jsonb, $4)
+     on conflict (dedupe_key) do nothing`,
+    [actorId, accountId, JSON.stringify(event), dedupeKey],
+  )
+  return (rowCount ?? 0) > 0
+}
+
+/**
+ * Claims due timers: each becomes an inbox event (dedupe key = actor:timer:generation) and its
+ * row is deleted, in one statement. SKIP LOCKED lets several nodes share the work.
+ */
+export async function claimDueTimers(db: Queryable, limit = 500): Promise<string[]> {
+  const { rows } = await db.query<{ actor_id: string }>(
+    `with due as (
+       select actor_id, timer_key from actor_timer where due_at <= now()
+        order by due_at limit $1 for update skip locked
+     ), del as (
+       delete from actor_timer t using due
+        where t.actor_id = due.actor_id and t.timer_key = due.timer_key
+       returning t.actor_id, t.account_id, t.timer_key, t.generation, t.event
+     )
+     insert into actor_inbox (actor_id, account_id, event, dedupe_key, timer_key, timer_generation)
+     select actor_id, account_id, event, 'timer:' || actor_id || ':' || timer_key || ':' || generation, timer_key, generation
+       from del
+     on conflict (dedupe_key) do nothing
+     returning actor_id`,
+    [limit],
+  )
+  return [...new Set(rows.map((r) => r.actor_id))]
+}
+
+/** Milliseconds until the earliest timer is due (undefined when there is none). */
+export async function nextTimerDelay(db: Queryable): Promise<number | undefined> {
+  const { rows } = await db.query<{ ms: number | null }>(
+    {
+      name: 'actor.next_timer',
+      // min() of no rows is null, and greatest() would turn that into 0: "due now", forever.
+      text: `select case when min(due_at) is null then null
+                     else greatest(0, extract(epoch from (min(due_at) - now())) * 1000)::float8 end as ms
+               from actor_timer`,
+    },
+  )
+  return rows[0]?.ms ?? undefined
+}
+
+export async function actorsWithPendingInbox(db: Queryable, limit = 500): Promise<string[]> {
+  const { rows } = await db.query<{ actor_id: string }>(
+    `select distinct actor_id from actor_inbox where processed_at is null limit $1`,
+    [limit],
+  )
+  return rows.map((r) => r.actor_id)
+}
+
+type EffectDbRow = {
+  id: string
+  actor_id: string
+  account_id: string
+  kind: string
+  params: unknown
+  status: EffectRow['status']
+  external_ref: string | null
+  result: unknown
+  attempts: number
+}
+
+const toEffect = (r: EffectDbRow): EffectRow => ({
+  id: r.id,
+  actorId: r.actor_id,
+  accountId: r.account_id,
+  kind: r.kind,
+  params: r.params,
+  status: r.status,
+  externalRef: r.external_ref,
+  result: r.result,
+  attempts: r.attempts,
+})
+
+export async function openEffects(
+  db: Queryable,
+  { ids, actorId, limit = 200 }: { ids?: string[]; actorId?: string; limit?: number } = {},
+): Promise<EffectRow[]> {
+  const { rows } = ids
+    ? await db.query<EffectDbRow>(
+        `select * from effect where id = any($1::text[]) and status in ('pending', 'prepared', 'sent')`,
+        [ids],
+      )
+    : actorId
+      ? await db.query<EffectDbRow>(
+          `select * from effect where actor_id = $1 and status in ('pending', 'prepared', 'sent')`,
+          [actorId],
+        )
+      : await db.query<EffectDbRow>(
+        `select * from effect where status in ('pending', 'prepared', 'sent') and next_attempt_at <= now()
+          order by next_attempt_at limit $1`,
+        [limit],
+      )
+  return rows.map(toEffect)
+}
+
+export async function recordEffectProgress(
+  db: Queryable,
+  id: string,
+  u: { status: 'prepared' | 'sent'; externalRef?: string | undefined; result?: unknown },
+): Promise<void> {
+  await db.query(
+    `update effect set status = $2, external_ref = coalesce($3, external_ref),
+            result = coalesce($4::jsonb, result), updated_at = now()
+      where id = $1 and status in ('pending', 'prepared', 'sent')`,
+    [id, u.status, u.externalRef ?? null, u.result === undefined ? null : JSON.stringify(u.result)],
+  )
+}
+
+/** Marks an effect finished and reports its outcome to the actor's inbox, atomically. */
+export async function finishEffect(
+  db: Queryable,
+  effect: EffectRow,
+  { status, event, error }: { status: 'done' | 'failed'; event: unknown; error?: string },
+): Promise<void> {
+  await db.query(
+    `with upd as (
+       update effect set status = $2, result = $3::jsonb, last_error = $4, updated_at = now()
+        where id = $1 and status in ('pending', 'prepared', 'sent')
+       returning id, actor_id, account_id
+     )
+     insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+     select actor_id, account_id, $3::jsonb, 'effect:' || id from upd
+     on conflict (dedupe_key) do nothing`,
+    [effect.id, status, JSON.stringify(event), error ?? null],
+  )
+}
+
+export async function deferEffect(db: Queryable, id: string, { delayMs, error }: { delayMs: number; error: string }): Promise<void> {
+  await db.query(
+    `update effect set attempts = attempts + 1, last_error = $3,
+            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+      where id = $1`,
+    [id, delayMs, error],
+  )
+}

@@ -1,0 +1,142 @@
+import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { z } from 'zod'
+import { ValidationError } from '../domain/errors.ts'
+import type { ActorKind } from './actorKind.ts'
+
+export const VENUES = ['venue-a', 'venue-b', 'self-funded'] as const
+export type LaunchVenue = (typeof VENUES)[number]
+
+export type LaunchInput = {
+  launchId: string
+  accountId: string
+  agentId: string
+  venue: LaunchVenue
+  symbol: string
+  name: string
+  description: string | null
+  logoUrl: string | null
+  quote: string
+  /** Self-funded only: quote-asset base units the agent seeds its pool with (decimal string). */
+  seedAmount: string | null
+}
+
+const error = z.object({ code: z.string(), message: z.string() })
+
+export const launchEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('launch.begin') }),
+  z.object({ type: z.literal('launch.simulated'), effectId: z.string(), gas: z.string() }),
+  z.object({ type: z.literal('launch.submitted'), effectId: z.string(), txHash: z.string() }),
+  z.object({
+    type: z.literal('launch.confirmed'),
+    effectId: z.string(),
+    tokenAddress: z.string(),
+    poolAddress: z.string().nullable(),
+    blockNumber: z.string(),
+  }),
+  z.object({ type: z.literal('launch.rejected'), effectId: z.string(), error }),
+  z.object({ type: z.literal('launch.simulate.failed'), effectId: z.string(), error: z.string() }),
+  z.object({ type: z.literal('launch.submit.failed'), effectId: z.string(), error: z.string() }),
+  z.object({ type: z.literal('launch.confirm.failed'), effectId: z.string(), error: z.string() }),
+])
+export type LaunchEvent = z.infer<typeof launchEventSchema>
+
+type Ctx = LaunchInput & {
+  gas: string | null
+  txHash: string | null
+  tokenAddress: string | null
+  poolAddress: string | null
+  blockNumber: string | null
+  error: { code: string; message: string } | null
+}
+
+/**
+ * A launch: `pending` -> `simulating` -> `submitting` -> `confirming` -> `live`, or `failed`.
+ * Each step is an effect run after commit: the simulation, the signed-and-stored transaction
+ * (re-broadcast, never re-signed, after a crash), and the wait for its receipt.
+ */
+export const launchMachine = setup({
+  types: {
+    context: {} as Ctx,
+    events: {} as LaunchEvent,
+    input: {} as LaunchInput,
+  },
+  actions: {
+    'launch.simulate': (_, _p: { launchId: string }) => {},
+    'launch.submit': (_, _p: { launchId: string }) => {},
+    'launch.confirm': (_, _p: { launchId: string; txHash: string }) => {},
+  },
+}).createMachine({
+  id: 'launch',
+  initial: 'pending',
+  context: ({ input }) => ({
+    ...input,
+    gas: null,
+    txHash: null,
+    tokenAddress: null,
+    poolAddress: null,
+    blockNumber: null,
+    error: null,
+  }),
+  states: {
+    pending: { on: { 'launch.begin': 'simulating' } },
+    simulating: {
+      entry: { type: 'launch.simulate', params: ({ context }) => ({ launchId: context.launchId }) },
+      on: {
+        'launch.simulated': { target: 'submitting', actions: assign({ gas: ({ event }) => event.gas }) },
+        'launch.rejected': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+        'launch.simulate.failed': { target: 'failed', actions: assign({ error: ({ event }) => ({ code: 'simulation_failed', message: event.error }) }) },
+      },
+    },
+    submitting: {
+      entry: { type: 'launch.submit', params: ({ context }) => ({ launchId: context.launchId }) },
+      on: {
+        'launch.submitted': { target: 'confirming', actions: assign({ txHash: ({ event }) => event.txHash }) },
+        'launch.rejected': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+        'launch.submit.failed': { target: 'failed', actions: assign({ error: ({ event }) => ({ code: 'submit_failed', message: event.error }) }) },
+      },
+    },
+    confirming: {
+      entry: {
+        type: 'launch.confirm',
+        params: ({ context }) => ({ launchId: context.launchId, txHash: context.txHash ?? '' }),
+      },
+      on: {
+        'launch.confirmed': {
+          target: 'live',
+          actions: assign({
+            tokenAddress: ({ event }) => event.tokenAddress,
+            poolAddress: ({ event }) => event.poolAddress,
+            blockNumber: ({ event }) => event.blockNumber,
+          }),
+        },
+        'launch.rejected': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+        'launch.confirm.failed': { target: 'failed', actions: assign({ error: ({ event }) => ({ code: 'confirmation_failed', message: event.error }) }) },
+      },
+    },
+    live: { type: 'final' },
+    failed: { type: 'final' },
+  },
+})
+
+export const launchKind: ActorKind = {
+  kind: 'launch',
+  machine: launchMachine,
+  machineVersion: 1,
+  parseEvent(event: unknown): AnyEventObject {
+    const parsed = launchEventSchema.safeParse(event)
+    if (!parsed.success) throw new ValidationError({ type: 'unknown launch event' })
+    return parsed.data
+  },
+  statusOf: (s: AnyMachineSnapshot) => String(s.value),
+  effects: ['launch.simulate', 'launch.submit', 'launch.confirm'],
+  persistentEffects: ['launch.confirm'],
+}
+
+const PROGRESS: Record<string, number> = { pending: 0, simulating: 15, submitting: 40, confirming: 70, live: 100 }
+
+/** `{ step, percent }` for a status; a failed launch keeps the percent of the step it reached. */
+export function launchProgress(status: string, ctx: { txHash: string | null; gas: string | null }) {
+  if (status !== 'failed') return { step: status, percent: PROGRESS[status] ?? 0 }
+  const reached = ctx.txHash ? 'confirming' : ctx.gas ? 'submitting' : 'simulating'
+  return { step: 'failed', percent: PROGRESS[reached] ?? 0 }
+}

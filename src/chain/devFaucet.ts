@@ -1,0 +1,52 @@
+import type pg from 'pg'
+import { erc20Abi, formatEther, formatUnits, parseEther, parseUnits, type Address } from 'viem'
+import type { ChainHandle } from './chain.ts'
+import { EMBEDDED_DEPLOYER_KEY, walletClientFor } from './chain.ts'
+import { MockUSDCArtifact } from './artifacts/index.ts'
+import { NotFoundError } from '../domain/errors.ts'
+
+/**
+ * Funds an agent wallet on the embedded chain: ETH through `anvil_setBalance` (added to what
+ * it holds) and USDC minted by the deployer, which owns MockUSDC there.
+ *
+ * @example
+ * await devFaucet({ pool, chain }, accountId, { agentId, eth: '10', usdc: '10000' })
+ */
+export async function devFaucet(
+  { pool, chain }: { pool: pg.Pool; chain: ChainHandle },
+  accountId: string,
+  { agentId, eth, usdc }: { agentId: string; eth?: string | undefined; usdc?: string | undefined },
+) {
+  const { rows } = await pool.query<{ wallet_address: Address }>(
+    `select a.wallet_address from agent a join actor x on x.id = a.id::text
+      where a.id = $1 and a.account_id = $2 and x.status <> 'deleted'`,
+    [agentId, accountId],
+  )
+  if (!rows[0]) throw new NotFoundError('Agent')
+  const address = rows[0].wallet_address
+  const client = chain.publicClient
+  const usdcAddress = chain.manifest.contracts.usdc
+  if (eth && eth !== '0') {
+    const current = await client.getBalance({ address })
+    await client.request({
+      method: 'anvil_setBalance' as never,
+      params: [address, `0x${(current + parseEther(eth)).toString(16)}`] as never,
+    })
+    chain.stateChanged?.()
+  }
+  if (usdc && usdc !== '0') {
+    const wallet = walletClientFor(chain, EMBEDDED_DEPLOYER_KEY)
+    const hash = await wallet.writeContract({
+      address: usdcAddress,
+      abi: MockUSDCArtifact.abi,
+      functionName: 'mint',
+      args: [address, parseUnits(usdc, 6)],
+    })
+    await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  }
+  const [ethBalance, usdcBalance] = await Promise.all([
+    client.getBalance({ address }),
+    client.readContract({ address: usdcAddress, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+  ])
+  return { agentId, walletAddress: address, balances: { ETH: formatEther(ethBalance), USDC: formatUnits(usdcBalance, 6) } }
+}

@@ -1,0 +1,103 @@
+import { encodeFunctionData, getAddress, parseEventLogs } from 'viem'
+import { z } from 'zod'
+import { BondingCurveLaunchpadArtifact, FeeLockerArtifact } from './artifacts/index.ts'
+import type { WalletOpPlanner } from './walletOps.ts'
+import type { PlannedTx } from './txSender.ts'
+import { formatAmount } from './pricing.ts'
+
+/**
+ * Gas for each claim after the first, which cannot be estimated ahead (the sender estimates
+ * only the first transaction of a batch). A venue-b claim (two storage writes, two transfers)
+ * uses about 90k.
+ */
+const CLAIM_GAS = 250_000n
+const TOKEN_DECIMALS = 18
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+
+/** Parameters of a `claim` wallet operation: one creator fee claim per token, in this order. */
+export const claimParamsSchema = z.object({
+  claims: z
+    .array(
+      z.object({
+        tokenAddress: address,
+        symbol: z.string(),
+        venue: z.enum(['venue-a', 'venue-b']),
+        quote: z.string(),
+        quoteDecimals: z.number().int().min(0).max(36),
+        /** Receiver: the agent's payout wallet. */
+        to: address,
+        /** Unclaimed when planned (quote asset, and the launched token on venue-b), decimal strings. */
+        expectedAmount: z.string(),
+        expectedTokenAmount: z.string(),
+      }),
+    )
+    .min(1),
+})
+export type ClaimParams = z.infer<typeof claimParamsSchema>
+
+const launchpadClaimed = BondingCurveLaunchpadArtifact.abi.filter((x) => x.type === 'event' && x.name === 'CreatorFeesClaimed')
+const lockerClaimed = FeeLockerArtifact.abi.filter((x) => x.type === 'event' && x.name === 'CreatorFeesClaimed')
+
+/**
+ * The `claim` wallet operation: `claimCreatorFees(token, to)` on venue-a's launchpad or
+ * `claim(token, to)` on venue-b's FeeLocker, one transaction per token, from the creator's
+ * (the agent's) wallet. Its outcome reads what each transaction actually paid from the
+ * contracts' `CreatorFeesClaimed` events.
+ */
+export const claimPlanner: WalletOpPlanner = {
+  plan({ params, chain }) {
+    const { claims } = claimParamsSchema.parse(params)
+    const { venueA, feeLocker } = chain.manifest.contracts
+    return claims.map((c, i): PlannedTx => {
+      const token = getAddress(c.tokenAddress)
+      const to = getAddress(c.to)
+      const data =
+        c.venue === 'venue-a'
+          ? encodeFunctionData({ abi: BondingCurveLaunchpadArtifact.abi, functionName: 'claimCreatorFees', args: [token, to] })
+          : encodeFunctionData({ abi: FeeLockerArtifact.abi, functionName: 'claim', args: [token, to] })
+      return { kind: 'claim', to: c.venue === 'venue-a' ? venueA : feeLocker, data, ...(i > 0 ? { gas: CLAIM_GAS } : {}) }
+    })
+  },
+
+  async outcome({ params, receipts, chain }) {
+    const { claims } = claimParamsSchema.parse(params)
+    const venueA = chain.manifest.contracts.venueA.toLowerCase()
+    const feeLocker = chain.manifest.contracts.feeLocker.toLowerCase()
+    return {
+      claims: claims.map((c, i) => {
+        const receipt = receipts[i]
+        let amount = 0n
+        let tokenAmount = 0n
+        let to = c.to.toLowerCase()
+        if (receipt) {
+          const logs = receipt.logs.filter((l) => l.address.toLowerCase() === (c.venue === 'venue-a' ? venueA : feeLocker))
+          if (c.venue === 'venue-a') {
+            for (const e of parseEventLogs({ abi: launchpadClaimed, logs, eventName: 'CreatorFeesClaimed' })) {
+              if (e.args.token.toLowerCase() !== c.tokenAddress.toLowerCase()) continue
+              amount += e.args.amount
+              to = e.args.to.toLowerCase()
+            }
+          } else {
+            for (const e of parseEventLogs({ abi: lockerClaimed, logs, eventName: 'CreatorFeesClaimed' })) {
+              if (e.args.token.toLowerCase() !== c.tokenAddress.toLowerCase()) continue
+              amount += e.args.quoteAmount
+              tokenAmount += e.args.tokenAmount
+              to = e.args.to.toLowerCase()
+            }
+          }
+        }
+        return {
+          tokenAddress: c.tokenAddress.toLowerCase(),
+          symbol: c.symbol,
+          venue: c.venue,
+          quote: c.quote,
+          amount: formatAmount(amount, c.quoteDecimals),
+          tokenAmount: formatAmount(tokenAmount, TOKEN_DECIMALS),
+          to,
+          txHash: receipt?.transactionHash ?? null,
+        }
+      }),
+    }
+  },
+}

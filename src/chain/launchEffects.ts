@@ -1,0 +1,136 @@
+import type pg from 'pg'
+import { erc20Abi, type Address, type LocalAccount } from 'viem'
+import type { Logger } from '../logger.ts'
+import type { EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import type { LaunchInput } from '../actors/launch.machine.ts'
+import { ServiceError } from '../domain/errors.ts'
+import type { ChainHandle } from './chain.ts'
+import type { TxSender } from './txSender.ts'
+import { InsufficientFundsError, SimulationRevertedError, revertReason } from './txSender.ts'
+import { launchOutcome, planLaunch, quoteAsset, seedOf, LAUNCH_SUPPLY } from './launchTx.ts'
+
+type LaunchCtx = LaunchInput & { txHash: string | null }
+
+export type LaunchEffectsDeps = {
+  pool: pg.Pool
+  chain: ChainHandle
+  sender: TxSender
+  loadAccount(agentId: string): Promise<LocalAccount>
+  logger: Logger
+}
+
+const rejected = (code: string, message: string) => ({ type: 'launch.rejected', error: { code, message } })
+
+/** A refusal the user must act on (funds, revert) ends the launch as failed; anything else is retried. */
+function asRejection(err: unknown) {
+  if (err instanceof ServiceError && err.status < 500) return rejected(err.code, err.message)
+  return undefined
+}
+
+/**
+ * Checks that a launch can go through, with nothing sent: the agent's quote funds for a
+ * self-funded seed, gas money, and an `eth_call` simulation of the launch transaction.
+ */
+export async function simulateLaunch(deps: Pick<LaunchEffectsDeps, 'chain'>, ctx: LaunchInput, account: LocalAccount) {
+  const { chain } = deps
+  const client = chain.publicClient
+  const plan = planLaunch(chain.manifest, ctx, account.address, 0)
+  const q = quoteAsset(chain.manifest, ctx.quote)
+  const ethBalance = await client.getBalance({ address: account.address })
+  const block = await client.getBlock()
+  const maxFee = (block.baseFeePerGas ?? 1_000_000_000n) * 2n + 1_000_000_000n
+  if (ctx.venue === 'self-funded' && !q.native) {
+    const seed = seedOf(chain.manifest, ctx)
+    const held = await client.readContract({ address: q.address, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })
+    if (held < seed) throw new ServiceError(`The agent wallet holds ${held} base units of ${ctx.quote}; the seed needs ${seed}.`, { code: 'insufficient_funds', status: 422 })
+    const gas = 4_100_000n
+    if (ethBalance < gas * maxFee) throw new InsufficientFundsError({ needed: gas * maxFee, balance: ethBalance })
+    return { gas, maxFeePerGas: maxFee }
+  }
+  const tx = plan[0]!
+  if (ethBalance < (tx.value ?? 0n)) throw new InsufficientFundsError({ needed: tx.value ?? 0n, balance: ethBalance })
+  let gas: bigint
+  try {
+    gas = await client.estimateGas({ account, to: tx.to, data: tx.data, value: tx.value ?? 0n })
+  } catch (err) {
+    const reason = revertReason(err)
+    if (reason) throw new SimulationRevertedError(reason, err)
+    if (/insufficient funds/i.test(String(err))) throw new InsufficientFundsError({ needed: maxFee * 3_000_000n, balance: ethBalance })
+    throw err
+  }
+  const needed = gas * maxFee + (tx.value ?? 0n)
+  if (ethBalance < needed) throw new InsufficientFundsError({ needed, balance: ethBalance })
+  return { gas, maxFeePerGas: maxFee }
+}
+
+/**
+ * The launch machine's effects. Each is safe to run twice: the submit effect's transactions are
+ * keyed by the effect id in the outbox, so a retry after a crash re-broadcasts what was signed.
+ */
+export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, EffectHandler> {
+  const { pool, chain, sender } = deps
+
+  async function context(effect: EffectRow): Promise<LaunchCtx> {
+    const { rows } = await pool.query<{ ctx: LaunchCtx }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
+    if (!rows[0]) throw new Error(`launch ${effect.actorId} not found`)
+    return rows[0].ctx
+  }
+
+  return {
+    async 'launch.simulate'(effect) {
+      const ctx = await context(effect)
+      const account = await deps.loadAccount(ctx.agentId)
+      try {
+        const { gas } = await simulateLaunch(deps, ctx, account)
+        return { type: 'launch.simulated', gas: gas.toString() }
+      } catch (err) {
+        const r = asRejection(err)
+        if (r) return r
+        throw err
+      }
+    },
+
+    async 'launch.submit'(effect) {
+      const ctx = await context(effect)
+      const account = await deps.loadAccount(ctx.agentId)
+      try {
+        const sent = await sender.send(
+          { id: effect.id, accountId: ctx.accountId, agentId: ctx.agentId, effectId: effect.id, account },
+          (firstNonce) => planLaunch(chain.manifest, ctx, account.address, firstNonce),
+        )
+        return { type: 'launch.submitted', txHash: sent.at(-1)!.hash }
+      } catch (err) {
+        const r = asRejection(err)
+        if (r) return r
+        throw err
+      }
+    },
+
+    async 'launch.confirm'(effect) {
+      const ctx = await context(effect)
+      const account = await deps.loadAccount(ctx.agentId)
+      // Every transaction of the request (an approval, then the launch) must land.
+      const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
+      const receipt = receipts.at(-1)!
+      if (receipt.status !== 'success') return rejected('transaction_reverted', `Transaction ${receipt.transactionHash} reverted.`)
+      const { tokenAddress, poolAddress } = launchOutcome(ctx.venue, receipt)
+      const q = quoteAsset(chain.manifest, ctx.quote)
+      await pool.query(
+        `insert into token (address, chain_id, symbol, name, venue, quote_symbol, quote_address, creator_address, creator_agent_id,
+           launch_id, pool_address, total_supply, description, logo_url, block_number, tx_hash)
+         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+         on conflict (address) do update set launch_id = excluded.launch_id, creator_agent_id = excluded.creator_agent_id,
+           description = excluded.description, logo_url = excluded.logo_url, pool_address = coalesce(token.pool_address, excluded.pool_address)`,
+        [tokenAddress.toLowerCase(), chain.chainId, ctx.symbol, ctx.name, ctx.venue, ctx.quote, q.address.toLowerCase(),
+          account.address.toLowerCase(), ctx.agentId, ctx.launchId, poolAddress?.toLowerCase() ?? null, LAUNCH_SUPPLY.toString(),
+          ctx.description, ctx.logoUrl, receipt.blockNumber.toString(), receipt.transactionHash],
+      )
+      return {
+        type: 'launch.confirmed',
+        tokenAddress: tokenAddress.toLowerCase() as Address,
+        poolAddress: poolAddress?.toLowerCase() ?? null,
+        blockNumber: receipt.blockNumber.toString(),
+      }
+    },
+  }
+}

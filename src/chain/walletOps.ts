@@ -1,0 +1,187 @@
+import type pg from 'pg'
+import type { LocalAccount, TransactionReceipt } from 'viem'
+import type { Logger } from '../logger.ts'
+import type { EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import type { ActorRuntime } from '../actors/actorRuntime.ts'
+import type { WalletOpInput } from '../actors/walletOp.machine.ts'
+import { NotFoundError, ServiceError } from '../domain/errors.ts'
+import type { ChainHandle } from './chain.ts'
+import type { PlannedTx, TxSender } from './txSender.ts'
+import { withTransaction } from '../db/transaction.ts'
+
+/**
+ * What a kind of wallet operation contributes: its transactions for the wallet's next nonce,
+ * and what the receipts mean (e.g. the amount a swap actually received).
+ */
+export type WalletOpPlanner = {
+  plan(input: { params: Record<string, unknown>; account: LocalAccount; firstNonce: number; chain: ChainHandle }): PlannedTx[]
+  outcome?(input: {
+    params: Record<string, unknown>
+    account: LocalAccount
+    receipts: TransactionReceipt[]
+    chain: ChainHandle
+  }): Promise<Record<string, unknown>>
+}
+
+export type WalletOpsDeps = {
+  pool: pg.Pool
+  chain: ChainHandle
+  sender: TxSender
+  loadAccount(agentId: string): Promise<LocalAccount>
+  planners: Record<string, WalletOpPlanner>
+  logger: Logger
+}
+
+const rejected = (code: string, message: string) => ({ type: 'op.rejected', error: { code, message } })
+
+/** The effects of the wallet operation machine; each is safe to run twice. */
+export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, EffectHandler> {
+  const { pool, chain, sender } = deps
+
+  async function context(effect: EffectRow): Promise<WalletOpInput> {
+    const { rows } = await pool.query<{ ctx: WalletOpInput }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
+    if (!rows[0]) throw new Error(`wallet operation ${effect.actorId} not found`)
+    return rows[0].ctx
+  }
+  const planner = (kind: string) => {
+    const p = deps.planners[kind]
+    if (!p) throw new Error(`no planner for wallet operation ${kind}`)
+    return p
+  }
+
+  return {
+    async 'op.submit'(effect) {
+      const ctx = await context(effect)
+      const account = await deps.loadAccount(ctx.agentId)
+      try {
+        const sent = await sender.send(
+          { id: effect.id, accountId: ctx.accountId, agentId: ctx.agentId, effectId: effect.id, account },
+          (firstNonce) => planner(ctx.kind).plan({ params: ctx.params, account, firstNonce, chain }),
+        )
+        return { type: 'op.submitted', txHash: sent.at(-1)!.hash }
+      } catch (err) {
+        if (err instanceof ServiceError && err.status < 500) return rejected(err.code, err.message)
+        throw err
+      }
+    },
+
+    async 'op.confirm'(effect) {
+      const ctx = await context(effect)
+      const account = await deps.loadAccount(ctx.agentId)
+      const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
+      const last = receipts.at(-1)!
+      if (last.status !== 'success') {
+        return rejected('transaction_reverted', `Transaction ${last.transactionHash} reverted on chain; nothing moved but gas.`)
+      }
+      const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString() }
+      const extra = (await planner(ctx.kind).outcome?.({ params: ctx.params, account, receipts, chain })) ?? {}
+      return { type: 'op.confirmed', result: { ...base, ...extra } }
+    },
+  }
+}
+
+/** The operation as the API shows it: status, transaction hash, and the planner's result. */
+export function walletOpView(entry: { id: string; status: string; snapshot: { context: unknown } }) {
+  const c = entry.snapshot.context as WalletOpInput & {
+    txHash: string | null
+    result: Record<string, unknown> | null
+    error: { code: string; message: string } | null
+  }
+  return {
+    id: entry.id,
+    agentId: c.agentId,
+    kind: c.kind,
+    status: entry.status,
+    txHash: c.txHash,
+    ...(c.result ?? {}),
+    error: c.error,
+  }
+}
+
+/** What starting a wallet operation takes: the machine's input plus the checks made under the agent's lock. */
+export type WalletOpStart = WalletOpInput & {
+  /** USD value recorded toward the agent's 24-hour spend. */
+  usdValue: string
+  /** Called with the agent's spend so far, under the lock; throws to refuse. */
+  checkSpend?: ((spentTodayUsd: string) => void) | undefined
+  /** At most one operation of this kind per agent in flight (a fee claim): else 409 `<kind>_in_progress`. */
+  exclusive?: boolean | undefined
+}
+
+/**
+ * Refuses (409 `<kind>_in_progress`) when another operation of this kind of the agent is not
+ * finished. Made under the agent's lock when an `exclusive` operation starts; callers may also
+ * ask early, before planning, for a quicker answer. An operation whose row is written but whose
+ * actor is not created yet (the moment between the two, or a crash there) counts as in flight
+ * for a minute; a retry with its idempotency key creates it.
+ */
+export async function assertNoneInFlight(
+  db: Pick<pg.Pool, 'query'> | pg.PoolClient,
+  { agentId, kind, exceptId = '' }: { agentId: string; kind: string; exceptId?: string },
+): Promise<void> {
+  const { rowCount } = await db.query(
+    `select 1 from wallet_op w left join actor x on x.id = w.id
+      where w.agent_id = $1 and w.kind = $2 and w.id <> $3
+        and (x.id is null and w.created_at > now() - interval '1 minute' or x.status not in ('confirmed', 'failed'))
+      limit 1`,
+    [agentId, kind, exceptId],
+  )
+  if (rowCount) {
+    throw new ServiceError(`A ${kind === 'claim' ? 'fee claim' : kind} of this agent is still in flight; retry when it has ended.`, {
+      code: `${kind}_in_progress`,
+      status: 409,
+      headers: { 'Retry-After': '2' },
+    })
+  }
+}
+
+/**
+ * Starts a wallet operation (id from the idempotency key, so a retry finds it) and waits for
+ * it to end, up to `waitMs`; answers with whatever state it reached.
+ *
+ * @example
+ * const op = await runWalletOp({ pool, runtime }, { opId, accountId, agentId, kind: 'transfer', params, usdValue: '12.50' })
+ */
+export async function runWalletOp(
+  { pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime },
+  input: WalletOpStart,
+  { waitMs = 20_000 }: { waitMs?: number } = {},
+) {
+  const existing = await runtime.get(input.opId)
+  if (existing && (existing.accountId !== input.accountId || existing.kind.kind !== 'walletop')) throw new NotFoundError('Operation')
+  if (!existing) {
+    // The 24-hour cap is checked and this operation's value recorded under one lock per agent,
+    // so concurrent requests of one agent cannot all pass the same check.
+    await withTransaction(pool, async (db) => {
+      await db.query('select pg_advisory_xact_lock(hashtext($1))', [input.agentId])
+      if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
+      input.checkSpend?.(await spentTodayUsd(db, input.agentId))
+      await db.query(
+        `insert into wallet_op (id, account_id, agent_id, kind, usd_value) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
+        [input.opId, input.accountId, input.agentId, input.kind, input.usdValue],
+      )
+    })
+    const { usdValue: _, checkSpend: __, exclusive: ___, ...machineInput } = input
+    await runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput }).catch((err) => {
+      if ((err as { code?: string }).code !== '23505') throw err
+    })
+  }
+  const until = Date.now() + waitMs
+  for (;;) {
+    const entry = await runtime.get(input.opId)
+    if (!entry) throw new NotFoundError('Operation')
+    if (entry.status === 'confirmed' || entry.status === 'failed' || Date.now() > until) return walletOpView(entry)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** USD spent by an agent's wallet operations in the last 24 hours (failed ones excluded). */
+export async function spentTodayUsd(db: Pick<pg.Pool, 'query'> | pg.PoolClient, agentId: string): Promise<string> {
+  // An operation whose actor is not created yet counts: it is about to spend.
+  const { rows } = await db.query<{ usd: string }>(
+    `select coalesce(sum(w.usd_value), 0)::text as usd from wallet_op w left join actor x on x.id = w.id
+      where w.agent_id = $1 and w.created_at > now() - interval '24 hours' and coalesce(x.status, '') <> 'failed'`,
+    [agentId],
+  )
+  return rows[0]?.usd ?? '0'
+}

@@ -1,0 +1,199 @@
+import type pg from 'pg'
+import { formatUnits, parseUnits, type Address } from 'viem'
+import type { WalletDeps } from '../http/appDeps.ts'
+import { ForbiddenError, NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
+import { checkPolicy } from '../domain/agents/policyCheck.ts'
+import type { Policy } from '../domain/agents/policy.ts'
+import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
+import { createPriceReader, formatPrice, formatUsd } from './pricing.ts'
+import type { TransferParams } from './transferPlanner.ts'
+
+type AgentRow = { wallet_address: Address; policy: Partial<Policy>; status: string }
+
+async function ownAgent(pool: pg.Pool, accountId: string, agentId: string): Promise<AgentRow> {
+  const { rows } = await pool.query<AgentRow>(
+    `select a.wallet_address, a.policy, x.status from agent a join actor x on x.id = a.id::text
+      where a.id = $1 and a.account_id = $2`,
+    [agentId, accountId],
+  )
+  if (!rows[0]) throw new NotFoundError('Agent')
+  return rows[0]
+}
+
+/** Parses a decimal amount for a token: > 0 and no more decimals than the token has. */
+export function parseTokenAmount(amount: string, decimals: number, field = 'amount'): bigint {
+  const [, frac = ''] = amount.split('.')
+  if (frac.length > decimals) throw new ValidationError({ [field]: `At most ${decimals} decimals for this token.` })
+  const value = parseUnits(amount, decimals)
+  if (value <= 0n) throw new ValidationError({ [field]: 'Must be greater than 0.' })
+  return value
+}
+
+/**
+ * Transfers from an agent wallet, only to an address on that agent's whitelist whose hold has
+ * passed, within its policy, through the wallet's transaction outbox.
+ *
+ * @example
+ * await transfer({ pool, wallet }, accountId, { agentId, to, token: 'USDC', amount: '25' }, opId)
+ */
+export async function transfer(
+  { pool, wallet }: { pool: pg.Pool; wallet: WalletDeps },
+  accountId: string,
+  body: { agentId: string; to: Address; token: string; amount: string },
+  opId: string,
+) {
+  const agent = await ownAgent(pool, accountId, body.agentId)
+  // A retry (same Idempotency-Key) after a crash answers with the transfer already made, before
+  // any check that the first one changed the outcome of (balance, daily cap).
+  const prior = await pool.query<{ params: TransferParams; usd: string }>(
+    `select x.snapshot->'context'->'params' as params, w.usd_value::text as usd from wallet_op w join actor x on x.id = w.id
+      where w.id = $1 and w.account_id = $2 and w.kind = 'transfer'`,
+    [opId, accountId],
+  )
+  if (prior.rows[0]) {
+    const op = await wallet.run({ opId, accountId, agentId: body.agentId, kind: 'transfer', params: prior.rows[0].params, usdValue: prior.rows[0].usd })
+    return { ...op, token: body.token, tokenAddress: prior.rows[0].params.token, to: prior.rows[0].params.to, amount: body.amount, valueUsd: prior.rows[0].usd }
+  }
+  if (agent.status === 'deleted') throw new ServiceError('The agent is deleted.', { code: 'invalid_state', status: 409 })
+  const token = await resolveToken({ pool, chain: wallet.chain }, body.token)
+  if (!token) throw new ValidationError({ token: 'Unknown token; a symbol such as ETH, USDC, TSLAx or a token address.' })
+  const amount = parseTokenAmount(body.amount, token.decimals)
+  const { rows } = await pool.query<{ usable: boolean }>(
+    `select usable_at <= now() as usable from agent_whitelist where agent_id = $1 and address = $2`,
+    [body.agentId, body.to.toLowerCase()],
+  )
+  if (!rows[0]) throw new ForbiddenError(`${body.to} is not on this agent's whitelist.`, 'address_not_whitelisted')
+  if (!rows[0].usable) throw new ForbiddenError(`${body.to} was whitelisted recently and is still in its hold period.`, 'address_in_cooldown')
+  const held = await balanceOf(wallet.chain, token, agent.wallet_address)
+  if (held < amount) {
+    throw new ServiceError(`The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.`, { code: 'insufficient_funds', status: 422 })
+  }
+  const value = await tokenUsd(wallet.chain, await createPriceReader(wallet.chain), token, amount)
+  const usd = value ? formatUsd(value.amountUsd18) : '0.00'
+  const policyFor = (spentTodayUsd: string) => checkPolicy(agent.policy, { tokens: [token], usdValue: usd, spentTodayUsd })
+  policyFor(await wallet.spentTodayUsd(body.agentId))
+  const params: TransferParams = { token: token.address, native: token.native, amount: amount.toString(), to: body.to.toLowerCase() as Address }
+  const op = await wallet.run({ opId, accountId, agentId: body.agentId, kind: 'transfer', params, usdValue: usd, checkSpend: policyFor })
+  return { ...op, token: token.symbol, tokenAddress: token.address, to: params.to, amount: body.amount, valueUsd: usd }
+}
+
+/**
+ * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched or traded),
+ * valued in USD, with cost basis and unrealised PnL from the agent's own swaps.
+ */
+export async function portfolio({ pool, wallet }: { pool: pg.Pool; wallet: WalletDeps }, accountId: string, agentId: string) {
+  const agent = await ownAgent(pool, accountId, agentId)
+  const chain = wallet.chain
+  const owner = agent.wallet_address
+  const candidates = new Map<string, TokenInfo>()
+  for (const ref of ['ETH', 'USDC', ...chain.manifest.stocks.map((s) => s.symbol)]) {
+    const t = await resolveToken({ pool, chain }, ref)
+    if (t) candidates.set(t.native ? 'ETH' : t.address, t)
+  }
+  const weth = await resolveToken({ pool, chain }, chain.manifest.contracts.weth)
+  if (weth) candidates.set('WETH', { ...weth, symbol: 'WETH', native: false })
+  // Tokens it launched, traded on chain (indexer), or swapped through this service (no indexer lag).
+  const { rows: known } = await pool.query<{ address: string }>(
+    `select address from token where creator_agent_id = $1
+     union select token_address from trade where trader = $2
+     union select x.snapshot->'context'->'params'->>'tokenOut' from wallet_op w join actor x on x.id = w.id
+      where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed'`,
+    [agentId, owner.toLowerCase()],
+  )
+  for (const { address } of known) {
+    if (!address || candidates.has(address)) continue
+    const t = await resolveToken({ pool, chain }, address)
+    if (t) candidates.set(address, t)
+  }
+  const cost = await costBasis(pool, agentId)
+  const prices = await createPriceReader(chain)
+  const holdings = []
+  let total = 0n
+  for (const token of candidates.values()) {
+    const balance = await balanceOf(chain, token, owner)
+    if (balance === 0n && !token.native) continue
+    const priced = await tokenUsd(chain, prices, token, balance).catch(() => undefined)
+    const value = priced ? formatUsd(priced.amountUsd18) : null
+    if (value) total += BigInt(value.replace('.', ''))
+    const basis = cost.get(token.address)
+    holdings.push({
+      symbol: token.symbol,
+      address: token.native ? null : token.address,
+      decimals: token.decimals,
+      verified: token.verified,
+      balance: formatUnits(balance, token.decimals),
+      priceUsd: priced ? formatPrice(priced.unitUsd18) : null,
+      valueUsd: value,
+      costBasisUsd: basis ?? null,
+      unrealizedPnlUsd: basis !== undefined && value !== null ? centsToUsd(BigInt(value.replace('.', '')) - BigInt(basis.replace('.', ''))) : null,
+    })
+  }
+  return { agentId, walletAddress: owner, holdings, totalValueUsd: centsToUsd(total) }
+}
+
+function centsToUsd(cents: bigint): string {
+  const neg = cents < 0n
+  const s = (neg ? -cents : cents).toString().padStart(3, '0')
+  return `${neg ? '-' : ''}${s.slice(0, -2)}.${s.slice(-2)}`
+}
+
+/**
+ * Cost basis per token from the agent's confirmed swaps (average cost: USD paid for what was
+ * bought, reduced in proportion by what was sold). Swap operations record `tokenOut`,
+ * `amountOut` and `valueInUsd`; an agent with no swaps has no basis.
+ */
+async function costBasis(pool: pg.Pool, agentId: string): Promise<Map<string, string>> {
+  const { rows } = await pool.query<{ ctx: { params: Record<string, unknown>; result: Record<string, unknown> | null } }>(
+    `select x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
+      where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed' order by w.created_at`,
+    [agentId],
+  )
+  const held = new Map<string, { amount: bigint; cents: bigint }>()
+  for (const { ctx } of rows) {
+    const p = ctx.params as { tokenIn?: string; tokenOut?: string; amountIn?: string; valueInUsd?: string }
+    const r = (ctx.result ?? {}) as { amountOutBaseUnits?: string; amountOut?: string }
+    const paidCents = p.valueInUsd ? BigInt(p.valueInUsd.replace('.', '')) : 0n
+    const outAmount = r.amountOutBaseUnits ? BigInt(r.amountOutBaseUnits) : 0n
+    if (p.tokenOut && outAmount > 0n) {
+      const h = held.get(p.tokenOut) ?? { amount: 0n, cents: 0n }
+      held.set(p.tokenOut, { amount: h.amount + outAmount, cents: h.cents + paidCents })
+    }
+    if (p.tokenIn && p.amountIn) {
+      const h = held.get(p.tokenIn)
+      if (h && h.amount > 0n) {
+        const sold = BigInt(p.amountIn)
+        const keep = sold >= h.amount ? 0n : h.amount - sold
+        held.set(p.tokenIn, { amount: keep, cents: (h.cents * keep) / h.amount })
+      }
+    }
+  }
+  return new Map([...held].map(([k, v]) => [k, centsToUsd(v.cents)]))
+}
+
+/** The wallet's transaction outbox, newest first. */
+export async function transactions(pool: pg.Pool, accountId: string, agentId: string, { limit, before }: { limit: number; before?: string | undefined }) {
+  await ownAgent(pool, accountId, agentId)
+  const params: unknown[] = [agentId, limit + 1]
+  const cond = before ? `and (created_at, id) < ((select created_at from chain_tx where id = $3), $3)` : ''
+  if (before) params.push(before)
+  const { rows } = await pool.query(
+    `select id, kind, hash, nonce, status, to_address, block_number, gas_used, contract_address, replaced_by, created_at, updated_at
+       from chain_tx where agent_id = $1 ${cond} order by created_at desc, id desc limit $2`,
+    params,
+  )
+  const page = rows.slice(0, limit).map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    hash: r.hash,
+    nonce: Number(r.nonce),
+    status: r.status,
+    to: r.to_address,
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    gasUsed: r.gas_used,
+    contractAddress: r.contract_address,
+    replacedBy: r.replaced_by,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  }))
+  return { transactions: page, nextCursor: rows.length > limit ? Buffer.from(page.at(-1)!.id).toString('base64url') : null }
+}

@@ -1,0 +1,100 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional()
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+
+/** An empty variable counts as unset (`PORT=` must not mean port 0, nor a hold of 0 seconds). */
+const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)
+
+const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as Record<string, unknown>).map(([k, v]) => [k, unsetIfEmpty(v)])), z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString,
+  DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
+  REDIS_URL: optionalString,
+  WALLET_MASTER_KEY: optionalString,
+  WHITELIST_HOLD_SECONDS: z.coerce.number().int().min(0).optional(),
+  CHAIN_RPC_URL: optionalString,
+  DEPLOYMENT_MANIFEST: optionalString,
+  OPENAI_BASE_URL: optionalString,
+  OPENAI_API_KEY: optionalString,
+  MODELS_FILE: optionalString,
+  SIWE_DOMAIN: optionalString,
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(10).default(300),
+  COOKIE_SECURE: bool.default(false),
+  TRUST_PROXY: bool.default(false),
+  AGENT_TICK_SECONDS: z.coerce.number().min(0.05).default(60),
+  ACTOR_CACHE_SIZE: z.coerce.number().int().min(1).default(10_000),
+  ACTOR_COMMIT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).default(1200),
+  RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  API_KEY_CACHE_SECONDS: z.coerce.number().min(0).default(2),
+  /** Crash tests only: SIGKILL this process at a recovery point of the next transaction send. */
+  FAULT_INJECT: z.enum(['before_sign', 'after_store', 'after_broadcast']).optional(),
+  /** Admin CLI `deploy-contracts` only: the funded key that deploys the reference contracts. */
+  DEPLOYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte hex key').optional(),
+  TX_CONFIRM_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
+}))
+
+export type Config = ReturnType<typeof loadConfig>
+
+/**
+ * Parses the environment once at boot. Nothing else in the service reads process.env.
+ *
+ * @example
+ * const config = loadConfig(process.env)
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
+  const parsed = envSchema.safeParse(env)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+    throw new Error(`Invalid configuration: ${problems}`)
+  }
+  const e = parsed.data
+  const dataDir = resolve(e.DATA_DIR)
+  const embeddedChain = e.CHAIN_RPC_URL === undefined
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    dbPoolSize: e.DB_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    walletMasterKey: e.WALLET_MASTER_KEY,
+    chain: { rpcUrl: e.CHAIN_RPC_URL, manifestPath: e.DEPLOYMENT_MANIFEST, embedded: embeddedChain },
+    /** 24 h in production, 0 on the embedded dev chain, unless set. */
+    whitelistHoldSeconds: e.WHITELIST_HOLD_SECONDS ?? (embeddedChain ? 0 : 86_400),
+    modelProvider: { baseUrl: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY },
+    modelsFile: e.MODELS_FILE,
+    siweDomain: e.SIWE_DOMAIN,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    siweNonceTtlSeconds: e.SIWE_NONCE_TTL_SECONDS,
+    cookieSecure: e.COOKIE_SECURE,
+    trustProxy: e.TRUST_PROXY,
+    agentTickMs: Math.round(e.AGENT_TICK_SECONDS * 1000),
+    actorCacheSize: e.ACTOR_CACHE_SIZE,
+    actorCommitConcurrency: e.ACTOR_COMMIT_CONCURRENCY,
+    rateLimit: {
+      perKey: e.RATE_LIMIT_PER_KEY,
+      perIp: e.RATE_LIMIT_PER_IP,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    },
+    apiKeyCacheMs: Math.round(e.API_KEY_CACHE_SECONDS * 1000),
+    faultInject: e.FAULT_INJECT,
+    deployerPrivateKey: e.DEPLOYER_PRIVATE_KEY as `0x${string}` | undefined,
+    txConfirmTimeoutMs: e.TX_CONFIRM_TIMEOUT_SECONDS * 1000,
+  }
+}

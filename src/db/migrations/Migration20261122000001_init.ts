@@ -1,0 +1,156 @@
+import { Migration } from '@mikro-orm/migrations'
+
+/** Accounts, keys, sessions, agents and the durable actor runtime tables. */
+export class Migration20261122000001_init extends Migration {
+  override name = 'Migration20261122000001_init'
+
+  override up(): void {
+    this.addSql(`
+create table account (
+  id uuid primary key,
+  name text not null,
+  address text unique,
+  is_operator boolean not null default false,
+  credits bigint not null default 0,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+
+create table api_key (
+  id uuid primary key,
+  account_id uuid not null references account(id) on delete cascade,
+  name text not null,
+  hash text not null unique,
+  hint text not null,
+  scopes text[] not null,
+  expires_at timestamptz,
+  last_used_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create index api_key_account on api_key(account_id, created_at desc, id desc);
+
+create table siwe_nonce (
+  nonce text primary key,
+  expires_at timestamptz not null
+);
+
+create table session (
+  id_hash text primary key,
+  account_id uuid not null references account(id) on delete cascade,
+  csrf_token text not null,
+  expires_at timestamptz not null,
+  created_at timestamptz not null default now()
+);
+
+create table agent (
+  id uuid primary key,
+  account_id uuid not null references account(id) on delete cascade,
+  name text not null,
+  model text not null,
+  skills text[] not null,
+  system_prompt text,
+  payout_wallet text,
+  persona text,
+  strategy text,
+  temperature double precision,
+  is_public boolean not null default false,
+  public_description text,
+  policy jsonb not null default '{}',
+  wallet_address text not null unique,
+  wallet_key_encrypted text not null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index agent_account on agent(account_id, created_at desc, id desc);
+
+create table agent_whitelist (
+  agent_id uuid not null references agent(id) on delete cascade,
+  account_id uuid not null,
+  address text not null,
+  label text,
+  usable_at timestamptz not null,
+  created_at timestamptz not null default now(),
+  primary key (agent_id, address)
+);
+
+create table audit_log (
+  id bigserial primary key,
+  account_id uuid not null,
+  subject_id text not null,
+  action text not null,
+  data jsonb not null default '{}',
+  at timestamptz not null default now()
+);
+create index audit_log_subject on audit_log(subject_id, id);
+
+create table actor (
+  id text primary key,
+  kind text not null,
+  account_id uuid not null,
+  machine_version int not null,
+  status text not null,
+  state_value jsonb not null,
+  snapshot jsonb not null,
+  timers jsonb not null default '{}',
+  version bigint not null,
+  owner_epoch bigint not null default 0,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index actor_kind_status on actor(kind, status);
+create index actor_account on actor(account_id);
+
+create table actor_inbox (
+  seq bigserial primary key,
+  actor_id text not null,
+  account_id uuid not null,
+  event jsonb not null,
+  dedupe_key text unique,
+  timer_key text,
+  timer_generation bigint,
+  created_at timestamptz not null default now(),
+  processed_at timestamptz
+);
+create index actor_inbox_pending on actor_inbox(actor_id, seq) where processed_at is null;
+
+create table actor_timer (
+  actor_id text not null,
+  timer_key text not null,
+  account_id uuid not null,
+  generation bigint not null,
+  due_at timestamptz not null,
+  event jsonb not null,
+  primary key (actor_id, timer_key)
+);
+create index actor_timer_due on actor_timer(due_at);
+
+create table effect (
+  id text primary key,
+  actor_id text not null,
+  account_id uuid not null,
+  kind text not null,
+  params jsonb not null,
+  status text not null,
+  external_ref text,
+  result jsonb,
+  attempts int not null default 0,
+  last_error text,
+  next_attempt_at timestamptz not null default now(),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index effect_open on effect(next_attempt_at) where status in ('pending', 'prepared', 'sent');
+create index effect_actor on effect(actor_id);
+
+create table actor_journal (
+  actor_id text not null,
+  seq bigint not null,
+  account_id uuid not null,
+  event jsonb not null,
+  state_value jsonb not null,
+  at timestamptz not null default now(),
+  primary key (actor_id, seq)
+);
+`)
+  }
+}

@@ -1,0 +1,16 @@
+import { Migration20261122000001_init } from './Migration20261122000001_init.ts'
+import { Migration20261122000002_chain } from './Migration20261122000002_chain.ts'
+import { Migration20261122000003_indexer } from './Migration20261122000003_indexer.ts'
+import { Migration20261122000004_walletops } from './Migration20261122000004_walletops.ts'
+import { Migration20261122000005_quotes } from './Migration20261122000005_quotes.ts'
+import { Migration20261122000006_quotes_unlogged } from './Migration20261122000006_quotes_unlogged.ts'
+
+/** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
+export const migrations = [
+  { name: 'Migration20261122000001_init', class: Migration20261122000001_init },
+  { name: 'Migration20261122000002_chain', class: Migration20261122000002_chain },
+  { name: 'Migration20261122000003_indexer', class: Migration20261122000003_indexer },
+  { name: 'Migration20261122000004_walletops', class: Migration20261122000004_walletops },
+  { name: 'Migration20261122000005_quotes', class: Migration20261122000005_quotes },
+  { name: 'Migration20261122000006_quotes_unlogged', class: Migration20261122000006_quotes_unlogged },
+]

@@ -1,0 +1,53 @@
+import { MikroORM } from '@mikro-orm/postgresql'
+import { Migrator } from '@mikro-orm/migrations'
+import type pg from 'pg'
+import type { Logger } from '../logger.ts'
+import { AccountSchema } from '../domain/accounts/account.entity.ts'
+import { ApiKeySchema } from '../domain/accounts/apiKey.entity.ts'
+import { SessionSchema } from '../domain/accounts/session.entity.ts'
+import { AgentSchema, AgentWhitelistSchema } from '../domain/agents/agent.entity.ts'
+import { migrations } from './migrations/index.ts'
+
+export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema]
+
+export type Database = {
+  orm: MikroORM
+  /** The pg pool behind MikroORM's connection, for the actor runtime's hot path. */
+  pool: pg.Pool
+  close(): Promise<void>
+}
+
+/**
+ * Connects MikroORM to `url`, runs the committed migrations, and exposes the native pool.
+ *
+ * @example
+ * const db = await openDatabase({ url, poolSize: 20, logger })
+ */
+export async function openDatabase({
+  url,
+  poolSize,
+  logger,
+  migrate = true,
+}: {
+  url: string
+  poolSize: number
+  logger: Logger
+  migrate?: boolean
+}): Promise<Database> {
+  const orm = await MikroORM.init({
+    clientUrl: url,
+    entities,
+    extensions: [Migrator],
+    pool: { min: 0, max: poolSize },
+    migrations: { migrationsList: migrations, silent: true, snapshot: false, transactional: true, allOrNothing: true },
+    debug: false,
+    allowGlobalContext: false,
+    ensureDatabase: false,
+  })
+  if (migrate) {
+    const executed = await orm.migrator.up()
+    if (executed.length > 0) logger.info({ migrations: executed.map((m) => m.name) }, 'migrations applied')
+  }
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool
+  return { orm, pool, close: () => orm.close(true) }
+}

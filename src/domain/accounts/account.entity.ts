@@ -1,0 +1,16 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
+
+export const AccountSchema = defineEntity({
+  name: 'Account',
+  tableName: 'account',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.text(),
+    address: p.text().nullable(),
+    isOperator: p.boolean().default(false),
+    credits: p.bigint('number').default(0),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+})
+export type Account = InferEntity<typeof AccountSchema>

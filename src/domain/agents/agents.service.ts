@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
+import type { ActorRuntime } from '../../actors/actorRuntime.ts'
+import { NotFoundError, InvalidStateError } from '../errors.ts'
+import type { AgentCreateBody, AgentUpdateBody } from './agent.schema.ts'
+import { DEFAULT_POLICY, policySchema, type Policy } from './policy.ts'
+import { withTransaction } from '../../db/transaction.ts'
+
+export type AgentWallet = { address: string; encryptedKey: string }
+
+export type AgentsDeps = {
+  pool: pg.Pool
+  runtime: ActorRuntime
+  /** Makes a custodial wallet for a new agent; the key is encrypted bound to the agent id. */
+  createWallet(agentId: string): AgentWallet
+  tickMs: number
+  whitelistHoldSeconds: number
+  /** How long an agent's configuration may be served from memory (writes on this node drop it at once). */
+  rowCacheMs?: number
+}
+
+type AgentRow = {
+  id: string
+  account_id: string
+  name: string
+  model: string
+  skills: string[]
+  system_prompt: string | null
+  payout_wallet: string | null
+  persona: string | null
+  strategy: string | null
+  temperature: number | null
+  is_public: boolean
+  public_description: string | null
+  policy: Policy
+  wallet_address: string
+  created_at: Date | string
+  updated_at: Date | string
+  status: string
+  snapshot: { context?: { reason?: string | null } }
+}
+
+/** Timestamps arrive as Date or, through MikroORM's pool type parsers, as strings. */
+const iso = (v: Date | string) => new Date(v).toISOString()
+
+const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, a.payout_wallet, a.persona,
+  a.strategy, a.temperature, a.is_public, a.public_description, a.policy, a.wallet_address, a.created_at,
+  a.updated_at, x.status, x.snapshot`
+
+/** The agent resource as the API shows it (snake_case); never the wallet key. */
+export function agentView(row: AgentRow, live?: { status: string; reason: string | null }) {
+  return {
+    id: row.id,
+    name: row.name,
+    model: row.model,
+    skills: row.skills,
+    system_prompt: row.system_prompt,
+    payout_wallet: row.payout_wallet,
+    persona: row.persona,
+    strategy: row.strategy,
+    temperature: row.temperature,
+    is_public: row.is_public,
+    public_description: row.public_description,
+    policy: { ...DEFAULT_POLICY, ...row.policy },
+    wallet_address: row.wallet_address,
+    status: live?.status ?? row.status,
+    status_reason: live ? live.reason : (row.snapshot?.context?.reason ?? null),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  }
+}
+export type AgentView = ReturnType<typeof agentView>
+
+export type AgentsService = ReturnType<typeof createAgentsService>
+
+/**
+ * Agents: a row of configuration plus an agent actor that owns the status. Every query is
+ * scoped by account; another account's agent is "not found".
+ *
+ * @example
+ * const agents = createAgentsService({ pool, runtime, createWallet, tickMs: 60_000, whitelistHoldSeconds: 0 })
+ * const agent = await agents.create(accountId, { name: 'a', model: 'gpt-4o-mini', skills: ['trading'] })
+ * await agents.command(accountId, agent.id, 'agent.start')
+ */
+export function createAgentsService(deps: AgentsDeps) {
+  const { pool, runtime } = deps
+
+  const rowCacheMs = deps.rowCacheMs ?? 2000
+  /** Agent rows by id, for reads; the status is always taken from the actor, never from here. */
+  const rowCache = new Map<string, { row: AgentRow; at: number }>()
+  const ROW_CACHE_MAX = 10_000
+
+  /** The agent row for a read: from memory when fresh, with the live status of its actor. */
+  async function readRow(accountId: string, id: string): Promise<{ row: AgentRow; status: string; reason: string | null }> {
+    const hit = rowCache.get(id)
+    const r = hit && Date.now() - hit.at < rowCacheMs ? hit.row : await row(accountId, id)
+    if (r.account_id !== accountId) throw new NotFoundError('Agent')
+    if (!hit || hit.row !== r) {
+      rowCache.delete(id)
+      rowCache.set(id, { row: r, at: Date.now() })
+      if (rowCache.size > ROW_CACHE_MAX) rowCache.delete(rowCache.keys().next().value!)
+    }
+    const entry = await runtime.get(id)
+    const reason = (entry?.snapshot.context as { reason?: string | null } | undefined)?.reason ?? null
+    return { row: r, status: entry?.status ?? r.status, reason }
+  }
+
+  async function row(accountId: string, id: string): Promise<AgentRow> {
+    const { rows } = await pool.query<AgentRow>({
+      name: 'agent.row',
+      text: `select ${COLUMNS} from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
+      values: [id, accountId],
+    })
+    if (!rows[0]) throw new NotFoundError('Agent')
+    return rows[0]
+  }
+
+  return {
+    async create(accountId: string, body: AgentCreateBody): Promise<AgentView> {
+      const id = randomUUID()
+      const wallet = deps.createWallet(id)
+      const policy = policySchema.parse({ ...DEFAULT_POLICY, ...body.policy })
+      const entry = await withTransaction(pool, async (client) => {
+        await client.query(
+          `insert into agent (id, account_id, name, model, skills, system_prompt, payout_wallet, persona, strategy,
+             temperature, is_public, public_description, policy, wallet_address, wallet_key_encrypted)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+          [
+            id, accountId, body.name, body.model, body.skills, body.system_prompt ?? null, body.payout_wallet ?? null,
+            body.persona ?? null, body.strategy ?? null, body.temperature ?? null, body.is_public ?? false,
+            body.public_description ?? null, JSON.stringify(policy), wallet.address, wallet.encryptedKey,
+          ],
+        )
+        return runtime.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: deps.tickMs } }, client)
+      })
+      runtime.afterExternalCommit(entry)
+      return agentView(await row(accountId, id))
+    },
+
+    async list(accountId: string, { limit, after }: { limit: number; after?: { createdAt: string; id: string } | undefined }) {
+      const params: unknown[] = [accountId, limit + 1]
+      let cond = ''
+      if (after) {
+        params.push(after.createdAt, after.id)
+        cond = 'and (a.created_at, a.id) < ($3::timestamptz, $4::uuid)'
+      }
+      const { rows } = await pool.query<AgentRow>(
+        `select ${COLUMNS} from agent a join actor x on x.id = a.id::text
+          where a.account_id = $1 ${cond} order by a.created_at desc, a.id desc limit $2`,
+        params,
+      )
+      return { agents: rows.slice(0, limit).map((r) => agentView(r)), last: rows.length > limit ? rows[limit - 1] : undefined }
+    },
+
+    async get(accountId: string, id: string): Promise<AgentView> {
+      const { row: r, status, reason } = await readRow(accountId, id)
+      return agentView(r, { status, reason })
+    },
+
+    async update(accountId: string, id: string, patch: AgentUpdateBody): Promise<AgentView> {
+      rowCache.delete(id)
+      const current = await row(accountId, id)
+      if (current.status === 'deleted') throw new InvalidStateError({ event: 'update', state: 'deleted' })
+      const policy = patch.policy ? policySchema.parse({ ...DEFAULT_POLICY, ...current.policy, ...patch.policy }) : undefined
+      const sets: string[] = []
+      const params: unknown[] = [id, accountId]
+      const put = (column: string, value: unknown) => {
+        params.push(value)
+        sets.push(`${column} = $${params.length}`)
+      }
+      const columns = [
+        'name', 'model', 'skills', 'system_prompt', 'payout_wallet', 'persona', 'strategy', 'temperature', 'is_public',
+        'public_description',
+      ] as const
+      for (const c of columns) if (patch[c] !== undefined) put(c, patch[c])
+      if (policy) put('policy', JSON.stringify(policy))
+      if (sets.length > 0) {
+        // Guarded by the actor's status in the same statement, so an update never lands on a deleted agent.
+        const { rowCount } = await pool.query(
+          `update agent set ${sets.join(', ')}, updated_at = now()
+            where id = $1 and account_id = $2
+              and exists (select 1 from actor where id = $1::text and status <> 'deleted')`,
+          params,
+        )
+        if (!rowCount) throw new InvalidStateError({ event: 'update', state: 'deleted' })
+      }
+      return agentView(await row(accountId, id))
+    },
+
+    /** Sends a lifecycle command to the agent's actor; answers once the new state is committed. */
+    async command(accountId: string, id: string, type: 'agent.start' | 'agent.stop' | 'agent.delete'): Promise<AgentView> {
+      const entry = await runtime.get(id)
+      if (!entry || entry.kind.kind !== 'agent' || entry.accountId !== accountId) throw new NotFoundError('Agent')
+      const next = await runtime.send(id, { type })
+      const reason = (next.snapshot.context as { reason?: string | null }).reason ?? null
+      // A command changes the status (from the actor), not the configuration: no second read.
+      const { row: config } = await readRow(accountId, id)
+      return agentView(config, { status: next.status, reason })
+    },
+
+    async whitelist(accountId: string, agentId: string) {
+      await row(accountId, agentId)
+      const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
+        `select address, label, usable_at, created_at from agent_whitelist where agent_id = $1 order by created_at, address`,
+        [agentId],
+      )
+      return rows.map(whitelistView)
+    },
+
+    async addToWhitelist(accountId: string, agentId: string, { address, label }: { address: string; label?: string | undefined }) {
+      const agent = await row(accountId, agentId)
+      if (agent.status === 'deleted') throw new InvalidStateError({ event: 'change the whitelist', state: 'deleted' })
+      const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
+        `with ins as (
+           insert into agent_whitelist (agent_id, account_id, address, label, usable_at)
+           values ($1, $2, $3, $4, now() + $5 * interval '1 second')
+           on conflict (agent_id, address) do update set label = coalesce(excluded.label, agent_whitelist.label)
+           returning address, label, usable_at, created_at
+         ), audit as (
+           insert into audit_log (account_id, subject_id, action, data)
+           select $2, $1::text, 'whitelist.add', jsonb_build_object('address', address, 'label', label) from ins
+         )
+         select * from ins`,
+        [agentId, accountId, address, label ?? null, deps.whitelistHoldSeconds],
+      )
+      return whitelistView(rows[0]!)
+    },
+
+    async removeFromWhitelist(accountId: string, agentId: string, address: string) {
+      await row(accountId, agentId)
+      const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
+        `with del as (
+           delete from agent_whitelist where agent_id = $1 and address = $2
+           returning address, label, usable_at, created_at
+         ), audit as (
+           insert into audit_log (account_id, subject_id, action, data)
+           select $3, $1::text, 'whitelist.remove', jsonb_build_object('address', address) from del
+         )
+         select * from del`,
+        [agentId, address, accountId],
+      )
+      if (!rows[0]) throw new NotFoundError('Whitelist entry')
+      return whitelistView(rows[0])
+    },
+  }
+}
+
+function whitelistView(r: { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }) {
+  return {
+    address: r.address,
+    label: r.label,
+    usable_at: iso(r.usable_at),
+    usable: new Date(r.usable_at).getTime() <= Date.now(),
+    created_at: iso(r.created_at),
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod'
+
+const usd = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v))
+  .pipe(z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A USD amount such as "1000" or "99.50".'))
+
+const tokenRef = z.string().regex(/^(0x[0-9a-fA-F]{40}|[A-Za-z0-9]{1,11})$/, 'A token symbol or 0x address.')
+
+/** An agent's spending policy, checked before any money moves. snake_case, as agent bodies are. */
+export const policySchema = z.strictObject({
+  max_trade_usd: usd,
+  max_daily_usd: usd,
+  max_price_impact_bps: z.number().int().min(0).max(10_000),
+  allow_tokens: z.array(tokenRef).max(200),
+  deny_tokens: z.array(tokenRef).max(200),
+  paused: z.boolean(),
+})
+export type Policy = z.infer<typeof policySchema>
+
+/** Lets a new user trade at once, yet caps a runaway agent. */
+export const DEFAULT_POLICY: Policy = {
+  max_trade_usd: '1000',
+  max_daily_usd: '10000',
+  max_price_impact_bps: 1500,
+  allow_tokens: [],
+  deny_tokens: [],
+  paused: false,
+}
+
+/** A partial policy in a create or update body, merged over the current one. */
+export const policyPatchSchema = policySchema.partial()

@@ -1,0 +1,87 @@
+/**
+ * Every error the service throws on purpose extends ServiceError: it carries the API `code`
+ * and HTTP status, so one middleware can turn it into the `{ error, code, field_errors }`
+ * envelope. Errors from libraries are wrapped where they enter our code, keeping `cause`.
+ */
+export type FieldErrors = Record<string, string>
+
+export class ServiceError extends Error {
+  override name = 'ServiceError'
+  readonly code: string
+  readonly status: number
+  readonly fieldErrors: FieldErrors | undefined
+  /** Extra response headers (e.g. Retry-After). */
+  readonly headers: Record<string, string> | undefined
+
+  constructor(
+    message: string,
+    opts: { code: string; status: number; fieldErrors?: FieldErrors; headers?: Record<string, string>; cause?: unknown },
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause })
+    this.code = opts.code
+    this.status = opts.status
+    this.fieldErrors = opts.fieldErrors
+    this.headers = opts.headers
+  }
+
+  /** Walks the `cause` chain, as viem's BaseError.walk does. */
+  walk(predicate?: (err: unknown) => boolean): unknown {
+    let err: unknown = this
+    while (err instanceof Error) {
+      if (predicate?.(err)) return err
+      if (err.cause === undefined) break
+      err = err.cause
+    }
+    return predicate ? undefined : err
+  }
+}
+
+export class ValidationError extends ServiceError {
+  constructor(fieldErrors: FieldErrors, message = 'Request validation failed.') {
+    super(message, { code: 'validation_failed', status: 422, fieldErrors })
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(what = 'Resource') {
+    super(`${what} not found.`, { code: 'not_found', status: 404 })
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(message = 'Missing, invalid or revoked credentials.') {
+    super(message, { code: 'unauthorized', status: 401 })
+  }
+}
+
+export class ForbiddenError extends ServiceError {
+  constructor(message = 'This credential may not perform this action.', code = 'forbidden') {
+    super(message, { code, status: 403 })
+  }
+}
+
+export class InvalidStateError extends ServiceError {
+  constructor({ event, state }: { event: string; state: string }) {
+    super(`Cannot ${event} while ${state}.`, { code: 'invalid_state', status: 409 })
+  }
+}
+
+export class RateLimitedError extends ServiceError {
+  constructor({ retryAfterSeconds }: { retryAfterSeconds: number }) {
+    super('Too many requests; retry later.', {
+      code: 'rate_limited',
+      status: 429,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    })
+  }
+}
+
+export class ServiceUnavailableError extends ServiceError {
+  constructor(message: string, { code = 'service_unavailable', retryAfterSeconds }: { code?: string; retryAfterSeconds?: number } = {}) {
+    super(message, {
+      code,
+      status: 503,
+      ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+    })
+  }
+}

@@ -1,0 +1,132 @@
+import Koa from 'koa'
+import { Router } from '@koa/router'
+import { bodyParser } from '@koa/bodyparser'
+import type { AppDeps } from './appDeps.ts'
+import { requestId } from './middleware/requestId.ts'
+import { errorEnvelope } from './middleware/errors.ts'
+import { authenticate, principalOf, requireOperator } from './middleware/auth.ts'
+import { rateLimit } from './rateLimit.ts'
+import { publicRoutes } from './routes/public.routes.ts'
+import { authRoutes } from './routes/auth.routes.ts'
+import { accountRoutes } from './routes/account.routes.ts'
+import { agentRoutes } from './routes/agents.routes.ts'
+import { opsRoutes } from './routes/ops.routes.ts'
+import { launchRoutes } from './routes/launch.routes.ts'
+import { tokenRoutes } from './routes/tokens.routes.ts'
+import { marketRoutes } from './routes/market.routes.ts'
+import { feeRoutes } from './routes/fees.routes.ts'
+import { devRoutes } from './routes/dev.routes.ts'
+import { walletRoutes } from './routes/wallet.routes.ts'
+import { createMetrics } from './metrics.ts'
+import { swapRoutes } from './routes/swap.routes.ts'
+import { NotFoundError, RateLimitedError, ServiceError, UnauthorizedError } from '../domain/errors.ts'
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** Failed authentications allowed per IP and rate-limit window. */
+const AUTH_FAILURES_PER_WINDOW = 60
+
+/**
+ * Builds the Koa app from its dependencies; nothing here reads globals, so a test can build
+ * one against its own database.
+ *
+ * @example
+ * const app = createApp(deps)
+ * app.listen(3000)
+ */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.trustProxy })
+  const { rateLimit: limits } = deps.config
+
+  const metrics = createMetrics({ pool: deps.pool })
+  app.use(requestId())
+  app.use(errorEnvelope({ logger: deps.logger }))
+  app.use(metrics.middleware)
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      jsonLimit: '1mb',
+      // An API of JSON only: a body sent without (or with a wrong) content type is still JSON.
+      detectJSON: () => true,
+      onError: (err) => {
+        throw err
+      },
+    }),
+  )
+
+  // Nothing answered: a 404 in the envelope (after allowedMethods had its chance to say 405).
+  app.use(async (ctx, next) => {
+    await next()
+    if (ctx.body === undefined && ctx.status === 404) throw new NotFoundError('Route')
+    if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
+      throw new ServiceError('Method not allowed on this path.', {
+        code: 'method_not_allowed',
+        status: 405,
+        headers: { Allow: ctx.response.get('Allow') || 'GET' },
+      })
+    }
+  })
+
+  // Prometheus scrapes with an operator key (Authorization: Bearer cpk_...).
+  const scrape = new Router()
+  scrape.get('/metrics', authenticate({ accounts: deps.accounts, sessions: deps.sessions }), requireOperator(), async (ctx) => {
+    ctx.type = metrics.contentType
+    ctx.body = await metrics.render()
+  })
+  app.use(scrape.routes())
+
+  const publicApi = new Router({ prefix: '/api/v1' })
+  publicApi.use(
+    rateLimit({
+      store: deps.rateLimitStore,
+      policy: { name: 'ip', limit: limits.perIp, windowSeconds: limits.windowSeconds },
+      keyOf: (ctx) => `ip:${ctx.ip}`,
+      logger: deps.logger,
+    }),
+  )
+  for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
+  publicApi.use(marketRoutes(deps).routes())
+
+  const api = new Router({ prefix: '/api/v1' })
+  const auth = authenticate({ accounts: deps.accounts, sessions: deps.sessions })
+  api.use(async (ctx, next) => {
+    try {
+      await auth(ctx, async () => {})
+    } catch (err) {
+      // Failed authentications count against the caller's IP, so guessing keys is rate limited too.
+      if (err instanceof UnauthorizedError) {
+        const hit = await deps.rateLimitStore
+          .hit(`authfail:${ctx.ip}`, AUTH_FAILURES_PER_WINDOW, limits.windowSeconds * 1000)
+          .catch(() => undefined)
+        if (hit && !hit.allowed) throw new RateLimitedError({ retryAfterSeconds: Math.max(1, Math.ceil(hit.resetMs / 1000)) })
+      }
+      throw err
+    }
+    await next()
+  })
+  api.use(
+    rateLimit({
+      store: deps.rateLimitStore,
+      policy: { name: 'key', limit: limits.perKey, windowSeconds: limits.windowSeconds },
+      keyOf: (ctx) => {
+        const p = principalOf(ctx)
+        return p.keyId ? `key:${p.keyId}` : `account:${p.accountId}`
+      },
+      // Where the limiter's store is down, writes (money can move) fail closed; reads go on.
+      failClosed: (ctx) => !SAFE_METHODS.has(ctx.method),
+      logger: deps.logger,
+    }),
+  )
+  for (const r of [accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)]) api.use(r.routes())
+  api.use(swapRoutes(deps).routes())
+  api.use(feeRoutes(deps).routes())
+
+  // Public routes answer first; anything else under /api/v1 needs credentials.
+  app.use(publicApi.routes())
+  app.use(api.routes())
+  app.use(api.allowedMethods())
+  app.on('error', (err: unknown) => {
+    if (!(err instanceof ServiceError)) deps.logger.debug({ err }, 'koa error event')
+  })
+  return app
+}

@@ -1,0 +1,60 @@
+import type pg from 'pg'
+import type { Config } from '../config.ts'
+import type { Logger } from '../logger.ts'
+import type { AccountsService } from '../domain/accounts/accounts.service.ts'
+import type { SessionsService } from '../domain/accounts/sessions.service.ts'
+import type { AgentsService } from '../domain/agents/agents.service.ts'
+import type { ActorRuntime } from '../actors/actorRuntime.ts'
+import type { Model } from '../llm/modelCatalog.ts'
+import type { RateLimitStore } from './rateLimit.ts'
+import type { ChainHandle } from '../chain/chain.ts'
+import type { LaunchesService } from '../domain/launches/launches.service.ts'
+import type { LaunchBody } from '../domain/launches/launch.schema.ts'
+import type { LaunchVenue } from '../actors/launch.machine.ts'
+import type { TxSender } from '../chain/txSender.ts'
+import type { WalletOpPlanner, WalletOpStart, walletOpView } from '../chain/walletOps.ts'
+import type { LocalAccount } from 'viem'
+
+/** Money-moving operations from agent wallets (present when a chain is). */
+export type WalletDeps = {
+  chain: ChainHandle
+  sender: TxSender
+  /** Register a planner per operation kind ('swap', 'transfer', 'claim'). */
+  planners: Record<string, WalletOpPlanner>
+  loadAccount(agentId: string): Promise<LocalAccount>
+  /** Starts the operation (id = the idempotency resource id) and waits for its end. */
+  run(
+    input: WalletOpStart,
+    opts?: { waitMs?: number },
+  ): Promise<ReturnType<typeof walletOpView>>
+  spentTodayUsd(agentId: string): Promise<string>
+}
+
+export type HealthReport = {
+  status: 'ok' | 'degraded'
+  database: { ok: boolean; latencyMs: number | null }
+  redis: { configured: boolean; ok: boolean | null }
+  rpc: { configured: boolean; ok: boolean | null; chainId: number | null; latestBlock: string | null }
+  venues: { configured: boolean; addresses: Record<string, string> | null }
+}
+
+/** Everything the HTTP app needs, built by the caller (main.ts, or a test with its own database). */
+export type AppDeps = {
+  config: Config
+  logger: Logger
+  pool: pg.Pool
+  accounts: AccountsService
+  sessions: SessionsService
+  agents: AgentsService
+  runtime: ActorRuntime
+  models: Map<string, Model>
+  rateLimitStore: RateLimitStore
+  health(): Promise<HealthReport>
+  /** Absent when the service runs without a chain (some tests). */
+  chain?: ChainHandle | undefined
+  launches?: LaunchesService | undefined
+  previewLaunch?(accountId: string, venue: LaunchVenue, body: LaunchBody): Promise<object>
+  wallet?: WalletDeps | undefined
+  /** Only on the embedded chain. */
+  faucet?(accountId: string, body: { agentId: string; eth?: string | undefined; usdc?: string | undefined }): Promise<object>
+}

@@ -1,0 +1,75 @@
+import type { Middleware } from 'koa'
+import type pg from 'pg'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/**
+ * Prometheus metrics: process defaults, HTTP requests by route and status, and the number of
+ * actors per kind and state (read from Postgres at scrape time, so every node reports the same).
+ *
+ * @example
+ * const metrics = createMetrics({ pool })
+ * app.use(metrics.middleware)
+ * // GET /metrics (operator key) -> await metrics.render()
+ */
+export function createMetrics({ pool }: { pool: pg.Pool }) {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  })
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and method.',
+    labelNames: ['route', 'method'],
+    buckets: [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'actors',
+    help: 'Actors per kind and state.',
+    labelNames: ['kind', 'status'],
+    registers: [registry],
+    async collect() {
+      this.reset()
+      const { rows } = await pool.query<{ kind: string; status: string; n: number }>(
+        'select kind, status, count(*)::int as n from actor group by kind, status',
+      )
+      for (const r of rows) this.set({ kind: r.kind, status: r.status }, r.n)
+    },
+  })
+  new Gauge({
+    name: 'effects_open',
+    help: 'Effects not yet finished (pending, prepared or sent).',
+    registers: [registry],
+    async collect() {
+      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from effect where status in ('pending', 'prepared', 'sent')`)
+      this.set(rows[0]?.n ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'chain_transactions_unconfirmed',
+    help: 'Outbox transactions queued or broadcast, not yet confirmed.',
+    registers: [registry],
+    async collect() {
+      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from chain_tx where status in ('queued', 'broadcast')`)
+      this.set(rows[0]?.n ?? 0)
+    },
+  })
+
+  const middleware: Middleware = async (ctx, next) => {
+    const end = duration.startTimer()
+    try {
+      await next()
+    } finally {
+      // The route's pattern, never the raw path (ids would explode the label set).
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched'
+      end({ route, method: ctx.method })
+      requests.inc({ route, method: ctx.method, status: String(ctx.status) })
+    }
+  }
+
+  return { middleware, render: () => registry.metrics(), contentType: registry.contentType }
+}

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto'
+import type { Context, Middleware } from 'koa'
+import type pg from 'pg'
+import { ServiceError } from '../../domain/errors.ts'
+import { principalOf } from './auth.ts'
+
+/** How long an in-flight claim blocks a retry before a crashed request's key can be taken over. */
+const IN_FLIGHT_LEASE_SECONDS = 60
+
+export type IdempotencyState = {
+  key: string
+  /** A uuid derived from (account, route, key): the id of the resource the request creates. */
+  resourceId: string
+}
+
+/** JSON with sorted object keys, so that key order does not change the fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
+/** Reads `Idempotency-Key`: 1..255 printable ASCII characters, bare or as a structured-field string. */
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined
+  let key = header.trim()
+  if (key.startsWith('"')) {
+    const m = /^"((?:[^"\\]|\\["\\])*)"$/.exec(key)
+    if (!m) throw invalidHeader()
+    key = m[1]!.replace(/\\(["\\])/g, '$1')
+  }
+  if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) throw invalidHeader()
+  return key
+}
+
+const invalidHeader = () =>
+  new ServiceError('Idempotency-Key must be 1-255 printable characters.', { code: 'invalid_header', status: 400, fieldErrors: { 'Idempotency-Key': 'Invalid value.' } })
+
+function uuidFrom(hashHex: string): string {
+  const h = hashHex.slice(0, 32).split('')
+  h[12] = '5'
+  h[16] = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)
+  const s = h.join('')
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`
+}
+
+/**
+ * `Idempotency-Key` for money-moving POSTs, scoped to (account, route, key), with a SHA-256
+ * fingerprint of the canonical body. A completed 2xx is replayed (`Idempotent-Replayed: true`);
+ * the same key with another body is 422 `idempotency_key_reused`; while the first request is in
+ * flight, 409 `idempotency_key_in_progress`. Non-2xx answers are not stored (the key can be
+ * retried). Keys are kept 48 hours. The route may use `ctx.state.idempotency.resourceId` as the
+ * id of what it creates, so that a retry after a crash finds the same resource instead of
+ * making a second one.
+ */
+export function idempotency({ pool, route, required }: { pool: pg.Pool; route: string; required: boolean }): Middleware {
+  return async (ctx: Context, next) => {
+    const key = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined)
+    if (!key) {
+      if (required) {
+        throw new ServiceError('Send an Idempotency-Key header (any unique string, e.g. a uuid) with this request.', {
+          code: 'idempotency_key_required',
+          status: 400,
+        })
+      }
+      return next()
+    }
+    const { accountId } = principalOf(ctx)
+    const fingerprint = createHash('sha256').update(canonicalJson(ctx.request.body ?? null)).digest('hex')
+    const claim = await pool.query(
+      `insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
+       values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 second')
+       on conflict (account_id, route, key) do update
+         set locked_until = excluded.locked_until
+         where idempotency_key.status = 'in_flight' and idempotency_key.locked_until < now()
+           and idempotency_key.fingerprint = excluded.fingerprint
+       returning key`,
+      [accountId, route, key, fingerprint, IN_FLIGHT_LEASE_SECONDS],
+    )
+    if (claim.rowCount === 0) {
+      const { rows } = await pool.query(
+        `select fingerprint, status, response_status, response_body,
+                greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after
+           from idempotency_key where account_id = $1 and route = $2 and key = $3`,
+        [accountId, route, key],
+      )
+      const row = rows[0]
+      if (!row) throw new ServiceError('Idempotency key vanished; retry.', { code: 'idempotency_key_in_progress', status: 409 })
+      if (row.fingerprint !== fingerprint) {
+        throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+      }
+      if (row.status !== 'completed') {
+        throw new ServiceError('A request with this Idempotency-Key is still in flight; retry shortly.', {
+          code: 'idempotency_key_in_progress',
+          status: 409,
+          // The first request may be running, or may have died: its claim lapses then.
+          headers: { 'Retry-After': String(Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS)) },
+        })
+      }
+      ctx.status = row.response_status
+      ctx.body = row.response_body
+      ctx.set('Idempotent-Replayed', 'true')
+      return
+    }
+    const resourceId = uuidFrom(createHash('sha256').update(`${accountId}\n${route}\n${key}`).digest('hex'))
+    ctx.state.idempotency = { key, resourceId } satisfies IdempotencyState
+    let stored = false
+    try {
+      await next()
+      if (ctx.status >= 200 && ctx.status < 300) {
+        await pool.query(
+          `update idempotency_key set status = 'completed', response_status = $4, response_body = $5::jsonb
+            where account_id = $1 and route = $2 and key = $3`,
+          [accountId, route, key, ctx.status, JSON.stringify(ctx.body)],
+        )
+        stored = true
+      }
+    } finally {
+      if (!stored) {
+        await pool.query(`delete from idempotency_key where account_id = $1 and route = $2 and key = $3 and status = 'in_flight'`, [
+          accountId,
+          route,
+          key,
+        ])
+      }
+    }
+  }
+}
+
+/** Drops keys older than 48 hours (they are promised for at least 24). */
+export async function sweepIdempotencyKeys(pool: pg.Pool): Promise<number> {
+  const { rowCount } = await pool.query(`delete from idempotency_key where created_at < now() - interval '48 hours'`)
+  return rowCount ?? 0
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod'
+import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../domain/agents/agent.schema.ts'
+import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
+import { swapBody } from '../domain/swaps/swap.schema.ts'
+import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
+import { pagingQuery } from './validate.ts'
+import { createKeyBody, profileBody } from './routes/account.routes.ts'
+import { siweBody } from './routes/auth.routes.ts'
+import { faucetBody } from './routes/dev.routes.ts'
+import { claimBody, earningsQuery } from './routes/fees.routes.ts'
+import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
+import { listQuery } from './routes/ops.routes.ts'
+import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
+import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
+
+type Op = {
+  method: 'get' | 'post' | 'patch' | 'delete'
+  path: string
+  summary: string
+  /** undefined: public; otherwise the key scope (or 'operator'). */
+  auth?: 'read' | 'trade' | 'admin' | 'operator'
+  body?: z.ZodType
+  query?: z.ZodType
+  idempotency?: 'required' | 'honoured'
+  status?: number
+}
+
+/** JSON Schema of what a client sends (the input side of transforms). */
+const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' })
+
+const queryParams = (s: z.ZodType) => {
+  const json = schema(s) as { properties?: Record<string, object>; required?: string[] }
+  return Object.entries(json.properties ?? {}).map(([name, p]) => ({ name, in: 'query', required: json.required?.includes(name) ?? false, schema: p }))
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
+ *
+ * @example
+ * router.get('/openapi.json', (ctx) => { ctx.body = openApiDocument({ models: ['gpt-4o-mini'] }) })
+ */
+export function openApiDocument({ models }: { models: readonly string[] }) {
+  const agents = agentSchemas({ models: new Set(models), skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS })
+  const ops: Op[] = [
+    { method: 'get', path: '/health', summary: 'Database, Redis, RPC and venue addresses' },
+    { method: 'get', path: '/models', summary: 'Model catalog with credit prices' },
+    { method: 'get', path: '/skills', summary: 'Built-in skills and strategy presets' },
+    { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
+    { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
+    { method: 'post', path: '/auth/logout', summary: 'End the session' },
+    { method: 'get', path: '/quotes', summary: "Quote assets of a venue, popular first", query: quotesQuery },
+    { method: 'get', path: '/tokens', summary: 'Token board, newest first', query: boardQuery },
+    { method: 'get', path: '/tokens/{address}', summary: 'One token with its curve or pool state' },
+    { method: 'get', path: '/tokens/{address}/trades', summary: 'Trades of a token, newest first', query: tradesQuery },
+    { method: 'get', path: '/price', summary: 'USD prices from pools', query: priceQuery },
+    { method: 'get', path: '/stock-tokens', summary: 'Tokenized stocks with price and logo' },
+    { method: 'get', path: '/stats', summary: 'Ecosystem figures' },
+    { method: 'get', path: '/leaderboard', summary: 'Agents ranked by creator fees earned', query: leaderboardQuery },
+    { method: 'get', path: '/me', summary: 'Profile', auth: 'read' },
+    { method: 'post', path: '/me', summary: 'Update the profile', auth: 'admin', body: profileBody },
+    { method: 'get', path: '/keys', summary: 'API keys (never their values)', auth: 'admin', query: pagingQuery },
+    { method: 'post', path: '/keys', summary: 'Create a key (its value is shown once)', auth: 'admin', body: createKeyBody, status: 201 },
+    { method: 'delete', path: '/keys/{id}', summary: 'Delete a key (refused at once everywhere)', auth: 'admin' },
+    { method: 'get', path: '/agents', summary: 'Own agents, newest first', auth: 'read', query: pagingQuery },
+    { method: 'post', path: '/agents', summary: 'Create an agent (snake_case body)', auth: 'trade', body: agents.create, status: 201 },
+    { method: 'get', path: '/agents/{id}', summary: 'One agent', auth: 'read' },
+    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH)', auth: 'trade', body: agents.update },
+    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent', auth: 'trade', body: agents.update },
+    { method: 'delete', path: '/agents/{id}', summary: 'Delete an agent (final)', auth: 'trade' },
+    { method: 'post', path: '/agents/{id}/start', summary: 'Start an agent', auth: 'trade' },
+    { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade' },
+    { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read' },
+    { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201 },
+    { method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address', auth: 'admin', body: whitelistDeleteBody },
+    { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
+    { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
+    ...(['venue-a', 'venue-b', 'self-funded'] as const).map((v): Op => ({
+      method: 'post', path: `/launch/${v}`, summary: `Launch a token (${v}); poll GET /launch/{id}`, auth: 'trade', body: launchBody, idempotency: 'required', status: 202,
+    })),
+    { method: 'get', path: '/launch/{id}', summary: 'Poll a launch', auth: 'read' },
+    { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapBody },
+    { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapBody, idempotency: 'honoured' },
+    { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
+    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioQuery },
+    { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferBody, idempotency: 'honoured' },
+    { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
+    { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
+    { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
+    { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet (embedded chain only)', auth: 'trade', body: faucetBody },
+    { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
+    { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
+    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified', auth: 'operator' },
+  ]
+  const paths: Record<string, Record<string, object>> = {}
+  for (const op of ops) {
+    const params = [
+      ...[...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+      ...(op.query ? queryParams(op.query) : []),
+      ...(op.idempotency ? [{ name: 'Idempotency-Key', in: 'header', required: op.idempotency === 'required', schema: { type: 'string', minLength: 1, maxLength: 255 } }] : []),
+    ]
+    ;(paths[op.path] ??= {})[op.method] = {
+      summary: op.summary,
+      ...(op.auth ? { security: [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
+      ...(params.length ? { parameters: params } : {}),
+      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
+      responses: {
+        [String(op.status ?? 200)]: { description: 'The resource at the top level, plus meta.requestId', content: { 'application/json': {} } },
+        default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Agent Launch and Trading Service', version: '1' },
+    servers: [{ url: '/api/v1' }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'cpk_ API key' },
+        session: { type: 'apiKey', in: 'cookie', name: 'sid', description: 'SIWE session; writes need X-CSRF-Token' },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error', 'code'],
+          properties: { error: { type: 'string' }, code: { type: 'string' }, field_errors: { type: 'object', additionalProperties: { type: 'string' } } },
+        },
+      },
+    },
+    paths,
+  }
+}

@@ -1,0 +1,74 @@
+import { Router } from '@koa/router'
+import type { Context } from 'koa'
+import { z } from 'zod'
+import type { AppDeps } from '../appDeps.ts'
+import { ok } from '../respond.ts'
+import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam } from '../validate.ts'
+import { principalOf, requireScope } from '../middleware/auth.ts'
+import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
+import { NotFoundError } from '../../domain/errors.ts'
+import { SKILL_SLUGS, STRATEGY_SLUGS } from '../../domain/skills/builtinSkills.ts'
+
+const noBody = z.union([z.undefined(), z.strictObject({})])
+
+/** The agent id from the path; a value that is not a uuid cannot name an agent (404). */
+function agentId(ctx: Context): string {
+  const id = (ctx.params as Record<string, string | undefined>).id
+  if (!uuidParam.safeParse(id).success) throw new NotFoundError('Agent')
+  return id as string
+}
+
+/** Agents (snake_case bodies), their lifecycle commands and their transfer whitelists. */
+export function agentRoutes(deps: AppDeps): Router {
+  const schemas = agentSchemas({ models: new Set(deps.models.keys()), skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS })
+  const router = new Router({ prefix: '/agents' })
+  const account = (ctx: Context) => principalOf(ctx).accountId
+
+  router.get('/', requireScope('read'), async (ctx) => {
+    const q = parse(pagingQuery, ctx.query)
+    const { agents, last } = await deps.agents.list(account(ctx), { limit: q.limit, after: decodeCursor(q.cursor) })
+    ok(ctx, { agents, nextCursor: last ? encodeCursor(last.created_at, last.id) : null })
+  })
+  router.post('/', requireScope('trade'), async (ctx) => {
+    const body = parse(schemas.create, ctx.request.body)
+    ok(ctx, await deps.agents.create(account(ctx), body), 201)
+  })
+  router.get('/:id', requireScope('read'), async (ctx) => {
+    ok(ctx, await deps.agents.get(account(ctx), agentId(ctx)))
+  })
+  const update = async (ctx: Context) => {
+    const id = agentId(ctx)
+    const body = parse(schemas.update, ctx.request.body ?? {})
+    ok(ctx, await deps.agents.update(account(ctx), id, body))
+  }
+  // The contract lists both; the reference client updates with POST.
+  router.post('/:id', requireScope('trade'), update)
+  router.patch('/:id', requireScope('trade'), update)
+  router.delete('/:id', requireScope('trade'), async (ctx) => {
+    ok(ctx, await deps.agents.command(account(ctx), agentId(ctx), 'agent.delete'))
+  })
+  for (const [path, type] of [['start', 'agent.start'], ['stop', 'agent.stop']] as const) {
+    router.post(`/:id/${path}`, requireScope('trade'), async (ctx) => {
+      const id = agentId(ctx)
+      parse(noBody, ctx.request.body)
+      ok(ctx, await deps.agents.command(account(ctx), id, type))
+    })
+  }
+
+  router.get('/:id/whitelist', requireScope('read'), async (ctx) => {
+    ok(ctx, { whitelist: await deps.agents.whitelist(account(ctx), agentId(ctx)) })
+  })
+  router.post('/:id/whitelist', requireScope('admin'), async (ctx) => {
+    const id = agentId(ctx)
+    const body = parse(whitelistAddBody, ctx.request.body)
+    ok(ctx, await deps.agents.addToWhitelist(account(ctx), id, body), 201)
+  })
+  router.delete('/:id/whitelist', requireScope('admin'), async (ctx) => {
+    const id = agentId(ctx)
+    // The address may come in the body or as ?address=.
+    const source = ctx.request.body && Object.keys(ctx.request.body).length > 0 ? ctx.request.body : ctx.query
+    const { address } = parse(whitelistDeleteBody, source)
+    ok(ctx, { ...(await deps.agents.removeFromWhitelist(account(ctx), id, address)), deleted: true })
+  })
+  return router
+}

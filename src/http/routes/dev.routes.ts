@@ -1,0 +1,26 @@
+import { Router } from '@koa/router'
+import { z } from 'zod'
+import type { AppDeps } from '../appDeps.ts'
+import { ok } from '../respond.ts'
+import { parse } from '../validate.ts'
+import { principalOf, requireScope } from '../middleware/auth.ts'
+import { NotFoundError } from '../../domain/errors.ts'
+
+const amount = (max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,6})?$/, 'A decimal amount such as "10".')
+    .refine((v) => Number(v) <= max, `At most ${max} per request.`)
+
+export const faucetBody = z.strictObject({ agentId: z.uuid(), eth: amount(100).optional(), usdc: amount(1_000_000).optional() })
+
+/** Dev faucet, only on the embedded chain (404 anywhere else). */
+export function devRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/dev' })
+  router.post('/faucet', requireScope('trade'), async (ctx) => {
+    if (!deps.faucet) throw new NotFoundError('Route')
+    const body = parse(faucetBody, ctx.request.body)
+    ok(ctx, await deps.faucet(principalOf(ctx).accountId, body))
+  })
+  return router
+}

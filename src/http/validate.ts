@@ -1,0 +1,65 @@
+import { z } from 'zod'
+import { ValidationError, type FieldErrors } from '../domain/errors.ts'
+
+/** Turns zod issues into one message per dotted field path (unknown keys are named one by one). */
+export function fieldErrorsOf(error: z.ZodError, prefix?: string): FieldErrors {
+  const out: FieldErrors = {}
+  const join = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter((p) => p !== undefined && p !== '').join('.')
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out[join([...issue.path, key])] ??= 'Unknown field.'
+      continue
+    }
+    const field = join(issue.path) || prefix || 'body'
+    out[field] ??= issue.message
+  }
+  return out
+}
+
+/**
+ * Parses one part of a request; throws a 422 naming every bad field.
+ *
+ * @example
+ * const body = parse(createAgentBody, ctx.request.body)
+ * const { id } = parse(idParams, ctx.params)
+ */
+export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix?: string): z.output<T> {
+  const result = schema.safeParse(value)
+  if (!result.success) throw new ValidationError(fieldErrorsOf(result.error, prefix))
+  return result.data
+}
+
+/** A uuid path parameter (anything else is a 404: it cannot name a resource). */
+export const uuidParam = z.uuid()
+
+export const pagingQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+})
+
+/**
+ * An opaque cursor over (created_at, id), newest first. The timestamp is kept as the database
+ * gave it (microseconds included) so that paging neither skips nor repeats rows.
+ */
+export function encodeCursor(createdAt: Date | string, id: string): string {
+  const c = typeof createdAt === 'string' ? createdAt : createdAt.toISOString()
+  return Buffer.from(JSON.stringify([c, id])).toString('base64url')
+}
+
+export function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined) return undefined
+  try {
+    const [c, id] = z
+      .tuple([z.string().max(40).refine((v) => !Number.isNaN(Date.parse(v))), z.uuid()])
+      .parse(JSON.parse(Buffer.from(cursor, 'base64url').toString()))
+    return { createdAt: c, id }
+  } catch {
+    throw new ValidationError({ cursor: 'Invalid cursor.' })
+  }
+}
+
+/** EVM address, normalised to lower case for storage and comparison. */
+export const evmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.')
+  .transform((a) => a.toLowerCase() as `0x${string}`)

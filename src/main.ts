@@ -1,0 +1,46 @@
+import { once } from 'node:events'
+import type { Server } from 'node:http'
+import { loadConfig } from './config.ts'
+import { createLogger } from './logger.ts'
+import { createServices } from './services.ts'
+import { createApp } from './http/app.ts'
+
+/**
+ * Boot: config -> infrastructure -> actor runtime -> HTTP. Stops everything it started
+ * (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM.
+ */
+async function main() {
+  const config = loadConfig()
+  const logger = createLogger({ level: config.logLevel })
+  const t0 = performance.now()
+  const services = await createServices(config, logger)
+  await services.start()
+  const app = createApp(services)
+  const server: Server = app.listen(config.port, config.host)
+  await once(server, 'listening')
+  const addr = server.address()
+  const port = typeof addr === 'object' && addr ? addr.port : config.port
+  logger.info({ url: `http://${config.host}:${port}`, bootMs: Math.round(performance.now() - t0) }, 'listening')
+
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'shutting down')
+    // Let requests in flight finish (their writes are committed or not, and the client learns which).
+    const closed = new Promise((r) => server.close(r))
+    server.closeIdleConnections()
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))])
+    server.closeAllConnections()
+    await services.close().catch((err) => logger.error({ err }, 'shutdown error'))
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGHUP', () => void shutdown('SIGHUP'))
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exit(1)
+})

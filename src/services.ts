@@ -1,0 +1,270 @@
+import { Redis } from 'ioredis'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { Config } from './config.ts'
+import type { Logger } from './logger.ts'
+import { openDatabase, type Database } from './db/orm.ts'
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embeddedPostgres.ts'
+import { createActorRuntime } from './actors/actorRuntime.ts'
+import { agentKind } from './actors/agent.machine.ts'
+import { createAccountsService } from './domain/accounts/accounts.service.ts'
+import { createSessionsService } from './domain/accounts/sessions.service.ts'
+import { createAgentsService } from './domain/agents/agents.service.ts'
+import { encryptPrivateKey, loadOrCreateMasterKey } from './chain/keystore.ts'
+import { loadModelCatalog } from './llm/modelCatalog.ts'
+import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
+import type { AppDeps, HealthReport } from './http/appDeps.ts'
+import { startChain, type ChainHandle } from './chain/chain.ts'
+import { createTxSender } from './chain/txSender.ts'
+import { createLaunchEffects, simulateLaunch } from './chain/launchEffects.ts'
+import { loadAgentAccount } from './chain/agentWallet.ts'
+import { previewLaunch } from './chain/launchPreview.ts'
+import { devFaucet } from './chain/devFaucet.ts'
+import { launchKind } from './actors/launch.machine.ts'
+import { walletOpKind } from './actors/walletOp.machine.ts'
+import { transferPlanner } from './chain/transferPlanner.ts'
+import { createSwapPlanner } from './chain/swapPlanner.ts'
+import { createWalletOpEffects, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
+import { createLaunchesService } from './domain/launches/launches.service.ts'
+import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
+import { checkPolicy } from './domain/agents/policyCheck.ts'
+import type { Policy } from './domain/agents/policy.ts'
+import { resolveToken, tokenUsd } from './chain/tokenInfo.ts'
+import { createPriceReader, formatUsd } from './chain/pricing.ts'
+import { seedOf } from './chain/launchTx.ts'
+import { claimPlanner } from './chain/feesPlanner.ts'
+import { createIndexer, type Indexer } from './chain/indexer.ts'
+import { randomUUID } from 'node:crypto'
+
+const KEY_REVOKED_CHANNEL = 'api-key-revoked'
+const EMBEDDED_CHAIN_ID = 31337
+
+export type Services = AppDeps & {
+  /** Starts the background work: the actor runtime's pollers, then the chain indexer. */
+  start(): Promise<void>
+  db: Database
+  redis: Redis | undefined
+  indexer: Indexer | undefined
+  close(): Promise<void>
+}
+
+/**
+ * Opens the database (embedded Postgres when no DATABASE_URL), Redis when configured, and
+ * builds every service the app and the admin CLI use.
+ *
+ * @example
+ * const services = await createServices(loadConfig(), logger, { pgMode: 'own' })
+ */
+export async function createServices(
+  config: Config,
+  logger: Logger,
+  { pgMode = 'own', runtimePollMs, withChain = true }: { pgMode?: 'own' | 'attach'; runtimePollMs?: number; withChain?: boolean } = {},
+): Promise<Services> {
+  let embedded: EmbeddedPostgresHandle | undefined
+  const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
+  const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
+
+  let redis: Redis | undefined
+  let subscriber: Redis | undefined
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'))
+    await redis.connect().catch((err) => logger.warn({ err: err.message }, 'redis not reachable at start'))
+  }
+
+  const masterKey = await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
+  let chain: ChainHandle | undefined
+  if (withChain) {
+    try {
+      chain = await startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger })
+    } catch (err) {
+      await db.close()
+      await embedded?.stop()
+      throw err
+    }
+  }
+  const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
+  const sender = chain
+    ? createTxSender({
+        pool: db.pool,
+        chain,
+        logger,
+        confirmTimeoutMs: config.txConfirmTimeoutMs,
+        fault: config.faultInject
+          ? (point) => {
+              if (point === config.faultInject) {
+                logger.warn({ point }, 'FAULT_INJECT: killing this process')
+                process.kill(process.pid, 'SIGKILL')
+              }
+            }
+          : undefined,
+      })
+    : undefined
+  if (sender) {
+    const n = await sender.rebroadcastPending()
+    if (n > 0) logger.info({ transactions: n }, 're-broadcast stored transactions that were not confirmed')
+  }
+  /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
+  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner }
+  planners.claim = claimPlanner
+  planners.swap = createSwapPlanner()
+  const runtime = createActorRuntime({
+    pool: db.pool,
+    kinds: [agentKind, launchKind, walletOpKind],
+    effectHandlers:
+      chain && sender
+        ? {
+            ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }),
+            ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }),
+          }
+        : {},
+    logger,
+    cacheSize: config.actorCacheSize,
+    commitConcurrency: config.actorCommitConcurrency,
+    ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
+  })
+  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
+  // Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly.
+  const sweep = () => void sweepIdempotencyKeys(db.pool).catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
+  sweep()
+  const sweeper = setInterval(sweep, 3_600_000).unref()
+  const accounts = createAccountsService({
+    em: db.orm.em,
+    keyCacheMs: config.apiKeyCacheMs,
+    onKeyRevoked: (hash) => void redis?.publish(KEY_REVOKED_CHANNEL, hash).catch(() => {}),
+  })
+  if (config.redisUrl) {
+    // Other nodes drop a deleted key from their caches at once.
+    subscriber = new Redis(config.redisUrl, { lazyConnect: true })
+    subscriber.on('error', () => {})
+    subscriber.on('message', (_channel, hash: string) => accounts.forgetKey(hash))
+    await subscriber.connect().then(() => subscriber?.subscribe(KEY_REVOKED_CHANNEL)).catch(() => {})
+  }
+  const sessions = createSessionsService({
+    em: db.orm.em,
+    accounts,
+    chainId: chain?.chainId ?? EMBEDDED_CHAIN_ID,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    nonceTtlSeconds: config.siweNonceTtlSeconds,
+  })
+  const agents = createAgentsService({
+    pool: db.pool,
+    runtime,
+    tickMs: config.agentTickMs,
+    whitelistHoldSeconds: config.whitelistHoldSeconds,
+    createWallet(agentId) {
+      const privateKey = generatePrivateKey()
+      return { address: privateKeyToAccount(privateKey).address.toLowerCase(), encryptedKey: encryptPrivateKey({ masterKey, agentId, privateKey }) }
+    },
+  })
+  const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
+
+  async function health(): Promise<HealthReport> {
+    const t0 = performance.now()
+    const dbOk = await db.pool.query('select 1').then(() => true, () => false)
+    const latencyMs = dbOk ? Math.round((performance.now() - t0) * 10) / 10 : null
+    const redisOk = redis ? await redis.ping().then((r) => r === 'PONG', () => false) : null
+    const rpcOk = chain ? await chain.publicClient.getBlockNumber().then(() => true, () => false) : true
+    const ok = dbOk && redisOk !== false && rpcOk
+    return {
+      status: ok ? 'ok' : 'degraded',
+      database: { ok: dbOk, latencyMs },
+      redis: { configured: !!redis, ok: redisOk },
+      rpc: chain ? await rpcHealth(chain) : { configured: false, ok: null, chainId: null, latestBlock: null },
+      venues: chain
+        ? {
+            configured: true,
+            addresses: {
+              'venue-a': chain.manifest.contracts.venueA,
+              'venue-b': chain.manifest.contracts.venueB,
+              router: chain.manifest.contracts.router,
+              factory: chain.manifest.contracts.factory,
+              weth: chain.manifest.contracts.weth,
+              usdc: chain.manifest.contracts.usdc,
+            },
+          }
+        : { configured: false, addresses: null },
+    }
+  }
+
+  const launches = chain
+    ? createLaunchesService({
+        pool: db.pool,
+        runtime,
+        quotes: { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] },
+        precheck: async (input) => {
+          // A self-funded seed leaves the wallet: the agent's USD caps apply to it.
+          if (input.venue === 'self-funded') {
+            const { rows } = await db.pool.query<{ policy: Partial<Policy> }>('select policy from agent where id = $1', [input.agentId])
+            const quote = await resolveToken({ pool: db.pool, chain }, input.quote)
+            const value = quote ? await tokenUsd(chain, await createPriceReader(chain), quote, seedOf(chain.manifest, input)) : undefined
+            checkPolicy(rows[0]?.policy, {
+              tokens: quote ? [quote] : [],
+              usdValue: value ? formatUsd(value.amountUsd18) : '0.00',
+              spentTodayUsd: await spentTodayUsd(db.pool, input.agentId),
+            })
+          }
+          await simulateLaunch({ chain }, input, await loadAccount(input.agentId))
+        },
+      })
+    : undefined
+
+  return {
+    config,
+    logger,
+    db,
+    chain,
+    launches,
+    previewLaunch: chain && launches
+      ? async (accountId, venue, body) => {
+          const input = await launches.validate(accountId, venue, body, randomUUID())
+          return previewLaunch(chain, input, await loadAccount(input.agentId))
+        }
+      : undefined,
+    wallet:
+      chain && sender
+        ? {
+            chain,
+            sender,
+            planners,
+            loadAccount,
+            run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
+            spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
+          }
+        : undefined,
+    faucet: chain?.embedded ? (accountId, body) => devFaucet({ pool: db.pool, chain }, accountId, body) : undefined,
+    pool: db.pool,
+    redis,
+    indexer,
+    accounts,
+    sessions,
+    agents,
+    runtime,
+    models: loadModelCatalog(config.modelsFile),
+    rateLimitStore,
+    health,
+    async start() {
+      await runtime.start()
+      indexer?.start()
+    },
+    async close() {
+      clearInterval(sweeper)
+      await indexer?.stop()
+      await runtime.stop()
+      if ('close' in rateLimitStore && typeof rateLimitStore.close === 'function') rateLimitStore.close()
+      subscriber?.disconnect()
+      redis?.disconnect()
+      await db.close()
+      await chain?.stop()
+      await embedded?.stop()
+    },
+  }
+}
+
+async function rpcHealth(chain: ChainHandle): Promise<HealthReport['rpc']> {
+  try {
+    const block = await chain.publicClient.getBlockNumber()
+    return { configured: true, ok: true, chainId: chain.chainId, latestBlock: block.toString() }
+  } catch {
+    return { configured: true, ok: false, chainId: chain.chainId, latestBlock: null }
+  }
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import type { Server } from 'node:http'
+import { loadConfig } from '../../src/config.ts'
+import { createLogger } from '../../src/logger.ts'
+import { createServices, type Services } from '../../src/services.ts'
+import { createApp } from '../../src/http/app.ts'
+import { createTestDatabase } from './db.ts'
+
+export type TestApp = {
+  url: string
+  services: Services
+  /** Creates an account with a key of all scopes; returns the key and a fetch bound to it. */
+  account(opts?: { operator?: boolean; name?: string }): Promise<{ accountId: string; apiKey: string; api: Api }>
+  close(): Promise<void>
+}
+
+export type ApiResponse = { status: number; headers: Headers; body: any }
+export type Api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse>
+
+/** A fetch against the app: JSON in, JSON out; `body` may be a raw string to send as is. */
+export function apiClient(baseUrl: string, apiKey?: string): Api {
+  return async (method, path, body, headers = {}) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    })
+    const text = await res.text()
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined }
+  }
+}
+
+/** The real app in this process, on its own database, listening on a free port. */
+export async function startTestApp(env: Record<string, string> = {}, { withChain = false }: { withChain?: boolean } = {}): Promise<TestApp> {
+  const database = await createTestDatabase()
+  const dataDir = mkdtempSync(join(tmpdir(), 'alts-test-'))
+  const config = loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', ...env })
+  const services = await createServices(config, createLogger({ level: config.logLevel }), { runtimePollMs: 100, withChain })
+  await services.start()
+  const server: Server = createApp(services).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const addr = server.address()
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
+  return {
+    url,
+    services,
+    async account({ operator = false, name = 'test' } = {}) {
+      const { account, apiKey } = await services.accounts.createAccountWithKey({ name, isOperator: operator })
+      return { accountId: account.id, apiKey, api: apiClient(`${url}/api/v1`, apiKey) }
+    },
+    async close() {
+      server.closeAllConnections()
+      server.close()
+      await services.close()
+      await database.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
