@@ -200,6 +200,8 @@ describe('preview and public data', () => {
       venue: 'venue-b', predictedTokenAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/), totalSupply: '1000000000',
       gas: { limit: expect.any(String), costEth: expect.any(String), costUsd: expect.stringMatching(/^\d+\.\d{2}$/) },
       startingMarketCap: { quote: '5', usd: '15000.00' },
+      // 5 ETH over a billion tokens: a fraction of a cent, shown in full rather than as "0.00".
+      startingPrice: { quote: '0.000000005', usd: '0.000015' },
     })
     expect(await app.services.chain!.publicClient.getTransactionCount({ address: wallet })).toBe(before)
     const bad = await api('POST', '/launch/preview', { venue: 'venue-c', agentId, symbol: 'P', name: 'p', quote: 'ETH' })

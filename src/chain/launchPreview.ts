@@ -4,7 +4,7 @@ import type { LaunchInput } from '../actors/launch.machine.ts'
 import { simulateLaunch } from './launchEffects.ts'
 import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, seedOf } from './launchTx.ts'
 import { BondingCurveLaunchpadArtifact, InstantPoolLauncherArtifact } from './artifacts/index.ts'
-import { createPriceReader, formatUsd, usdOf } from './pricing.ts'
+import { createPriceReader, formatPrice, formatUsd, usdOf } from './pricing.ts'
 
 /**
  * What a launch would do, with nothing sent: the simulation a real launch runs (same errors),
@@ -42,8 +42,10 @@ export async function previewLaunch(chain: ChainHandle, input: LaunchInput, acco
     marketCap = seedOf(chain.manifest, input)
     fees = { lpFeeBps: 30, seed: formatUnits(marketCap, q.decimals) }
   }
-  // Price of one whole token in the quote asset: market cap / supply (both scaled).
-  const priceInQuote = (marketCap * 10n ** 18n) / LAUNCH_SUPPLY
+  // Price of one whole token: market cap / supply, kept at 18 decimals (a starting price is a
+  // tiny fraction of a cent, which base units of a 6-decimal quote or cents cannot show).
+  const marketCapUsd18 = usdOf(marketCap, q.decimals, quoteUsd.usd18)
+  const priceInQuote18 = (marketCap * 10n ** BigInt(18 - q.decimals) * 10n ** 18n) / LAUNCH_SUPPLY
   return {
     venue: input.venue,
     agentId: input.agentId,
@@ -53,8 +55,8 @@ export async function previewLaunch(chain: ChainHandle, input: LaunchInput, acco
     predictedTokenAddress: predictedTokenAddress.toLowerCase(),
     totalSupply: formatEther(LAUNCH_SUPPLY),
     gas: { limit: gas.toString(), maxFeePerGasWei: maxFeePerGas.toString(), costEth: formatEther(costWei), costUsd: formatUsd(usdOf(costWei, 18, eth.usd18)) },
-    startingPrice: { quote: formatUnits(priceInQuote, q.decimals), usd: formatUsd(usdOf(priceInQuote, q.decimals, quoteUsd.usd18)) },
-    startingMarketCap: { quote: formatUnits(marketCap, q.decimals), usd: formatUsd(usdOf(marketCap, q.decimals, quoteUsd.usd18)) },
+    startingPrice: { quote: formatPrice(priceInQuote18), usd: formatPrice((marketCapUsd18 * 10n ** 18n) / LAUNCH_SUPPLY) },
+    startingMarketCap: { quote: formatUnits(marketCap, q.decimals), usd: formatUsd(marketCapUsd18) },
     fees,
     note: input.venue === 'self-funded' ? 'Pool liquidity is locked for good.' : 'The predicted address holds if no other launch lands first.',
   }
