@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseEther, toHex } from 'viem'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createPublicClient, http, parseEther, toHex, type PublicClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { openDatabase, type Database } from '../src/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
@@ -109,5 +111,47 @@ describe('the wallet transaction outbox', () => {
     expect(second!.nonce).toBe(1)
     expect((await sender.confirm(second!.id, account)).status).toBe('success')
     expect(await chain.publicClient.getTransactionCount({ address: account.address })).toBe(2)
+  })
+
+  it('a broadcast that fails after signing keeps the stored transaction: send still answers, confirm sends the same bytes', async () => {
+    // A real JSON-RPC hop in front of anvil that refuses eth_sendRawTransaction while `refusing`
+    // is set: what a node outage right after the commit looks like from here.
+    let refusing = true
+    const proxy: Server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', async () => {
+        if (refusing && body.includes('eth_sendRawTransaction')) {
+          res.writeHead(503).end('node unavailable')
+          return
+        }
+        const upstream = await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
+      })
+    })
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+      const publicClient = createPublicClient({ chain: chain.chain, transport: http(url, { retryCount: 0 }) }) as PublicClient
+      const sender = createTxSender({ pool: db.pool, chain: { ...chain, publicClient }, logger, confirmTimeoutMs: 500 })
+      const account = await fundedAccount()
+      const [sent] = await sender.send(req('outage-1', account), () => [{ kind: 'transfer', to, value: 3n }])
+      expect(sent!.nonce).toBe(0)
+      const stored = await db.pool.query(`select status, hash from chain_tx where request_id = 'outage-1'`)
+      expect(stored.rows).toEqual([{ status: 'queued', hash: sent!.hash }])
+      expect(await chain.publicClient.getTransactionCount({ address: account.address })).toBe(0)
+      // The same request again (an effect retried): the same stored transaction, nothing signed anew.
+      const [again] = await sender.send(req('outage-1', account), () => [{ kind: 'transfer', to, value: 3n }])
+      expect(again!.hash).toBe(sent!.hash)
+      refusing = false
+      const receipt = await sender.confirm(sent!.id, account)
+      expect(receipt.status).toBe('success')
+      expect(receipt.transactionHash).toBe(sent!.hash)
+      expect(await chain.publicClient.getTransactionCount({ address: account.address })).toBe(1)
+      const after = await db.pool.query(`select status from chain_tx where request_id = 'outage-1'`)
+      expect(after.rows).toEqual([{ status: 'confirmed' }])
+    } finally {
+      await new Promise((r) => proxy.close(r))
+    }
   })
 })

@@ -135,6 +135,25 @@ export function createTxSender({
     await pool.query(`update chain_tx set status = 'broadcast', updated_at = now() where id = $1 and status = 'queued'`, [row.id])
   }
 
+  /**
+   * Broadcasts stored transactions in nonce order. Once signed and stored, a transaction counts
+   * as sent whatever the node answers now: a failed broadcast is logged, never thrown, because a
+   * caller that saw an error would give up on a nonce that is already taken (a gap, and bytes
+   * that the boot-time re-broadcast sends later anyway). `confirm` sends the stored bytes again
+   * until they are mined or replaced.
+   */
+  async function broadcastStored(rows: ReadonlyArray<{ id: string; raw: Hex }>): Promise<void> {
+    for (const row of rows) {
+      try {
+        await broadcast(row)
+      } catch (err) {
+        // Later nonces cannot be mined before this one; confirm sends them all again.
+        logger.warn({ err: String(err), txId: row.id }, 'broadcast of a stored transaction failed; confirm will send it again')
+        return
+      }
+    }
+  }
+
   async function fees() {
     const block = await client.getBlock({ blockTag: 'latest' })
     const priority = 1_000_000_000n
@@ -153,7 +172,7 @@ export function createTxSender({
     return serial(from, async () => {
       const prior = await storedBatch(req.id)
       if (prior.length > 0) {
-        for (const row of prior) if (row.status === 'queued' || row.status === 'broadcast') await broadcast(row)
+        await broadcastStored(prior.filter((row) => row.status === 'queued' || row.status === 'broadcast'))
         return prior.map((r) => ({ id: r.id, hash: r.hash, nonce: Number(r.nonce) }))
       }
       const chainNonce = await client.getTransactionCount({ address: req.account.address, blockTag: 'pending' })
@@ -213,7 +232,7 @@ export function createTxSender({
         return rows
       })
       fault?.('after_store', req)
-      for (const row of rows) await broadcast(row)
+      await broadcastStored(rows)
       fault?.('after_broadcast', req)
       return rows.map((r) => ({ id: r.id, hash: r.hash, nonce: r.nonce }))
     })
