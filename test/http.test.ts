@@ -131,6 +131,20 @@ describe('agents', () => {
     expect((await alice.api('POST', `/agents/${a.body.id}/start`)).body.code).toBe('invalid_state')
   })
 
+  it('concurrent policy patches merge: one pausing the agent and one changing a cap never undo each other', async () => {
+    const a = await alice.api('POST', '/agents', { name: 'racy', model: 'gpt-4o-mini', skills: [] })
+    for (let round = 0; round < 5; round++) {
+      const cap = String(10 + round)
+      await Promise.all([
+        alice.api('PATCH', `/agents/${a.body.id}`, { policy: { paused: round % 2 === 0 } }),
+        alice.api('PATCH', `/agents/${a.body.id}`, { policy: { max_trade_usd: cap } }),
+        alice.api('PATCH', `/agents/${a.body.id}`, { policy: { deny_tokens: [`T${round}`] } }),
+      ])
+      const { rows } = await app.services.pool.query('select policy from agent where id = $1', [a.body.id])
+      expect(rows[0].policy).toMatchObject({ paused: round % 2 === 0, max_trade_usd: cap, deny_tokens: [`T${round}`], max_daily_usd: '10000' })
+    }
+  })
+
   it('whitelist: add, list, remove, journaled', async () => {
     const addr = '0x2222222222222222222222222222222222222222'
     const add = await alice.api('POST', `/agents/${agentId}/whitelist`, { address: addr, label: 'cold' })

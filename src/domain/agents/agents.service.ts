@@ -161,7 +161,6 @@ export function createAgentsService(deps: AgentsDeps) {
       rowCache.delete(id)
       const current = await row(accountId, id)
       if (current.status === 'deleted') throw new InvalidStateError({ event: 'update', state: 'deleted' })
-      const policy = patch.policy ? policySchema.parse({ ...DEFAULT_POLICY, ...current.policy, ...patch.policy }) : undefined
       const sets: string[] = []
       const params: unknown[] = [id, accountId]
       const put = (column: string, value: unknown) => {
@@ -173,7 +172,12 @@ export function createAgentsService(deps: AgentsDeps) {
         'public_description',
       ] as const
       for (const c of columns) if (patch[c] !== undefined) put(c, patch[c])
-      if (policy) put('policy', JSON.stringify(policy))
+      if (patch.policy) {
+        // Merged in the statement, not read-modify-write: two concurrent patches (one pausing the
+        // agent, one changing a cap) must not undo each other.
+        params.push(JSON.stringify(DEFAULT_POLICY), JSON.stringify(patch.policy))
+        sets.push(`policy = $${params.length - 1}::jsonb || coalesce(policy, '{}'::jsonb) || $${params.length}::jsonb`)
+      }
       if (sets.length > 0) {
         // Guarded by the actor's status in the same statement, so an update never lands on a deleted agent.
         const { rowCount } = await pool.query(
