@@ -37,8 +37,28 @@ describe('envelope and conventions', () => {
       expect(res.body).toMatchObject({ code: 'not_found' })
     }
     const pub = await apiClient(`${app.url}/api/v1`)('GET', '/nothing-here')
-    expect([401, 404]).toContain(pub.status)
-    expect(pub.body.code).toBeTypeOf('string')
+    expect(pub.status).toBe(404)
+    expect(pub.body).toMatchObject({ code: 'not_found' })
+  })
+
+  it('a NUL character anywhere in a body or query is a 422 naming the field, never a failed write', async () => {
+    const res = await alice.api('POST', '/agents', { name: 'a\u0000b', model: 'gpt-4o-mini', skills: [], policy: { deny_tokens: ['X\u0000'] } })
+    expect(res.status).toBe(422)
+    expect(res.body).toMatchObject({ code: 'validation_failed', field_errors: { name: expect.any(String), 'policy.deny_tokens.0': expect.any(String) } })
+    const q = await alice.api('GET', '/agents?cursor=%00')
+    expect(q.status).toBe(422)
+    expect(q.body.field_errors).toHaveProperty('cursor')
+    const { rows } = await app.services.pool.query(`select count(*)::int as n from agent where name like 'a%b'`)
+    expect(rows[0].n).toBe(0)
+  })
+
+  it('a cursor that is not one of ours is a 422, even when its date would parse loosely', async () => {
+    const forged = Buffer.from(JSON.stringify(['1', '00000000-0000-4000-8000-000000000000'])).toString('base64url')
+    for (const cursor of [forged, 'garbage', Buffer.from('[]').toString('base64url')]) {
+      const res = await alice.api('GET', `/agents?cursor=${cursor}`)
+      expect(res.status).toBe(422)
+      expect(res.body.field_errors).toHaveProperty('cursor')
+    }
   })
 
   it('malformed JSON is 400 invalid_json; over 1 MB is 413', async () => {

@@ -1,4 +1,4 @@
-import { formatUnits, getAddress, zeroAddress, type Address } from 'viem'
+import { BaseError, formatUnits, getAddress, HttpRequestError, TimeoutError, WebSocketRequestError, zeroAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from './artifacts/index.ts'
 import { PRICE_SCALE, priceFromReserves } from './prices.ts'
@@ -113,6 +113,20 @@ export function chainUnavailable(err: unknown): ServiceUnavailableError {
   const e = new ServiceUnavailableError('The chain could not be read; retry shortly.', { code: 'chain_unavailable', retryAfterSeconds: 2 })
   e.cause = err
   return e
+}
+
+/**
+ * The 503 `chain_unavailable` for an error that says the node could not be reached or did not
+ * answer in time (viem's transport errors, anywhere in the cause chain); undefined for any other
+ * error, which keeps its own meaning (a revert is not an outage).
+ *
+ * @example
+ * const e = chainUnavailableOf(err); if (e) throw e
+ */
+export function chainUnavailableOf(err: unknown): ServiceUnavailableError | undefined {
+  if (!(err instanceof BaseError)) return undefined
+  const transport = err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError)
+  return transport ? chainUnavailable(err) : undefined
 }
 
 /** The launchpad's own `_price` of a curve: (V + R) * 1e36 / T. */

@@ -19,7 +19,8 @@ import { devRoutes } from './routes/dev.routes.ts'
 import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
-import { NotFoundError, RateLimitedError, ServiceError, UnauthorizedError } from '../domain/errors.ts'
+import { NotFoundError, RateLimitedError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
+import { nulFieldErrors } from './validate.ts'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Failed authentications allowed per IP and rate-limit window. */
@@ -53,6 +54,13 @@ export function createApp(deps: AppDeps): Koa {
       },
     }),
   )
+
+  // PostgreSQL refuses NUL in text and jsonb: such input is a 422 here, never a failed write.
+  app.use(async (ctx, next) => {
+    const bad = nulFieldErrors(ctx.request.body) ?? nulFieldErrors(ctx.query)
+    if (bad) throw new ValidationError(bad)
+    await next()
+  })
 
   // Nothing answered: a 404 in the envelope (after allowedMethods had its chance to say 405).
   app.use(async (ctx, next) => {

@@ -29,6 +29,33 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix?: s
   return result.data
 }
 
+/**
+ * Fields whose string value (or key) holds a NUL character, which PostgreSQL refuses in text and
+ * jsonb: a request carrying one is a 422 naming each such field, instead of a failed write.
+ *
+ * @example
+ * nulFieldErrors({ name: 'a\u0000b' }) // { name: 'Must not contain NUL (\\u0000) characters.' }
+ */
+export function nulFieldErrors(value: unknown, prefix = ''): FieldErrors | undefined {
+  const out: FieldErrors = {}
+  const walk = (v: unknown, path: string, depth: number) => {
+    if (Object.keys(out).length >= 20 || depth > 32) return
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) out[path || 'body'] = 'Must not contain NUL (\\u0000) characters.'
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, path ? `${path}.${i}` : String(i), depth + 1))
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        const at = path ? `${path}.${k}` : k
+        if (k.includes('\u0000')) out[at] = 'Must not contain NUL (\\u0000) characters.'
+        else walk(item, at, depth + 1)
+      }
+    }
+  }
+  walk(value, prefix, 0)
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
 /** A uuid path parameter (anything else is a 404: it cannot name a resource). */
 export const uuidParam = z.uuid()
 
@@ -46,11 +73,14 @@ export function encodeCursor(createdAt: Date | string, id: string): string {
   return Buffer.from(JSON.stringify([c, id])).toString('base64url')
 }
 
+/** A timestamp as our cursors carry it: ISO 8601 or PostgreSQL's text form, with a zone. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}(:?\d{2})?)$/
+
 export function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
   if (cursor === undefined) return undefined
   try {
     const [c, id] = z
-      .tuple([z.string().max(40).refine((v) => !Number.isNaN(Date.parse(v))), z.uuid()])
+      .tuple([z.string().max(40).regex(TIMESTAMP).refine((v) => !Number.isNaN(Date.parse(v))), z.uuid()])
       .parse(JSON.parse(Buffer.from(cursor, 'base64url').toString()))
     return { createdAt: c, id }
   } catch {

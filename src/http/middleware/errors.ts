@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa'
 import type { Logger } from '../../logger.ts'
 import { ServiceError } from '../../domain/errors.ts'
+import { chainUnavailableOf } from '../../chain/pricing.ts'
 
 type HttpishError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string; headers?: Record<string, string> }
 
@@ -25,7 +26,8 @@ function fromHttpError(err: HttpishError): ServiceError | undefined {
 }
 
 /**
- * Turns every error into `{ error, code, field_errors? }`. Unexpected errors are logged with
+ * Turns every error into `{ error, code, field_errors? }`; a node that cannot be reached is a
+ * 503 `chain_unavailable` with `Retry-After`, whichever route met it. Unexpected errors are logged with
  * the request id and answered with a generic 500 that says nothing about internals.
  */
 export function errorEnvelope({ logger }: { logger: Logger }): Middleware {
@@ -33,7 +35,7 @@ export function errorEnvelope({ logger }: { logger: Logger }): Middleware {
     try {
       await next()
     } catch (raw) {
-      const err = raw instanceof ServiceError ? raw : fromHttpError(raw as HttpishError)
+      const err = raw instanceof ServiceError ? raw : (fromHttpError(raw as HttpishError) ?? chainUnavailableOf(raw))
       if (err) {
         ctx.status = err.status
         ctx.body = {
