@@ -147,6 +147,9 @@ describe('validation and idempotency', () => {
     expect(again.status).toBe(202)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.body.id).toBe(first.body.id)
+    // The replay's meta is its own (matching its X-Request-Id) and names the request it replays.
+    expect(again.body.meta.requestId).toBe(again.headers.get('x-request-id'))
+    expect(again.body.meta.replayOf).toBe(first.body.meta.requestId)
     const reused = await api('POST', '/launch/venue-a', { ...body, symbol: 'OTHER' }, { 'idempotency-key': k })
     expect(reused.status).toBe(422)
     expect(reused.body.code).toBe('idempotency_key_reused')

@@ -101,7 +101,7 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
         })
       }
       ctx.status = row.response_status
-      ctx.body = row.response_body
+      ctx.body = replayBody(row.response_body, ctx.state.requestId as string | undefined)
       ctx.set('Idempotent-Replayed', 'true')
       return
     }
@@ -134,4 +134,14 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
 export async function sweepIdempotencyKeys(pool: pg.Pool): Promise<number> {
   const { rowCount } = await pool.query(`delete from idempotency_key where created_at < now() - interval '48 hours'`)
   return rowCount ?? 0
+}
+
+/**
+ * The stored body with `meta` of this request (so `meta.requestId` matches the `X-Request-Id`
+ * header, as on every response), keeping the first request's id as `meta.replayOf`.
+ */
+function replayBody(body: unknown, requestId: string | undefined): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body
+  const { meta, ...rest } = body as { meta?: { requestId?: string } }
+  return { ...rest, meta: { requestId, timestamp: new Date().toISOString(), replayOf: meta?.requestId ?? null } }
 }
