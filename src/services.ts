@@ -19,11 +19,11 @@ import { createLaunchEffects, simulateLaunch } from './chain/launchEffects.ts'
 import { loadAgentAccount } from './chain/agentWallet.ts'
 import { previewLaunch } from './chain/launchPreview.ts'
 import { devFaucet } from './chain/devFaucet.ts'
-import { launchKind } from './actors/launch.machine.ts'
+import { launchKind, type LaunchInput } from './actors/launch.machine.ts'
 import { walletOpKind } from './actors/walletOp.machine.ts'
 import { transferPlanner } from './chain/transferPlanner.ts'
 import { createSwapPlanner } from './chain/swapPlanner.ts'
-import { createWalletOpEffects, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
+import { createWalletOpEffects, reserveSpend, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
 import { createLaunchesService } from './domain/launches/launches.service.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { checkPolicy } from './domain/agents/policyCheck.ts'
@@ -192,21 +192,34 @@ export async function createServices(
         runtime,
         quotes: { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] },
         precheck: async (input) => {
-          // A self-funded seed leaves the wallet: the agent's USD caps apply to it.
-          if (input.venue === 'self-funded') {
-            const { rows } = await db.pool.query<{ policy: Partial<Policy> }>('select policy from agent where id = $1', [input.agentId])
-            const quote = await resolveToken({ pool: db.pool, chain }, input.quote)
-            const value = quote ? await tokenUsd(chain, await createPriceReader(chain), quote, seedOf(chain.manifest, input)) : undefined
-            checkPolicy(rows[0]?.policy, {
-              tokens: quote ? [quote] : [],
-              usdValue: value ? formatUsd(value.amountUsd18) : '0.00',
-              spentTodayUsd: await spentTodayUsd(db.pool, input.agentId),
-            })
-          }
+          const { usdValue, checkSpend } = await launchPolicy(input)
           await simulateLaunch({ chain }, input, await loadAccount(input.agentId))
+          // A self-funded seed leaves the wallet: it is checked and recorded against the 24-hour
+          // cap under the agent's lock, as a wallet operation is.
+          if (input.venue === 'self-funded') {
+            await reserveSpend(db.pool, { id: input.launchId, accountId: input.accountId, agentId: input.agentId, kind: 'launch', usdValue, checkSpend })
+          }
         },
       })
     : undefined
+
+  /**
+   * The agent policy for a launch, as a launch and its preview both apply it: the kill switch,
+   * the token lists for the quote asset, and for a self-funded launch the USD caps on its seed
+   * (the other venues move nothing but gas). Checked once here for an early answer.
+   */
+  async function launchPolicy(input: LaunchInput) {
+    const { rows } = await db.pool.query<{ policy: Partial<Policy> }>('select policy from agent where id = $1', [input.agentId])
+    const quote = chain ? await resolveToken({ pool: db.pool, chain }, input.quote) : undefined
+    const value = chain && quote && input.venue === 'self-funded'
+      ? await tokenUsd(chain, await createPriceReader(chain), quote, seedOf(chain.manifest, input))
+      : undefined
+    const usdValue = value ? formatUsd(value.amountUsd18) : '0.00'
+    const checkSpend = (spent: string) =>
+      checkPolicy(rows[0]?.policy, { tokens: [quote ?? { symbol: input.quote }], usdValue, spentTodayUsd: spent })
+    checkSpend(await spentTodayUsd(db.pool, input.agentId))
+    return { usdValue, checkSpend }
+  }
 
   return {
     config,
@@ -217,6 +230,7 @@ export async function createServices(
     previewLaunch: chain && launches
       ? async (accountId, venue, body) => {
           const input = await launches.validate(accountId, venue, body, randomUUID())
+          await launchPolicy(input)
           return previewLaunch(chain, input, await loadAccount(input.agentId))
         }
       : undefined,

@@ -108,6 +108,30 @@ describe('launches go live on chain', () => {
     expect(rowCount).toBe(0)
   })
 
+  it('seeds count toward the 24-hour cap; the preview meets the same rules; token lists apply to the quote asset', async () => {
+    const a = await newAgent()
+    await api('PATCH', `/agents/${a.id}`, { policy: { max_trade_usd: '1000', max_daily_usd: '300' } })
+    const seed = (symbol: string, seedAmount: string) => ({ agentId: a.id, symbol, name: symbol, quote: 'USDC', seedAmount })
+    const preview = await api('POST', '/launch/preview', { venue: 'self-funded', ...seed('PRE', '2000') })
+    expect(preview.status).toBe(403)
+    expect(preview.body.error).toContain('max_trade_usd')
+    const first = await api('POST', '/launch/self-funded', seed('SEED1', '250'), { 'idempotency-key': key() })
+    expect(first.status).toBe(202)
+    expect((await waitLive(first.body.id)).status).toBe('live')
+    // $250 is spent today: another $100 seed would make $350 against a $300 cap.
+    const second = await api('POST', '/launch/self-funded', seed('SEED2', '100'), { 'idempotency-key': key() })
+    expect(second.status).toBe(403)
+    expect(second.body.error).toContain('max_daily_usd')
+    const { rows } = await app.services.pool.query(`select kind, usd_value::text as usd from wallet_op where agent_id = $1`, [a.id])
+    expect(rows).toEqual([{ kind: 'launch', usd: '250.000000' }])
+    await api('PATCH', `/agents/${a.id}`, { policy: { max_daily_usd: '10000', deny_tokens: ['eth'] } })
+    const denied = await api('POST', '/launch/venue-a', { agentId: a.id, symbol: 'NOETH', name: 'No Eth', quote: 'ETH' }, { 'idempotency-key': key() })
+    expect(denied.status).toBe(403)
+    expect(denied.body.error).toContain('deny_tokens')
+    const usdcLaunch = await api('POST', '/launch/venue-a', { agentId: a.id, symbol: 'YESUSD', name: 'Usd', quote: 'USDC' }, { 'idempotency-key': key() })
+    expect(usdcLaunch.status).toBe(202)
+  })
+
   it('self-funded without funds is 422 insufficient_funds before any transaction', async () => {
     const poor = await newAgent(false)
     const res = await api('POST', '/launch/self-funded', { agentId: poor.id, symbol: 'BROKE', name: 'Broke', quote: 'ETH' }, { 'idempotency-key': key() })

@@ -150,16 +150,10 @@ export async function runWalletOp(
   const existing = await runtime.get(input.opId)
   if (existing && (existing.accountId !== input.accountId || existing.kind.kind !== 'walletop')) throw new NotFoundError('Operation')
   if (!existing) {
-    // The 24-hour cap is checked and this operation's value recorded under one lock per agent,
-    // so concurrent requests of one agent cannot all pass the same check.
-    await withTransaction(pool, async (db) => {
-      await db.query('select pg_advisory_xact_lock(hashtext($1))', [input.agentId])
-      if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
-      input.checkSpend?.(await spentTodayUsd(db, input.agentId))
-      await db.query(
-        `insert into wallet_op (id, account_id, agent_id, kind, usd_value) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
-        [input.opId, input.accountId, input.agentId, input.kind, input.usdValue],
-      )
+    await reserveSpend(pool, {
+      id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
+      checkSpend: input.checkSpend,
+      ...(input.exclusive ? { before: (db) => assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId }) } : {}),
     })
     const { usdValue: _, checkSpend: __, exclusive: ___, ...machineInput } = input
     await runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput }).catch((err) => {
@@ -175,13 +169,55 @@ export async function runWalletOp(
   }
 }
 
-/** USD spent by an agent's wallet operations in the last 24 hours (failed ones excluded). */
-export async function spentTodayUsd(db: Pick<pg.Pool, 'query'> | pg.PoolClient, agentId: string): Promise<string> {
-  // An operation whose actor is not created yet counts: it is about to spend.
+/**
+ * Records that a money move of an agent is about to spend `usdValue`, after `checkSpend` has
+ * accepted it against the agent's 24-hour spend. Check and record run under one advisory lock
+ * per agent, so concurrent requests of one agent cannot all pass the same check. The row's id
+ * is the actor's (a wallet operation's, or a self-funded launch's): when that actor fails, the
+ * spend no longer counts. Recording the same id twice is a no-op, and a retry's check does not
+ * count its own earlier row.
+ *
+ * @example
+ * await reserveSpend(pool, { id: opId, accountId, agentId, kind: 'swap', usdValue: '250.00', checkSpend: (spent) => checkPolicy(policy, { ...move, spentTodayUsd: spent }) })
+ */
+export async function reserveSpend(
+  pool: pg.Pool,
+  input: {
+    id: string
+    accountId: string
+    agentId: string
+    kind: string
+    usdValue: string
+    checkSpend?: ((spentTodayUsd: string) => void) | undefined
+    /** More checks to make under the same lock (e.g. one claim in flight per agent). */
+    before?: ((db: pg.PoolClient) => Promise<void>) | undefined
+  },
+): Promise<void> {
+  await withTransaction(pool, async (db) => {
+    await db.query('select pg_advisory_xact_lock(hashtext($1))', [input.agentId])
+    await input.before?.(db)
+    input.checkSpend?.(await spentTodayUsd(db, input.agentId, { exceptId: input.id }))
+    await db.query(
+      `insert into wallet_op (id, account_id, agent_id, kind, usd_value) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
+      [input.id, input.accountId, input.agentId, input.kind, input.usdValue],
+    )
+  })
+}
+
+/**
+ * USD spent by an agent's money moves in the last 24 hours: wallet operations and self-funded
+ * launch seeds, failed ones excluded.
+ */
+export async function spentTodayUsd(
+  db: Pick<pg.Pool, 'query'> | pg.PoolClient,
+  agentId: string,
+  { exceptId = '' }: { exceptId?: string } = {},
+): Promise<string> {
+  // A move whose actor is not created yet counts: it is about to spend.
   const { rows } = await db.query<{ usd: string }>(
     `select coalesce(sum(w.usd_value), 0)::text as usd from wallet_op w left join actor x on x.id = w.id
-      where w.agent_id = $1 and w.created_at > now() - interval '24 hours' and coalesce(x.status, '') <> 'failed'`,
-    [agentId],
+      where w.agent_id = $1 and w.id <> $2 and w.created_at > now() - interval '24 hours' and coalesce(x.status, '') <> 'failed'`,
+    [agentId, exceptId],
   )
   return rows[0]?.usd ?? '0'
 }
