@@ -18,7 +18,7 @@ import { createTxSender } from './chain/txSender.ts'
 import { createLaunchEffects, simulateLaunch } from './chain/launchEffects.ts'
 import { loadAgentAccount } from './chain/agentWallet.ts'
 import { previewLaunch } from './chain/launchPreview.ts'
-import { devFaucet } from './chain/devFaucet.ts'
+import { createDevFaucet } from './chain/devFaucet.ts'
 import { launchKind, type LaunchInput } from './actors/launch.machine.ts'
 import { walletOpKind } from './actors/walletOp.machine.ts'
 import { transferPlanner } from './chain/transferPlanner.ts'
@@ -245,7 +245,7 @@ export async function createServices(
             spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
           }
         : undefined,
-    faucet: chain?.embedded ? (accountId, body) => devFaucet({ pool: db.pool, chain }, accountId, body) : undefined,
+    faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain }) : undefined,
     pool: db.pool,
     redis,
     indexer,

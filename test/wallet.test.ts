@@ -141,3 +141,15 @@ describe('the 24-hour cap under concurrency', () => {
     expect(rows[0].n).toBe(2)
   })
 })
+
+describe('the dev faucet', () => {
+  it('five concurrent top-ups of one wallet all land: +5 ETH and +50 USDC', async () => {
+    const a = await api('POST', '/agents', { name: 'thirsty', model: 'gpt-4o-mini', skills: [] })
+    const results = await Promise.all(Array.from({ length: 5 }, () => api('POST', '/dev/faucet', { agentId: a.body.id, eth: '1', usdc: '10' })))
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+    const client = app.services.chain!.publicClient
+    expect(await client.getBalance({ address: a.body.wallet_address })).toBe(5n * 10n ** 18n)
+    const usdc = app.services.chain!.manifest.contracts.usdc
+    expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [a.body.wallet_address] })).toBe(50_000_000n)
+  })
+})

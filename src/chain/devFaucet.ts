@@ -6,8 +6,27 @@ import { MockUSDCArtifact } from './artifacts/index.ts'
 import { NotFoundError } from '../domain/errors.ts'
 
 /**
+ * The dev faucet with its calls taken one at a time: each reads a balance before setting it and
+ * sends a mint from the one deployer key, so two at once would lose a top-up or collide on the
+ * deployer's nonce.
+ *
+ * @example
+ * const faucet = createDevFaucet({ pool, chain })
+ * await faucet(accountId, { agentId, eth: '10', usdc: '10000' })
+ */
+export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle }) {
+  let tail: Promise<unknown> = Promise.resolve()
+  return (accountId: string, body: Parameters<typeof devFaucet>[2]) => {
+    const run = tail.then(() => devFaucet(deps, accountId, body), () => devFaucet(deps, accountId, body))
+    tail = run.catch(() => {})
+    return run
+  }
+}
+
+/**
  * Funds an agent wallet on the embedded chain: ETH through `anvil_setBalance` (added to what
- * it holds) and USDC minted by the deployer, which owns MockUSDC there.
+ * it holds) and USDC minted by the deployer, which owns MockUSDC there. Call it through
+ * `createDevFaucet`, which serialises calls.
  *
  * @example
  * await devFaucet({ pool, chain }, accountId, { agentId, eth: '10', usdc: '10000' })
