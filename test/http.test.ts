@@ -52,6 +52,18 @@ describe('envelope and conventions', () => {
     expect(rows[0].n).toBe(0)
   })
 
+  it('a query parameter on a route that takes none is a 422 naming it, never silently ignored', async () => {
+    for (const path of ['/me?verbose=1', `/health?x=1`, '/models?page=2', '/keys/00000000-0000-4000-8000-000000000000?force=true']) {
+      const method = path.startsWith('/keys') ? 'DELETE' : 'GET'
+      const res = await alice.api(method, path)
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 422, code: 'validation_failed' })
+      expect(Object.keys(res.body.field_errors)).toHaveLength(1)
+    }
+    const created = await alice.api('POST', '/agents?dryRun=true', { name: 'q', model: 'gpt-4o-mini', skills: [] })
+    expect(created.status).toBe(422)
+    expect(created.body.field_errors).toEqual({ dryRun: 'Unknown field.' })
+  })
+
   it('a cursor that is not one of ours is a 422, even when its date would parse loosely', async () => {
     const forged = Buffer.from(JSON.stringify(['1', '00000000-0000-4000-8000-000000000000'])).toString('base64url')
     for (const cursor of [forged, 'garbage', Buffer.from('[]').toString('base64url')]) {

@@ -1,3 +1,4 @@
+import type { Middleware } from 'koa'
 import { z } from 'zod'
 import { ValidationError, type FieldErrors } from '../domain/errors.ts'
 
@@ -93,3 +94,17 @@ export const evmAddress = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.')
   .transform((a) => a.toLowerCase() as `0x${string}`)
+
+const noQuery = z.strictObject({})
+
+/**
+ * Route middleware for a route that takes no query parameters: any one is a 422 naming it, so
+ * a misspelt or misplaced parameter is never silently ignored.
+ *
+ * @example
+ * router.get('/me', requireScope('read'), rejectQuery, handler)
+ */
+export const rejectQuery: Middleware = async (ctx, next) => {
+  parse(noQuery, ctx.query)
+  await next()
+}

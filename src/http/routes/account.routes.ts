@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam } from '../validate.ts'
+import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { accountView, apiKeyView } from '../../domain/accounts/accounts.service.ts'
 import { scopeSchema } from '../../domain/accounts/scopes.ts'
@@ -19,10 +19,10 @@ const idParams = z.strictObject({ id: z.string() })
 /** Profile and API keys of the caller's own account (the `admin` scope writes them). */
 export function accountRoutes(deps: AppDeps): Router {
   const router = new Router()
-  router.get('/me', requireScope('read'), async (ctx) => {
+  router.get('/me', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, accountView(await deps.accounts.getAccount(principalOf(ctx).accountId)))
   })
-  router.post('/me', requireScope('admin'), async (ctx) => {
+  router.post('/me', rejectQuery, requireScope('admin'), async (ctx) => {
     const body = parse(profileBody, ctx.request.body ?? {})
     ok(ctx, accountView(await deps.accounts.updateAccount(principalOf(ctx).accountId, body)))
   })
@@ -32,7 +32,7 @@ export function accountRoutes(deps: AppDeps): Router {
     const last = keys.at(-1)
     ok(ctx, { keys: keys.map(apiKeyView), nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null })
   })
-  router.post('/keys', requireScope('admin'), async (ctx) => {
+  router.post('/keys', rejectQuery, requireScope('admin'), async (ctx) => {
     const body = parse(createKeyBody, ctx.request.body)
     const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null
     if (expiresAt && expiresAt.getTime() <= Date.now()) throw new ValidationError({ expiresAt: 'Must be in the future.' })
@@ -40,7 +40,7 @@ export function accountRoutes(deps: AppDeps): Router {
     // The only time the key's value is ever shown.
     ok(ctx, { ...apiKeyView(key), key: value }, 201)
   })
-  router.delete('/keys/:id', requireScope('admin'), async (ctx) => {
+  router.delete('/keys/:id', rejectQuery, requireScope('admin'), async (ctx) => {
     const { id } = parse(idParams, ctx.params)
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('API key')
     ok(ctx, { ...apiKeyView(await deps.accounts.deleteApiKey(principalOf(ctx).accountId, id)), deleted: true })

@@ -3,7 +3,7 @@ import type { Context } from 'koa'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam } from '../validate.ts'
+import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
@@ -29,11 +29,11 @@ export function agentRoutes(deps: AppDeps): Router {
     const { agents, last } = await deps.agents.list(account(ctx), { limit: q.limit, after: decodeCursor(q.cursor) })
     ok(ctx, { agents, nextCursor: last ? encodeCursor(last.created_at, last.id) : null })
   })
-  router.post('/', requireScope('trade'), async (ctx) => {
+  router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
     const body = parse(schemas.create, ctx.request.body)
     ok(ctx, await deps.agents.create(account(ctx), body), 201)
   })
-  router.get('/:id', requireScope('read'), async (ctx) => {
+  router.get('/:id', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, await deps.agents.get(account(ctx), agentId(ctx)))
   })
   const update = async (ctx: Context) => {
@@ -42,23 +42,23 @@ export function agentRoutes(deps: AppDeps): Router {
     ok(ctx, await deps.agents.update(account(ctx), id, body))
   }
   // The contract lists both; the reference client updates with POST.
-  router.post('/:id', requireScope('trade'), update)
-  router.patch('/:id', requireScope('trade'), update)
-  router.delete('/:id', requireScope('trade'), async (ctx) => {
+  router.post('/:id', rejectQuery, requireScope('trade'), update)
+  router.patch('/:id', rejectQuery, requireScope('trade'), update)
+  router.delete('/:id', rejectQuery, requireScope('trade'), async (ctx) => {
     ok(ctx, await deps.agents.command(account(ctx), agentId(ctx), 'agent.delete'))
   })
   for (const [path, type] of [['start', 'agent.start'], ['stop', 'agent.stop']] as const) {
-    router.post(`/:id/${path}`, requireScope('trade'), async (ctx) => {
+    router.post(`/:id/${path}`, rejectQuery, requireScope('trade'), async (ctx) => {
       const id = agentId(ctx)
       parse(noBody, ctx.request.body)
       ok(ctx, await deps.agents.command(account(ctx), id, type))
     })
   }
 
-  router.get('/:id/whitelist', requireScope('read'), async (ctx) => {
+  router.get('/:id/whitelist', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, { whitelist: await deps.agents.whitelist(account(ctx), agentId(ctx)) })
   })
-  router.post('/:id/whitelist', requireScope('admin'), async (ctx) => {
+  router.post('/:id/whitelist', rejectQuery, requireScope('admin'), async (ctx) => {
     const id = agentId(ctx)
     const body = parse(whitelistAddBody, ctx.request.body)
     ok(ctx, await deps.agents.addToWhitelist(account(ctx), id, body), 201)

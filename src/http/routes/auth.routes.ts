@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse } from '../validate.ts'
+import { parse, rejectQuery } from '../validate.ts'
 import { SESSION_COOKIE } from '../middleware/auth.ts'
 import { accountView } from '../../domain/accounts/accounts.service.ts'
 
@@ -14,10 +14,10 @@ export const siweBody = z.strictObject({
 /** Sign-In with Ethereum for the dashboard: nonce, sign-in (session cookie + CSRF token), logout. */
 export function authRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/auth' })
-  router.get('/nonce', async (ctx) => {
+  router.get('/nonce', rejectQuery, async (ctx) => {
     ok(ctx, await deps.sessions.issueNonce())
   })
-  router.post('/siwe', async (ctx) => {
+  router.post('/siwe', rejectQuery, async (ctx) => {
     const body = parse(siweBody, ctx.request.body)
     // Never the request's Host header: a phishing site could forward a victim's signature.
     const domains = deps.config.siweDomain ? [deps.config.siweDomain] : [`127.0.0.1:${deps.config.port}`, `localhost:${deps.config.port}`]
@@ -31,7 +31,7 @@ export function authRoutes(deps: AppDeps): Router {
     })
     ok(ctx, { account: accountView(account), csrfToken })
   })
-  router.post('/logout', async (ctx) => {
+  router.post('/logout', rejectQuery, async (ctx) => {
     const token = ctx.cookies.get(SESSION_COOKIE)
     if (token) await deps.sessions.signOut(token)
     ctx.cookies.set(SESSION_COOKIE, null, { path: '/' })

@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse } from '../validate.ts'
+import { parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 
@@ -17,7 +17,7 @@ export const faucetBody = z.strictObject({ agentId: z.uuid(), eth: amount(100).o
 /** Dev faucet, only on the embedded chain (404 anywhere else). */
 export function devRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/dev' })
-  router.post('/faucet', requireScope('trade'), async (ctx) => {
+  router.post('/faucet', rejectQuery, requireScope('trade'), async (ctx) => {
     if (!deps.faucet) throw new NotFoundError('Route')
     const body = parse(faucetBody, ctx.request.body)
     ok(ctx, await deps.faucet(principalOf(ctx).accountId, body))

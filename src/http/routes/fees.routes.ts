@@ -4,7 +4,7 @@ import type { Context } from 'koa'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { evmAddress, parse } from '../validate.ts'
+import { evmAddress, parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { NotFoundError, ServiceError, ServiceUnavailableError } from '../../domain/errors.ts'
@@ -43,6 +43,7 @@ export function feeRoutes(deps: AppDeps): Router {
   router.post(
     '/claim',
     requireScope('trade'),
+    rejectQuery,
     idempotency({ pool: deps.pool, route: 'fees/claim', required: false }),
     async (ctx: Context) => {
       const body = parse(claimBody, ctx.request.body ?? {})

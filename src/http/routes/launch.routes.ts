@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, uuidParam } from '../validate.ts'
+import { parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { launchBody, previewBody } from '../../domain/launches/launch.schema.ts'
@@ -15,7 +15,7 @@ export function launchRoutes(deps: AppDeps): Router {
   const launches = deps.launches
   if (!launches) return router
 
-  router.post('/preview', requireScope('trade'), async (ctx) => {
+  router.post('/preview', rejectQuery, requireScope('trade'), async (ctx) => {
     const { venue, ...body } = parse(previewBody, ctx.request.body)
     ok(ctx, await deps.previewLaunch!(principalOf(ctx).accountId, venue, body))
   })
@@ -23,6 +23,7 @@ export function launchRoutes(deps: AppDeps): Router {
     router.post(
       `/${venue}`,
       requireScope('trade'),
+      rejectQuery,
       idempotency({ pool: deps.pool, route: `launch/${venue}`, required: true }),
       async (ctx: Context) => {
         const body = parse(launchBody, ctx.request.body)
@@ -31,7 +32,7 @@ export function launchRoutes(deps: AppDeps): Router {
       },
     )
   }
-  router.get('/:id', requireScope('read'), async (ctx) => {
+  router.get('/:id', rejectQuery, requireScope('read'), async (ctx) => {
     const id = (ctx.params as { id?: string }).id
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('Launch')
     ok(ctx, await launches.get(principalOf(ctx).accountId, id!))

@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse } from '../validate.ts'
+import { parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireOperator } from '../middleware/auth.ts'
 import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 
@@ -62,7 +62,7 @@ export function opsRoutes(deps: AppDeps): Router {
   })
 
   // Operators vouch for a launched token: swaps then need no acknowledgement for it.
-  router.post('/tokens/:address/verified', async (ctx) => {
+  router.post('/tokens/:address/verified', rejectQuery, async (ctx) => {
     const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).safeParse((ctx.params as { address?: string }).address)
     if (!address.success) throw new NotFoundError('Token')
     const { verified } = parse(z.strictObject({ verified: z.boolean() }), ctx.request.body)
@@ -78,14 +78,14 @@ export function opsRoutes(deps: AppDeps): Router {
     ok(ctx, rows[0])
   })
 
-  router.get('/actors/counts', async (ctx) => {
+  router.get('/actors/counts', rejectQuery, async (ctx) => {
     const { rows } = await deps.pool.query<{ kind: string; status: string; count: string }>(
       'select kind, status, count(*) from actor group by kind, status order by kind, status',
     )
     ok(ctx, { counts: rows.map((r) => ({ kind: r.kind, status: r.status, count: Number(r.count) })) })
   })
 
-  router.get('/actors/:id', async (ctx) => {
+  router.get('/actors/:id', rejectQuery, async (ctx) => {
     const parsedId = z.string().max(200).safeParse((ctx.params as { id: string }).id)
     if (!parsedId.success) throw new NotFoundError('Actor')
     const id = parsedId.data

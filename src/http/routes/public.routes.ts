@@ -3,18 +3,19 @@ import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { BUILTIN_SKILLS, STRATEGY_PRESETS } from '../../domain/skills/builtinSkills.ts'
 import { openApiDocument } from '../openapi.ts'
+import { rejectQuery } from '../validate.ts'
 
 /** Public platform data: health, model catalog, built-in skills and strategy presets. */
 export function publicRoutes(deps: AppDeps): Router {
   const router = new Router()
-  router.get('/health', async (ctx) => {
+  router.get('/health', rejectQuery, async (ctx) => {
     const report = await deps.health()
     ok(ctx, report, report.database.ok ? 200 : 503)
   })
-  router.get('/models', (ctx) => {
+  router.get('/models', rejectQuery, (ctx) => {
     ok(ctx, { models: [...deps.models.values()] })
   })
-  router.get('/skills', (ctx) => {
+  router.get('/skills', rejectQuery, (ctx) => {
     ok(ctx, {
       skills: BUILTIN_SKILLS.map(({ slug, name, description, tools }) => ({ slug, name, description, tools })),
       strategies: STRATEGY_PRESETS.map(({ slug, name, description, skills }) => ({ slug, name, description, skills })),
@@ -22,7 +23,7 @@ export function publicRoutes(deps: AppDeps): Router {
   })
   // Built once: the same zod schemas the routes validate with, as OpenAPI 3.1.
   let openapi: object | undefined
-  router.get('/openapi.json', (ctx) => {
+  router.get('/openapi.json', rejectQuery, (ctx) => {
     ctx.body = openapi ??= openApiDocument({ models: [...deps.models.keys()] })
   })
   return router

@@ -3,7 +3,7 @@ import type { Context } from 'koa'
 import { randomUUID } from 'node:crypto'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { uuidParam } from '../validate.ts'
+import { uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { createSwapsService } from '../../domain/swaps/swap.service.ts'
@@ -19,12 +19,13 @@ export function swapRoutes(deps: AppDeps): Router {
   if (!deps.wallet) return router
   const swaps = createSwapsService({ pool: deps.pool, wallet: deps.wallet, runtime: deps.runtime })
 
-  router.post('/quote', requireScope('trade'), async (ctx) => {
+  router.post('/quote', rejectQuery, requireScope('trade'), async (ctx) => {
     ok(ctx, await swaps.quote(principalOf(ctx).accountId, ctx.request.body))
   })
   router.post(
     '/execute',
     requireScope('trade'),
+    rejectQuery,
     idempotency({ pool: deps.pool, route: 'swap/execute', required: false }),
     async (ctx: Context) => {
       const opId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
@@ -32,7 +33,7 @@ export function swapRoutes(deps: AppDeps): Router {
       ok(ctx, result, result.status === 'confirmed' || result.status === 'failed' ? 200 : 202)
     },
   )
-  router.get('/:id', requireScope('read'), async (ctx) => {
+  router.get('/:id', rejectQuery, requireScope('read'), async (ctx) => {
     const id = (ctx.params as { id?: string }).id
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('Swap')
     ok(ctx, await swaps.get(principalOf(ctx).accountId, id!))

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { formatUnits } from 'viem'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse } from '../validate.ts'
+import { parse, rejectQuery } from '../validate.ts'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
 import { marketCapInQuote, PRICE_SCALE } from '../../chain/prices.ts'
 import { createPriceReader, formatPrice, formatUsd, pegUsd18, tokenUnitUsd, usdOf } from '../../chain/pricing.ts'
@@ -154,7 +154,7 @@ export function tokenRoutes(deps: AppDeps): Router {
     return rows[0]
   }
 
-  router.get('/tokens/:address', async (ctx) => {
+  router.get('/tokens/:address', rejectQuery, async (ctx) => {
     const t = await loadToken((ctx.params as { address?: string }).address)
     const [indexed, fees, volume, prices] = await Promise.all([
       deps.pool.query<{ source: 'curve' | 'pool'; token_reserve: string; quote_reserve: string; price: string; block_number: string }>(

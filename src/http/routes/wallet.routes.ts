@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { evmAddress, parse, uuidParam } from '../validate.ts'
+import { evmAddress, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { portfolio, transactions, transfer } from '../../chain/walletService.ts'
@@ -38,6 +38,7 @@ export function walletRoutes(deps: AppDeps): Router {
   router.post(
     '/wallet/transfer',
     requireScope('trade'),
+    rejectQuery,
     idempotency({ pool: deps.pool, route: 'wallet/transfer', required: false }),
     async (ctx: Context) => {
       const body = parse(transferBody, ctx.request.body)
