@@ -157,6 +157,12 @@ describe('validation and idempotency', () => {
     const theirs = await other('POST', '/launch/venue-a', { agentId, symbol: 'OK', name: 'ok', quote: 'ETH' }, { 'idempotency-key': key() })
     expect(theirs.status).toBe(422)
     expect(theirs.body.field_errors).toHaveProperty('agentId')
+    // Schema errors and the venue's and account's refusals come together in one answer.
+    const both = await other('POST', '/launch/venue-b', { agentId, symbol: 'bad sym', name: 'ok', quote: 'TSLAx' }, { 'idempotency-key': key() })
+    expect(both.status).toBe(422)
+    expect(Object.keys(both.body.field_errors).sort()).toEqual(['agentId', 'quote', 'symbol'])
+    const preview = await api('POST', '/launch/preview', { venue: 'venue-b', agentId, symbol: 'bad sym', name: 'ok', quote: 'TSLAx' })
+    expect(Object.keys(preview.body.field_errors).sort()).toEqual(['quote', 'symbol'])
   })
 
   it('Idempotency-Key: missing 400, replay with the same launch id, another body 422, bad header 400', async () => {

@@ -68,12 +68,23 @@ export function createLaunchesService(deps: LaunchesDeps) {
     return { createdAt: new Date(r.created_at).toISOString(), updatedAt: new Date(r.updated_at).toISOString() }
   }
 
-  /** Validates a launch request as a real launch would; returns the machine input. */
-  async function validate(accountId: string, venue: LaunchVenue, body: LaunchBody, launchId: string): Promise<LaunchInput> {
+  /**
+   * The checks of a launch body against the venue and the account, for whichever of `agentId`,
+   * `quote` and `seedAmount` are well-formed; so a body with a bad `symbol` and an unsupported
+   * `quote` hears about both at once.
+   */
+  async function accountFieldErrors(
+    accountId: string,
+    venue: LaunchVenue,
+    body: { agentId?: string | undefined; quote?: string | undefined; seedAmount?: string | undefined },
+  ): Promise<{ fieldErrors: Record<string, string>; agent?: { status: string; policy: Policy } | undefined }> {
     const fieldErrors: Record<string, string> = {}
     const allowed = deps.quotes[venue] ?? []
-    if (!allowed.includes(body.quote)) fieldErrors.quote = `Not a quote asset of ${venue}; one of ${allowed.join(', ')} (GET /api/v1/quotes?venue=${venue}).`
+    if (body.quote !== undefined && !allowed.includes(body.quote)) {
+      fieldErrors.quote = `Not a quote asset of ${venue}; one of ${allowed.join(', ')} (GET /api/v1/quotes?venue=${venue}).`
+    }
     if (body.seedAmount !== undefined && venue !== 'self-funded') fieldErrors.seedAmount = 'Only self-funded launches take a seed amount.'
+    if (body.agentId === undefined) return { fieldErrors }
     const { rows } = await pool.query<{ status: string; policy: Policy }>(
       `select x.status, a.policy from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
       [body.agentId, accountId],
@@ -81,6 +92,12 @@ export function createLaunchesService(deps: LaunchesDeps) {
     const agent = rows[0]
     if (!agent) fieldErrors.agentId = 'No such agent in this account.'
     else if (agent.status === 'deleted') fieldErrors.agentId = 'The agent is deleted.'
+    return { fieldErrors, agent }
+  }
+
+  /** Validates a launch request as a real launch would; returns the machine input. */
+  async function validate(accountId: string, venue: LaunchVenue, body: LaunchBody, launchId: string): Promise<LaunchInput> {
+    const { fieldErrors, agent } = await accountFieldErrors(accountId, venue, body)
     if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
     const policy = { ...DEFAULT_POLICY, ...agent!.policy }
     if (policy.paused) throw new ForbiddenError('The agent policy is paused (kill switch): rule "paused".', 'policy_violation')
@@ -100,6 +117,9 @@ export function createLaunchesService(deps: LaunchesDeps) {
 
   return {
     validate,
+
+    /** The venue's and the account's refusals of the well-formed fields of a launch body. */
+    accountFieldErrors: async (...args: Parameters<typeof accountFieldErrors>) => (await accountFieldErrors(...args)).fieldErrors,
 
     async create(accountId: string, venue: LaunchVenue, body: LaunchBody, launchId: string) {
       const existing = await runtime.get(launchId)
@@ -132,3 +152,4 @@ export function createLaunchesService(deps: LaunchesDeps) {
     },
   }
 }
+
