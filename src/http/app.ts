@@ -57,7 +57,9 @@ export function createApp(deps: AppDeps): Koa {
 
   // PostgreSQL refuses NUL in text and jsonb: such input is a 422 here, never a failed write.
   app.use(async (ctx, next) => {
-    const bad = nulFieldErrors(ctx.request.body) ?? nulFieldErrors(ctx.query)
+    // Cheap first: a body was parsed, or the query string can carry a NUL at all.
+    const body = ctx.request.body
+    const bad = (body !== undefined ? nulFieldErrors(body) : undefined) ?? (/%00|\0/.test(ctx.querystring) ? nulFieldErrors(ctx.query) : undefined)
     if (bad) throw new ValidationError(bad)
     await next()
   })

@@ -105,6 +105,6 @@ const noQuery = z.strictObject({})
  * router.get('/me', requireScope('read'), rejectQuery, handler)
  */
 export const rejectQuery: Middleware = async (ctx, next) => {
-  parse(noQuery, ctx.query)
+  if (ctx.querystring !== '') parse(noQuery, ctx.query)
   await next()
 }

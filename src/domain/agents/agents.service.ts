@@ -40,8 +40,9 @@ type AgentRow = {
   snapshot: { context?: { reason?: string | null } }
 }
 
-/** Timestamps arrive as Date or, through MikroORM's pool type parsers, as strings. */
-const iso = (v: Date | string) => new Date(v).toISOString()
+/** Timestamps arrive as Date or, through MikroORM's pool type parsers, as strings (ISO ones pass through). */
+const iso = (v: Date | string) => (typeof v === 'string' && ISO_UTC.test(v) ? v : new Date(v).toISOString())
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, a.payout_wallet, a.persona,
   a.strategy, a.temperature, a.is_public, a.public_description, a.policy, a.wallet_address, a.created_at,
@@ -111,8 +112,10 @@ export function createAgentsService(deps: AgentsDeps) {
       text: `select ${COLUMNS} from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
       values: [id, accountId],
     })
-    if (!rows[0]) throw new NotFoundError('Agent')
-    return rows[0]
+    const r = rows[0]
+    if (!r) throw new NotFoundError('Agent')
+    // Normalised once here, so a cached row's reads skip parsing dates.
+    return { ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }
   }
 
   return {

@@ -3,7 +3,7 @@
  * part. The checksum lets us refuse typos and garbage before touching the database; only the
  * SHA-256 of the whole key is stored, plus a short non-secret hint for display.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 
 export const API_KEY_PREFIX = 'cpk_'
@@ -89,7 +89,7 @@ export function isWellFormedApiKey(value: string): boolean {
  * const row = await keys.findOne({ hash: hashApiKey(presented) })
  */
 export function hashApiKey(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex')
+  return hash('sha256', value, 'hex')
 }
 
 /**
