@@ -1,4 +1,4 @@
-import { BaseError, formatUnits, getAddress, HttpRequestError, TimeoutError, WebSocketRequestError, zeroAddress, type Address } from 'viem'
+import { BaseError, formatUnits, getAddress, HttpRequestError, SocketClosedError, TimeoutError, UnknownRpcError, WebSocketRequestError, zeroAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from './artifacts/index.ts'
 import { PRICE_SCALE, priceFromReserves } from './prices.ts'
@@ -125,7 +125,16 @@ export function chainUnavailable(err: unknown): ServiceUnavailableError {
  */
 export function chainUnavailableOf(err: unknown): ServiceUnavailableError | undefined {
   if (!(err instanceof BaseError)) return undefined
-  const transport = err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError)
+  const transport = err.walk(
+    (e) =>
+      e instanceof HttpRequestError ||
+      e instanceof TimeoutError ||
+      e instanceof WebSocketRequestError ||
+      e instanceof SocketClosedError ||
+      // A WebSocket that could not connect rejects with the socket's error event, which viem
+      // passes on as the cause of an UnknownRpcError.
+      (e instanceof UnknownRpcError && e.cause instanceof Event),
+  )
   return transport ? chainUnavailable(err) : undefined
 }
 
