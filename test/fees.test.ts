@@ -129,6 +129,14 @@ describe('venue-a creator fees', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
     expect(replay.body.id).toBe(claim.body.id)
     expect(await weth(payout)).toBe(parseEther('0.005'))
+    // The stored answer lost: the same body finds the claim made, another body is refused.
+    await app.services.pool.query(`delete from idempotency_key where key = $1`, [k])
+    const otherToken = await api('POST', '/fees/claim', { agentId: creator.id, tokenAddress: '0x000000000000000000000000000000000000dEaD' }, { 'idempotency-key': k })
+    expect(otherToken.status).toBe(422)
+    expect(otherToken.body.code).toBe('idempotency_key_reused')
+    const lost = await api('POST', '/fees/claim', { agentId: creator.id }, { 'idempotency-key': k })
+    expect(lost.body).toMatchObject({ id: claim.body.id, txHash: claim.body.txHash, status: 'confirmed' })
+    expect(await weth(payout)).toBe(parseEther('0.005'))
 
     const after = await earnings()
     expect(row(after.body, curveToken)).toMatchObject({ earned: '0.005', claimable: '0', claimed: '0.005' })

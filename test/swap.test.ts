@@ -327,6 +327,15 @@ describe('validation', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.body.id).toBe(first.body.id)
     expect(await txCount(agent.id)).toBe(1)
+    // The stored answer lost (a crash after the swap, before the answer was kept): the same
+    // body finds the swap made; another body under the key is refused.
+    await app.services.pool.query(`delete from idempotency_key where key = $1`, [k])
+    const other = await api('POST', '/swap/execute', { ...body, amountIn: '0.06' }, { 'idempotency-key': k })
+    expect(other.status).toBe(422)
+    expect(other.body.code).toBe('idempotency_key_reused')
+    const same = await api('POST', '/swap/execute', body, { 'idempotency-key': k })
+    expect(same.body).toMatchObject({ id: first.body.id, txHash: first.body.txHash })
+    expect(await txCount(agent.id)).toBe(1)
   })
 })
 

@@ -119,6 +119,11 @@ describe('retries after a crash', () => {
     const retry = await api('POST', '/wallet/transfer', body, { 'idempotency-key': 'crash-retry' })
     expect(retry.status).toBe(200)
     expect(retry.body).toMatchObject({ id: first.body.id, txHash: first.body.txHash, status: 'confirmed' })
+    // The same key with another body is refused, not answered with the first transfer.
+    await app.services.pool.query(`delete from idempotency_key where key = 'crash-retry'`)
+    const other = await api('POST', '/wallet/transfer', { ...body, amount: '5' }, { 'idempotency-key': 'crash-retry' })
+    expect(other.status).toBe(422)
+    expect(other.body.code).toBe('idempotency_key_reused')
     const { rows } = await app.services.pool.query(`select count(*)::int as n from chain_tx where agent_id = $1`, [a.body.id])
     expect(rows[0].n).toBe(1)
   })

@@ -45,14 +45,25 @@ export async function transfer(
   const agent = await ownAgent(pool, accountId, body.agentId)
   // A retry (same Idempotency-Key) after a crash answers with the transfer already made, before
   // any check that the first one changed the outcome of (balance, daily cap).
-  const prior = await pool.query<{ params: TransferParams; usd: string }>(
-    `select x.snapshot->'context'->'params' as params, w.usd_value::text as usd from wallet_op w join actor x on x.id = w.id
+  const prior = await pool.query<{ params: TransferParams; usd: string; agent_id: string }>(
+    `select x.snapshot->'context'->'params' as params, w.usd_value::text as usd, w.agent_id from wallet_op w join actor x on x.id = w.id
       where w.id = $1 and w.account_id = $2 and w.kind = 'transfer'`,
     [opId, accountId],
   )
   if (prior.rows[0]) {
-    const op = await wallet.run({ opId, accountId, agentId: body.agentId, kind: 'transfer', params: prior.rows[0].params, usdValue: prior.rows[0].usd })
-    return { ...op, token: body.token, tokenAddress: prior.rows[0].params.token, to: prior.rows[0].params.to, amount: body.amount, valueUsd: prior.rows[0].usd }
+    const { params: p, usd } = prior.rows[0]
+    // The key's first request may have failed after its transfer was made (so the key was not
+    // kept): a retry with another body must not be answered with this transfer as if it were its own.
+    const token = await resolveToken({ pool, chain: wallet.chain }, body.token)
+    const same =
+      prior.rows[0].agent_id === body.agentId &&
+      token?.address === p.token &&
+      token.native === p.native &&
+      body.to.toLowerCase() === p.to &&
+      parseTokenAmount(body.amount, token.decimals).toString() === p.amount
+    if (!same) throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+    const op = await wallet.run({ opId, accountId, agentId: body.agentId, kind: 'transfer', params: p, usdValue: usd })
+    return { ...op, token: token.symbol, tokenAddress: p.token, to: p.to, amount: body.amount, valueUsd: usd }
   }
   if (agent.status === 'deleted') throw new ServiceError('The agent is deleted.', { code: 'invalid_state', status: 409 })
   const token = await resolveToken({ pool, chain: wallet.chain }, body.token)

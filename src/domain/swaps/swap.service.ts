@@ -316,7 +316,21 @@ export function createSwapsService(deps: SwapsDeps) {
   async function execute(accountId: string, raw: unknown, opId: string) {
     const p = await prepare(accountId, raw, 'execute')
     // A retry of a request that already created its operation (same Idempotency-Key) waits for that one.
-    if (await existingSwap(accountId, opId)) return finish(accountId, opId, undefined)
+    const existing = await existingSwap(accountId, opId)
+    if (existing) {
+      // Only the same request may be answered with it (its first answer may have been lost).
+      const ctx = existing.snapshot.context as WalletOpInput & { params: SwapParams }
+      const same =
+        ctx.agentId === p.body.agentId &&
+        ctx.params.tokenIn === p.tokenIn.address &&
+        ctx.params.tokenOut === p.tokenOut.address &&
+        ctx.params.tokenInInfo.native === p.tokenIn.native &&
+        ctx.params.tokenOutInfo.native === p.tokenOut.native &&
+        ctx.params.amountIn === p.amountIn.toString() &&
+        ctx.params.slippageBps === p.body.slippageBps
+      if (!same) throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+      return finish(accountId, opId, undefined)
+    }
     const stored = p.body.quoteId ? await storedQuote(accountId, p, p.body.quoteId) : undefined
     const unverified = [p.tokenIn, p.tokenOut].filter((t) => !t.verified)
     if (unverified.length > 0 && p.body.acknowledgeUnverified !== true) {

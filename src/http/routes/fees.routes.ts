@@ -55,6 +55,15 @@ export function feeRoutes(deps: AppDeps): Router {
       // A retry of a keyed claim finds its operation; planning again would see nothing left to claim.
       const existing = idem ? await deps.runtime.get(opId) : undefined
       if (existing && (existing.accountId !== accountId || existing.kind.kind !== 'walletop')) throw new NotFoundError('Operation')
+      if (existing) {
+        // Only the same request may be answered with it: same agent, and the same token when one was named.
+        const ctx = existing.snapshot.context as WalletOpInput
+        const tokens = (claimParamsSchema.safeParse(ctx.params).data?.claims ?? []).map((c) => c.tokenAddress.toLowerCase())
+        const named = body.tokenAddress?.toLowerCase()
+        if (ctx.agentId !== body.agentId || (named !== undefined && (tokens.length !== 1 || tokens[0] !== named))) {
+          throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+        }
+      }
       const params = existing ? {} : { claims: (await fees.planClaim(accountId, body.agentId, body.tokenAddress)).claims }
       // A claim pays the agent's own payout wallet: it spends nothing, so it counts 0 toward the daily cap.
       // Exclusive: a second claim started beside this one would find the same fees and revert.
