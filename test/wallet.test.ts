@@ -158,3 +158,28 @@ describe('the dev faucet', () => {
     expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [a.body.wallet_address] })).toBe(50_000_000n)
   })
 })
+
+describe('portfolio', () => {
+  it('lists a token the wallet only received by a plain transfer from another wallet', async () => {
+    const res = await api('POST', '/launch/venue-a', { agentId, symbol: 'GIFT', name: 'Gift', quote: 'ETH' }, { 'idempotency-key': 'gift-launch' })
+    let launch = res.body
+    for (const until = Date.now() + 20_000; launch.status !== 'live' && launch.status !== 'failed' && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 50))
+      launch = (await api('GET', `/launch/${res.body.id}`)).body
+    }
+    expect(launch.status).toBe('live')
+    const bought = await api('POST', '/swap/execute', { agentId, tokenIn: 'ETH', tokenOut: launch.tokenAddress, amountIn: '0.01', slippageBps: 500, acknowledgeUnverified: true })
+    expect(bought.body.status).toBe('confirmed')
+    const receiver = await api('POST', '/agents', { name: 'receiver', model: 'gpt-4o-mini', skills: [] })
+    const before = await api('GET', `/wallet/portfolio?agentId=${receiver.body.id}`)
+    expect(before.body.holdings.map((h: { symbol: string }) => h.symbol)).not.toContain('GIFT')
+    await api('POST', `/agents/${agentId}/whitelist`, { address: receiver.body.wallet_address })
+    const sent = await api('POST', '/wallet/transfer', { agentId, to: receiver.body.wallet_address, token: launch.tokenAddress, amount: '1000' })
+    expect(sent.body.status).toBe('confirmed')
+    const after = await api('GET', `/wallet/portfolio?agentId=${receiver.body.id}`)
+    expect(after.status).toBe(200)
+    expect(after.body.holdings).toContainEqual(expect.objectContaining({ symbol: 'GIFT', address: launch.tokenAddress, balance: '1000', verified: false }))
+    const { rows } = await app.services.pool.query(`select token_address from agent_received_token where agent_id = $1`, [receiver.body.id])
+    expect(rows).toEqual([{ token_address: launch.tokenAddress }])
+  })
+})

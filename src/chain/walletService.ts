@@ -1,11 +1,12 @@
 import type pg from 'pg'
-import { formatUnits, parseUnits, type Address } from 'viem'
+import { formatUnits, getAddress, parseAbiItem, parseUnits, type Address } from 'viem'
+import type { ChainHandle } from './chain.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
 import { ForbiddenError, NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { checkPolicy } from '../domain/agents/policyCheck.ts'
 import type { Policy } from '../domain/agents/policy.ts'
 import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
-import { createPriceReader, formatPrice, formatUsd } from './pricing.ts'
+import { chainUnavailableOf, createPriceReader, formatPrice, formatUsd } from './pricing.ts'
 import type { TransferParams } from './transferPlanner.ts'
 
 type AgentRow = { wallet_address: Address; policy: Partial<Policy>; status: string }
@@ -111,7 +112,8 @@ export async function portfolio({ pool, wallet }: { pool: pg.Pool; wallet: Walle
       where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed'`,
     [agentId, owner.toLowerCase()],
   )
-  for (const { address } of known) {
+  const received = await receivedTokens({ pool, chain }, agentId, owner)
+  for (const address of [...known.map((k) => k.address), ...received]) {
     if (!address || candidates.has(address)) continue
     const t = await resolveToken({ pool, chain }, address)
     if (t) candidates.set(address, t)
@@ -121,7 +123,11 @@ export async function portfolio({ pool, wallet }: { pool: pg.Pool; wallet: Walle
   const holdings = []
   let total = 0n
   for (const token of candidates.values()) {
-    const balance = await balanceOf(chain, token, owner)
+    // A contract that merely emits a Transfer to the wallet may not answer balanceOf: skipped.
+    const balance = await balanceOf(chain, token, owner).catch((err) => {
+      if (token.native || chainUnavailableOf(err)) throw err
+      return 0n
+    })
     if (balance === 0n && !token.native) continue
     const priced = await tokenUsd(chain, prices, token, balance).catch(() => undefined)
     const value = priced ? formatUsd(priced.amountUsd18) : null
@@ -141,6 +147,42 @@ export async function portfolio({ pool, wallet }: { pool: pg.Pool; wallet: Walle
   }
   return { agentId, walletAddress: owner, holdings, totalValueUsd: centsToUsd(total) }
 }
+
+/** Blocks per `Transfer` log scan. */
+const TRANSFER_SCAN_BLOCKS = 10_000n
+
+/**
+ * Tokens the wallet received by plain ERC-20 transfers (an airdrop, another wallet paying it),
+ * which neither the indexer nor our own operations know of. Scans `Transfer` logs to the wallet
+ * from where the last scan of this agent stopped (the deployment's start block at first) and
+ * keeps what it finds; a portfolio then costs one scan of the blocks since its last read.
+ */
+async function receivedTokens({ pool, chain }: { pool: pg.Pool; chain: ChainHandle }, agentId: string, owner: Address): Promise<string[]> {
+  const { rows } = await pool.query<{ scanned: string }>(`select scanned_block::text as scanned from agent_transfer_scan where agent_id = $1`, [agentId])
+  let from = rows[0] ? BigInt(rows[0].scanned) + 1n : BigInt(chain.manifest.startBlock)
+  const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
+  const found = new Set<string>()
+  while (from <= head) {
+    const to = from + TRANSFER_SCAN_BLOCKS - 1n < head ? from + TRANSFER_SCAN_BLOCKS - 1n : head
+    const logs = await chain.publicClient.getLogs({ event: TRANSFER_EVENT, args: { to: getAddress(owner) }, fromBlock: from, toBlock: to, strict: false })
+    // ERC-721 shares the signature with a fourth (indexed tokenId) topic: not a fungible balance.
+    for (const l of logs) if (l.topics.length === 3) found.add(l.address.toLowerCase())
+    await pool.query(
+      `insert into agent_received_token (agent_id, token_address) select $1, unnest($2::text[]) on conflict do nothing`,
+      [agentId, [...found]],
+    )
+    await pool.query(
+      `insert into agent_transfer_scan (agent_id, scanned_block) values ($1, $2)
+       on conflict (agent_id) do update set scanned_block = greatest(agent_transfer_scan.scanned_block, excluded.scanned_block)`,
+      [agentId, to.toString()],
+    )
+    from = to + 1n
+  }
+  const { rows: all } = await pool.query<{ token_address: string }>(`select token_address from agent_received_token where agent_id = $1`, [agentId])
+  return all.map((r) => r.token_address)
+}
+
+const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
 function centsToUsd(cents: bigint): string {
   const neg = cents < 0n

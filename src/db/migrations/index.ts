@@ -4,6 +4,7 @@ import { Migration20261122000003_indexer } from './Migration20261122000003_index
 import { Migration20261122000004_walletops } from './Migration20261122000004_walletops.ts'
 import { Migration20261122000005_quotes } from './Migration20261122000005_quotes.ts'
 import { Migration20261122000006_quotes_unlogged } from './Migration20261122000006_quotes_unlogged.ts'
+import { Migration20261123000007_received_tokens } from './Migration20261123000007_received_tokens.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   { name: 'Migration20261122000004_walletops', class: Migration20261122000004_walletops },
   { name: 'Migration20261122000005_quotes', class: Migration20261122000005_quotes },
   { name: 'Migration20261122000006_quotes_unlogged', class: Migration20261122000006_quotes_unlogged },
+  { name: 'Migration20261123000007_received_tokens', class: Migration20261123000007_received_tokens },
 ]
