@@ -59,5 +59,19 @@ describe('an external chain (CHAIN_RPC_URL + deployment manifest)', () => {
       await new Promise((r) => setTimeout(r, 100))
     }
     expect(status).toBe('live')
+
+    // The same chain named by its WebSocket URL: reads go over one socket, launches still land.
+    await stopServer(server)
+    server = await startServer({ ...env, CHAIN_RPC_URL: anvil.rpcUrl.replace(/^http/, 'ws') })
+    const wsApi = apiClient(`${server.url}/api/v1`, apiKey)
+    expect((await wsApi('GET', '/health')).body.rpc).toMatchObject({ configured: true, ok: true, chainId: 31337 })
+    const second = await wsApi('POST', '/launch/venue-b', { agentId: agent.id, symbol: 'EXTWS', name: 'External WS', quote: 'ETH' }, { 'idempotency-key': 'ext-2' })
+    expect(second.status).toBe(202)
+    let wsStatus = ''
+    for (const until = Date.now() + 20_000; Date.now() < until && wsStatus !== 'live' && wsStatus !== 'failed'; ) {
+      wsStatus = (await wsApi('GET', `/launch/${second.body.id}`)).body.status
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(wsStatus).toBe('live')
   })
 })
