@@ -59,6 +59,10 @@ describe('envelope and conventions', () => {
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 422, code: 'validation_failed' })
       expect(Object.keys(res.body.field_errors)).toHaveLength(1)
     }
+    const victim = await alice.api('POST', '/agents', { name: 'keep', model: 'gpt-4o-mini', skills: [] })
+    const del = await alice.api('DELETE', `/agents/${victim.body.id}`, { force: true })
+    expect(del.status).toBe(422)
+    expect((await alice.api('GET', `/agents/${victim.body.id}`)).body.status).toBe('stopped')
     const created = await alice.api('POST', '/agents?dryRun=true', { name: 'q', model: 'gpt-4o-mini', skills: [] })
     expect(created.status).toBe(422)
     expect(created.body.field_errors).toEqual({ dryRun: 'Unknown field.' })

@@ -45,7 +45,9 @@ export function agentRoutes(deps: AppDeps): Router {
   router.post('/:id', rejectQuery, requireScope('trade'), update)
   router.patch('/:id', rejectQuery, requireScope('trade'), update)
   router.delete('/:id', rejectQuery, requireScope('trade'), async (ctx) => {
-    ok(ctx, await deps.agents.command(account(ctx), agentId(ctx), 'agent.delete'))
+    const id = agentId(ctx)
+    parse(noBody, ctx.request.body)
+    ok(ctx, await deps.agents.command(account(ctx), id, 'agent.delete'))
   })
   for (const [path, type] of [['start', 'agent.start'], ['stop', 'agent.stop']] as const) {
     router.post(`/:id/${path}`, rejectQuery, requireScope('trade'), async (ctx) => {
