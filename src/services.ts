@@ -173,13 +173,14 @@ export async function createServices(
       venues: chain
         ? {
             configured: true,
+            // Lower case, as every address the API returns.
             addresses: {
-              'venue-a': chain.manifest.contracts.venueA,
-              'venue-b': chain.manifest.contracts.venueB,
-              router: chain.manifest.contracts.router,
-              factory: chain.manifest.contracts.factory,
-              weth: chain.manifest.contracts.weth,
-              usdc: chain.manifest.contracts.usdc,
+              'venue-a': chain.manifest.contracts.venueA.toLowerCase(),
+              'venue-b': chain.manifest.contracts.venueB.toLowerCase(),
+              router: chain.manifest.contracts.router.toLowerCase(),
+              factory: chain.manifest.contracts.factory.toLowerCase(),
+              weth: chain.manifest.contracts.weth.toLowerCase(),
+              usdc: chain.manifest.contracts.usdc.toLowerCase(),
             },
           }
         : { configured: false, addresses: null },

@@ -102,7 +102,7 @@ export function tokenRoutes(deps: AppDeps): Router {
       venue,
       quotes: symbols.map((symbol) => {
         const q = manifest.quoteAssets[symbol]!
-        return { symbol, address: q.address, decimals: q.decimals, native: q.native, logoUrl: quoteLogo(symbol) }
+        return { symbol, address: q.address.toLowerCase(), decimals: q.decimals, native: q.native, logoUrl: quoteLogo(symbol) }
       }),
     })
   })
