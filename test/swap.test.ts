@@ -273,8 +273,8 @@ contract Trap {
     const [eth, usdc] = [await client().getBalance({ address: agent.wallet_address }), await balance(m.contracts.usdc, agent.wallet_address)]
     const res = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.5', slippageBps: 30, quoteId: q.body.quoteId })
     expect(res.status).toBe(422)
-    expect(res.body.code).toBe('simulation_reverted')
-    expect(res.body.error).toMatch(/insufficient output amount/)
+    expect(res.body.code).toBe('slippage_exceeded')
+    expect(res.body.error).toMatch(/less than minAmountOut/)
     expect(await client().getBalance({ address: agent.wallet_address })).toBe(eth)
     expect(await balance(m.contracts.usdc, agent.wallet_address)).toBe(usdc)
     expect(await txCount(agent.id)).toBe(0)

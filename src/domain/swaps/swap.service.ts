@@ -34,7 +34,9 @@ const DEADLINE_SECONDS = 600n
 /** Above this, a quote warns about price impact (the policy cap decides whether it may execute). */
 const HIGH_IMPACT_BPS = 500
 /** Codes of refusals that happen before anything is signed: the request answers 422, not a failed swap. */
-const PRE_CHAIN_CODES = new Set(['simulation_reverted', 'insufficient_funds'])
+const PRE_CHAIN_CODES = new Set(['simulation_reverted', 'insufficient_funds', 'slippage_exceeded'])
+/** The reference router's and launchpad's reverts for an output under the caller's minimum. */
+const SLIPPAGE_REVERTS = /AmmRouter: insufficient output amount|Launchpad: (tokens|quote) out below minimum/
 
 type Warning = { code: string; message: string }
 
@@ -385,6 +387,13 @@ export function createSwapsService(deps: SwapsDeps) {
     // Every transaction in order, as the chain would run them: the swap sees the approval.
     const simulated = await simulateTxs(chain, owner, txs)
     const failed = simulated.find((c) => !c.ok)
+    if (failed && SLIPPAGE_REVERTS.test(failed.reason ?? '')) {
+      throw new ServiceError(
+        `The price moved: this swap would now return less than minAmountOut (${fmt(minAmountOut, p.tokenOut.decimals)} ${p.tokenOut.symbol}). ` +
+          'Quote again, or allow more slippageBps.',
+        { code: 'slippage_exceeded', status: 422 },
+      )
+    }
     if (failed) throw new SimulationRevertedError(failed.reason ?? 'reverted')
     const gases = simulated.map((c) => gasLimitFrom(c.gasUsed))
     const maxFeePerGas = (block.baseFeePerGas ?? 1_000_000_000n) * 2n + 1_000_000_000n
@@ -427,7 +436,9 @@ export function createSwapsService(deps: SwapsDeps) {
     const view = op ?? (await waitEnd(opId))
     const params = (entry.snapshot.context as WalletOpInput).params as SwapParams
     if (view.status === 'failed' && view.error && PRE_CHAIN_CODES.has(view.error.code)) {
-      throw new ServiceError(view.error.message, { code: view.error.code, status: 422 })
+      // The price can also move between this request's simulation and the send's own estimate.
+      const code = view.error.code === 'simulation_reverted' && SLIPPAGE_REVERTS.test(view.error.message) ? 'slippage_exceeded' : view.error.code
+      throw new ServiceError(view.error.message, { code, status: 422 })
     }
     return swapView(view, params)
   }
