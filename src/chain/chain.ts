@@ -66,10 +66,16 @@ export async function startChain({
     if (!manifestPath) throw new Error('CHAIN_RPC_URL needs DEPLOYMENT_MANIFEST (written by `npm run -s admin -- deploy-contracts`).')
     const manifest = await readManifest(manifestPath)
     const chain = defineLocalChain(manifest.chainId, rpcUrl)
-    const { client: publicClient } = readClient(chain, rpcUrl, 500, /^wss?:/.test(rpcUrl) ? { wsUrl: rpcUrl } : {})
-    const actual = await publicClient.getChainId()
-    if (actual !== manifest.chainId) throw new Error(`RPC chain id ${actual} does not match the manifest (${manifest.chainId})`)
-    return { chain, chainId: actual, rpcUrl, embedded: false, manifest, publicClient, stop: async () => {} }
+    const { client: publicClient, close } = readClient(chain, rpcUrl, 500, /^wss?:/.test(rpcUrl) ? { wsUrl: rpcUrl } : {})
+    const actual = await publicClient.getChainId().catch(async (err) => {
+      await close()
+      throw err
+    })
+    if (actual !== manifest.chainId) {
+      await close()
+      throw new Error(`RPC chain id ${actual} does not match the manifest (${manifest.chainId})`)
+    }
+    return { chain, chainId: actual, rpcUrl, embedded: false, manifest, publicClient, stop: close }
   }
 
   const dir = join(dataDir, 'chain')
