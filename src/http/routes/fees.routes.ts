@@ -17,7 +17,6 @@ export const claimBody = z.strictObject({
   agentId: z.uuid('Must be an agent id.'),
   tokenAddress: evmAddress.optional(),
 })
-const noQuery = z.strictObject({})
 
 /** A claim that ended `failed`, as the error the caller sees. */
 function claimFailed(error: { code: string; message: string } | null): ServiceError {
@@ -103,8 +102,7 @@ export function feeRoutes(deps: AppDeps): Router {
     },
   )
 
-  router.get('/stats', requireScope('read'), async (ctx) => {
-    parse(noQuery, ctx.query)
+  router.get('/stats', requireScope('read'), rejectQuery, async (ctx) => {
     ok(ctx, await fees.stats())
   })
   return router

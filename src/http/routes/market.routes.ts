@@ -2,14 +2,13 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse } from '../validate.ts'
+import { parse, rejectQuery } from '../validate.ts'
 import { ValidationError } from '../../domain/errors.ts'
 import { createMarketData } from '../../domain/fees/marketData.ts'
 
 const list = z.union([z.string().max(5000), z.array(z.string().max(5000)).max(100)])
 /** Lenient on unknown parameters: external price clients send their own extras. */
 export const priceQuery = z.object({ tokens: list.optional(), mint: list.optional() })
-const noQuery = z.strictObject({})
 export const leaderboardQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
@@ -56,13 +55,11 @@ export function marketRoutes(deps: AppDeps): Router {
     ok(ctx, field === 'mint' && res.prices.length === 1 ? { ...res.prices[0]!, ...res } : res)
   })
 
-  router.get('/stock-tokens', async (ctx) => {
-    parse(noQuery, ctx.query)
+  router.get('/stock-tokens', rejectQuery, async (ctx) => {
     ok(ctx, await market.stockTokens())
   })
 
-  router.get('/stats', async (ctx) => {
-    parse(noQuery, ctx.query)
+  router.get('/stats', rejectQuery, async (ctx) => {
     ok(ctx, await market.stats())
   })
 
