@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
+import { hashApiKey } from '../src/domain/keys/apiKey.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
@@ -289,6 +290,19 @@ describe('keys and scopes', () => {
     expect((await k('GET', '/me')).status).toBe(200)
     await new Promise((r) => setTimeout(r, 1600))
     expect((await k('GET', '/me')).status).toBe(401)
+  })
+})
+
+describe('key revocation against the key cache', () => {
+  it('a read that began before a revocation does not refill the cache after it', async () => {
+    const { apiKey } = await app.account({ name: 'revoked-mid-read' })
+    const accounts = app.services.accounts
+    // The read starts (the key still exists), the revocation arrives, then the row goes away.
+    const inFlight = accounts.authenticateKey(apiKey)
+    accounts.forgetKey(hashApiKey(apiKey))
+    await app.services.pool.query('delete from api_key where hash = $1', [hashApiKey(apiKey)])
+    await inFlight
+    expect(await accounts.authenticateKey(apiKey)).toBeUndefined()
   })
 })
 

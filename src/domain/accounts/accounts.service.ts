@@ -28,7 +28,41 @@ export type AccountsService = ReturnType<typeof createAccountsService>
 export function createAccountsService(deps: AccountsDeps) {
   const cache = new Map<string, { principal: Principal; expiresAt: Date | null; at: number }>()
   const lastTouched = new Map<string, number>()
+  const lookups = new Map<string, Promise<Principal | undefined>>()
+  /** Bumped by every revocation: a read that began before one must not fill the cache after it. */
+  let revocations = 0
   const fork = () => deps.em.fork()
+
+  function revoked(hash: string) {
+    revocations++
+    cache.delete(hash)
+    lookups.delete(hash)
+  }
+
+  /** Reads a key by its hash; caches the principal unless a revocation landed meanwhile. */
+  async function lookupKey(hash: string, now: number): Promise<Principal | undefined> {
+    const generation = revocations
+    const em = fork()
+    const key = await em.findOne(ApiKeySchema, { hash })
+    if (!key || !hashesEqual(key.hash, hash)) return undefined
+    if (key.expiresAt && key.expiresAt.getTime() <= now) return undefined
+    const account = await em.findOne(AccountSchema, { id: key.accountId })
+    if (!account) return undefined
+    const principal: Principal = {
+      accountId: account.id,
+      isOperator: account.isOperator,
+      scopes: key.scopes as Scope[],
+      via: 'key',
+      keyId: key.id,
+    }
+    if (deps.keyCacheMs > 0 && generation === revocations) cache.set(hash, { principal, expiresAt: key.expiresAt ?? null, at: now })
+    const last = lastTouched.get(key.id) ?? key.lastUsedAt?.getTime() ?? 0
+    if (now - last > LAST_USED_DEBOUNCE_MS) {
+      lastTouched.set(key.id, now)
+      void fork().nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: new Date(now) }).catch(() => {})
+    }
+    return principal
+  }
 
   async function createAccount({ name, isOperator = false, address = null }: { name: string; isOperator?: boolean; address?: string | null }) {
     const em = fork()
@@ -107,14 +141,14 @@ export function createAccountsService(deps: AccountsDeps) {
       const key = await em.findOne(ApiKeySchema, { id, accountId })
       if (!key) throw new NotFoundError('API key')
       await em.remove(key).flush()
-      cache.delete(key.hash)
+      revoked(key.hash)
       deps.onKeyRevoked?.(key.hash)
       return key
     },
 
     /** Drops a key from this node's cache (a revocation seen on another node). */
     forgetKey(hash: string) {
-      cache.delete(hash)
+      revoked(hash)
     },
 
     /**
@@ -130,26 +164,12 @@ export function createAccountsService(deps: AccountsDeps) {
         return hit.principal
       }
       cache.delete(hash)
-      const em = fork()
-      const key = await em.findOne(ApiKeySchema, { hash })
-      if (!key || !hashesEqual(key.hash, hash)) return undefined
-      if (key.expiresAt && key.expiresAt.getTime() <= now) return undefined
-      const account = await em.findOne(AccountSchema, { id: key.accountId })
-      if (!account) return undefined
-      const principal: Principal = {
-        accountId: account.id,
-        isOperator: account.isOperator,
-        scopes: key.scopes as Scope[],
-        via: 'key',
-        keyId: key.id,
-      }
-      if (deps.keyCacheMs > 0) cache.set(hash, { principal, expiresAt: key.expiresAt ?? null, at: now })
-      const last = lastTouched.get(key.id) ?? key.lastUsedAt?.getTime() ?? 0
-      if (now - last > LAST_USED_DEBOUNCE_MS) {
-        lastTouched.set(key.id, now)
-        void fork().nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: new Date(now) }).catch(() => {})
-      }
-      return principal
+      // Requests that arrive together with one key (its cache entry just lapsed) share one read.
+      const pending = lookups.get(hash)
+      if (pending) return pending
+      const lookup = lookupKey(hash, now).finally(() => lookups.delete(hash))
+      lookups.set(hash, lookup)
+      return lookup
     },
   }
 }
