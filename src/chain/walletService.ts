@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { formatUnits, getAddress, parseAbiItem, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
-import { ForbiddenError, NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
+import { ForbiddenError, NotFoundError, ServiceError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
 import { checkPolicy } from '../domain/agents/policyCheck.ts'
 import type { Policy } from '../domain/agents/policy.ts'
 import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
@@ -62,7 +62,7 @@ export async function transfer(
       token.native === p.native &&
       body.to.toLowerCase() === p.to &&
       parseTokenAmount(body.amount, token.decimals).toString() === p.amount
-    if (!same) throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+    if (!same) throw new IdempotencyKeyReusedError()
     const op = await wallet.run({ opId, accountId, agentId: body.agentId, kind: 'transfer', params: p, usdValue: usd })
     return { ...op, token: token.symbol, tokenAddress: p.token, to: p.to, amount: body.amount, valueUsd: usd }
   }
@@ -161,16 +161,17 @@ async function receivedTokens({ pool, chain }: { pool: pg.Pool; chain: ChainHand
   const { rows } = await pool.query<{ scanned: string }>(`select scanned_block::text as scanned from agent_transfer_scan where agent_id = $1`, [agentId])
   let from = rows[0] ? BigInt(rows[0].scanned) + 1n : BigInt(chain.manifest.startBlock)
   const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
-  const found = new Set<string>()
   while (from <= head) {
     const to = from + TRANSFER_SCAN_BLOCKS - 1n < head ? from + TRANSFER_SCAN_BLOCKS - 1n : head
     const logs = await chain.publicClient.getLogs({ event: TRANSFER_EVENT, args: { to: getAddress(owner) }, fromBlock: from, toBlock: to, strict: false })
     // ERC-721 shares the signature with a fourth (indexed tokenId) topic: not a fungible balance.
-    for (const l of logs) if (l.topics.length === 3) found.add(l.address.toLowerCase())
-    await pool.query(
-      `insert into agent_received_token (agent_id, token_address) select $1, unnest($2::text[]) on conflict do nothing`,
-      [agentId, [...found]],
-    )
+    const found = new Set(logs.filter((l) => l.topics.length === 3).map((l) => l.address.toLowerCase()))
+    if (found.size > 0) {
+      await pool.query(
+        `insert into agent_received_token (agent_id, token_address) select $1, unnest($2::text[]) on conflict do nothing`,
+        [agentId, [...found]],
+      )
+    }
     await pool.query(
       `insert into agent_transfer_scan (agent_id, scanned_block) values ($1, $2)
        on conflict (agent_id) do update set scanned_block = greatest(agent_transfer_scan.scanned_block, excluded.scanned_block)`,

@@ -76,6 +76,13 @@ export class RateLimitedError extends ServiceError {
   }
 }
 
+/** The same Idempotency-Key sent with another body: 422 `idempotency_key_reused`. */
+export class IdempotencyKeyReusedError extends ServiceError {
+  constructor() {
+    super('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+  }
+}
+
 export class ServiceUnavailableError extends ServiceError {
   constructor(message: string, { code = 'service_unavailable', retryAfterSeconds }: { code?: string; retryAfterSeconds?: number } = {}) {
     super(message, {

@@ -37,7 +37,7 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix?: s
  * @example
  * nulFieldErrors({ name: 'a\u0000b' }) // { name: 'Must not contain NUL (\\u0000) characters.' }
  */
-export function nulFieldErrors(value: unknown, prefix = ''): FieldErrors | undefined {
+export function nulFieldErrors(value: unknown): FieldErrors | undefined {
   const out: FieldErrors = {}
   const walk = (v: unknown, path: string, depth: number) => {
     if (Object.keys(out).length >= 20 || depth > 32) return
@@ -53,7 +53,7 @@ export function nulFieldErrors(value: unknown, prefix = ''): FieldErrors | undef
       }
     }
   }
-  walk(value, prefix, 0)
+  walk(value, '', 0)
   return Object.keys(out).length > 0 ? out : undefined
 }
 

@@ -20,7 +20,7 @@ import {
 } from '../../chain/swapPlanner.ts'
 import { checkPolicy } from '../agents/policyCheck.ts'
 import type { Policy } from '../agents/policy.ts'
-import { NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../errors.ts'
+import { IdempotencyKeyReusedError, NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../errors.ts'
 import { fieldErrorsOf } from '../../http/validate.ts'
 import { swapBody, type SwapBody } from './swap.schema.ts'
 import { lookupToken } from '../../chain/tokenInfo.ts'
@@ -330,7 +330,7 @@ export function createSwapsService(deps: SwapsDeps) {
         ctx.params.tokenOutInfo.native === p.tokenOut.native &&
         ctx.params.amountIn === p.amountIn.toString() &&
         ctx.params.slippageBps === p.body.slippageBps
-      if (!same) throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+      if (!same) throw new IdempotencyKeyReusedError()
       return finish(accountId, opId, undefined)
     }
     const stored = p.body.quoteId ? await storedQuote(accountId, p, p.body.quoteId) : undefined

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Context, Middleware } from 'koa'
 import type pg from 'pg'
-import { ServiceError } from '../../domain/errors.ts'
+import { ServiceError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { principalOf } from './auth.ts'
 
 /** How long an in-flight claim blocks a retry before a crashed request's key can be taken over. */
@@ -90,7 +90,7 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
       const row = rows[0]
       if (!row) throw new ServiceError('Idempotency key vanished; retry.', { code: 'idempotency_key_in_progress', status: 409 })
       if (row.fingerprint !== fingerprint) {
-        throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+        throw new IdempotencyKeyReusedError()
       }
       if (row.status !== 'completed') {
         throw new ServiceError('A request with this Idempotency-Key is still in flight; retry shortly.', {

@@ -7,7 +7,7 @@ import { ok } from '../respond.ts'
 import { evmAddress, parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
-import { NotFoundError, ServiceError, ServiceUnavailableError } from '../../domain/errors.ts'
+import { NotFoundError, ServiceError, ServiceUnavailableError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { NothingToClaimError, createFeesService } from '../../domain/fees/fees.service.ts'
 import { claimParamsSchema } from '../../chain/feesPlanner.ts'
 import type { WalletOpInput } from '../../actors/walletOp.machine.ts'
@@ -60,7 +60,7 @@ export function feeRoutes(deps: AppDeps): Router {
         const tokens = (claimParamsSchema.safeParse(ctx.params).data?.claims ?? []).map((c) => c.tokenAddress.toLowerCase())
         const named = body.tokenAddress?.toLowerCase()
         if (ctx.agentId !== body.agentId || (named !== undefined && (tokens.length !== 1 || tokens[0] !== named))) {
-          throw new ServiceError('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+          throw new IdempotencyKeyReusedError()
         }
       }
       const params = existing ? {} : { claims: (await fees.planClaim(accountId, body.agentId, body.tokenAddress)).claims }

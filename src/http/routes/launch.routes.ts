@@ -17,9 +17,10 @@ export function launchRoutes(deps: AppDeps): Router {
   if (!launches) return router
 
   router.post('/preview', rejectQuery, requireScope('trade'), async (ctx) => {
-    const venue = previewBody.shape.venue.safeParse((ctx.request.body as { venue?: unknown } | undefined)?.venue)
-    const { venue: _, ...body } = await parseLaunchBody(principalOf(ctx).accountId, venue.success ? venue.data : undefined, previewBody, ctx.request.body)
-    ok(ctx, await deps.previewLaunch!(principalOf(ctx).accountId, venue.data!, body))
+    // The venue as far as it parses: the account checks of a body with errors need it.
+    const named = previewBody.shape.venue.safeParse((ctx.request.body as { venue?: unknown } | undefined)?.venue).data
+    const { venue, ...body } = await parseLaunchBody(principalOf(ctx).accountId, named, previewBody, ctx.request.body)
+    ok(ctx, await deps.previewLaunch!(principalOf(ctx).accountId, venue, body))
   })
   /**
    * Parses a launch body: a 422 names every bad field at once, those the schema refuses and
