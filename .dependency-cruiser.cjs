@@ -1,0 +1,18 @@
+/** Import direction (docs/architecture.md): domain code never imports an outer layer at run time. */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-imports-outer-layer',
+      severity: 'error',
+      comment: 'src/domain needs from outside only what its ports declare; adapters are handed in by the composition root.',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/(http|chain|llm|actors|db|mcp|tools)/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+  },
+}
