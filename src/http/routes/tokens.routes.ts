@@ -34,9 +34,8 @@ function decodeTupleCursor<T>(cursor: string, schema: z.ZodType<T>): T {
 }
 const encodeTupleCursor = (v: unknown[]) => Buffer.from(JSON.stringify(v)).toString('base64url')
 
-
 /**
- * Public token data: the board (prices, market caps, 24 h volume), one token with its curve or
+ * Public token data: the board (prices, market caps, 24 h volume and change), one token with its curve or
  * pool state and creator fees, its trades, and the quote assets of each venue. Token, trade and
  * market data come from the chain indexer's tables; USD values use the quote asset's price.
  */
