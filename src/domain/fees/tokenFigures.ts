@@ -48,8 +48,9 @@ export const quoteUsd = (amount: bigint, decimals: number | undefined, usd18: bi
  * its quote asset (two decimals, a number), null without both prices.
  *
  * @example
- * tokenFigures({ totalSupply, price, price24hAgo, volume24h: 10n ** 17n, quoteDecimals: 18, quoteUsd18: 3000n * 10n ** 18n })
- * // { priceQuote: '0.0000000015', priceUsd: '0.0000045', marketCapUsd: '4500.00', volume24hUsd: '300.00', change24h: 12.5 }
+ * // 1e9 tokens, up 12.5% from 1.5e-9 ETH (`open`), 0.1 ETH traded, ETH at $3,000
+ * tokenFigures({ totalSupply: 10n ** 27n, price: (open * 9n) / 8n, price24hAgo: open, volume24h: 10n ** 17n, quoteDecimals: 18, quoteUsd18: 3000n * 10n ** 18n })
+ * // { priceQuote: '0.0000000016875', priceUsd: '0.0000050625', marketCapUsd: '5062.50', volume24hUsd: '300.00', change24h: 12.5 }
  */
 export function tokenFigures({ totalSupply, price, price24hAgo, volume24h, quoteDecimals, quoteUsd18 }: TokenFiguresInput) {
   const priced = price !== null && quoteDecimals !== undefined
