@@ -49,7 +49,7 @@ describe('an external chain (CHAIN_RPC_URL + deployment manifest)', () => {
     const agent = (await api('POST', '/agents', { name: 'ext', model: 'gpt-4o-mini', skills: [] })).body
     expect((await api('POST', '/dev/faucet', { agentId: agent.id, eth: '1' })).status).toBe(404)
     const client = createPublicClient({ transport: http(anvil.rpcUrl) })
-    await client.request({ method: 'anvil_setBalance' as never, params: [agent.wallet_address, toHex(parseEther('5'))] as never })
+    await client.request({ method: 'anvil_setBalance' as never, params: [agent.walletAddress, toHex(parseEther('5'))] as never })
     const launch = await api('POST', '/launch/venue-b', { agentId: agent.id, symbol: 'EXT', name: 'External', quote: 'ETH' }, { 'idempotency-key': 'ext-1' })
     expect(launch.status).toBe(202)
     const until = Date.now() + 20_000

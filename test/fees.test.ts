@@ -7,9 +7,9 @@ import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, FeeLockerArtifact } f
 let app: TestApp
 let api: Api
 let other: Api
-let creator: { id: string; wallet_address: Address }
+let creator: { id: string; walletAddress: Address }
 let payout: Address
-let buyer: { id: string; wallet_address: Address }
+let buyer: { id: string; walletAddress: Address }
 let curveToken: Address
 let poolToken: Address
 let m: NonNullable<TestApp['services']['chain']>['manifest']
@@ -170,7 +170,7 @@ describe('venue-b creator fees and several claims at once', () => {
   it('pool swaps accrue quote- and token-side fees in the FeeLocker; one claim operation sends both tokens', async () => {
     poolToken = await launch('venue-b', { symbol: 'FEEB', name: 'Fee Pool' })
     await buyOnPool(poolToken, '1') // 1% hook fee of the WETH in, half to the creator
-    const bought = await client().readContract({ address: poolToken, abi: erc20Abi, functionName: 'balanceOf', args: [buyer.wallet_address] })
+    const bought = await client().readContract({ address: poolToken, abi: erc20Abi, functionName: 'balanceOf', args: [buyer.walletAddress] })
     await sellOnPool(poolToken, bought / 2n) // 1% of the tokens in, half to the creator
     await buyOnCurve(curveToken, '0.5') // venue-a again: 0.0025 WETH
 

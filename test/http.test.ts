@@ -125,10 +125,10 @@ describe('agents', () => {
     })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({
-      name: 'full', model: 'gpt-4o', skills: ['trading', 'portfolio'], system_prompt: 'be careful',
-      payout_wallet: '0xabcdef0123456789abcdef0123456789abcdef01', persona: 'calm', strategy: 'momentum',
-      temperature: 0.7, is_public: true, public_description: 'a public bot', status: 'stopped',
-      wallet_address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      name: 'full', model: 'gpt-4o', skills: ['trading', 'portfolio'], systemPrompt: 'be careful',
+      payoutWallet: '0xabcdef0123456789abcdef0123456789abcdef01', persona: 'calm', strategy: 'momentum',
+      temperature: 0.7, isPublic: true, publicDescription: 'a public bot', status: 'stopped',
+      walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
     })
     expect(JSON.stringify(res.body)).not.toMatch(/wallet_key|encrypted|private/i)
     const list = await alice.api('GET', '/agents?limit=1')
@@ -159,7 +159,7 @@ describe('agents', () => {
     const p1 = await alice.api('POST', `/agents/${a.body.id}`, { name: 'renamed' })
     expect(p1.body.name).toBe('renamed')
     const p2 = await alice.api('PATCH', `/agents/${a.body.id}`, { policy: { max_trade_usd: '25' }, temperature: 1.5 })
-    expect(p2.body.policy).toMatchObject({ max_trade_usd: '25', max_daily_usd: '10000', max_price_impact_bps: 1500, paused: false })
+    expect(p2.body.policy).toMatchObject({ maxTradeUsd: '25', maxDailyUsd: '10000', maxPriceImpactBps: 1500, paused: false })
     expect(p2.body.temperature).toBe(1.5)
     const del = await alice.api('DELETE', `/agents/${a.body.id}`)
     expect(del.status).toBe(200)
@@ -228,7 +228,7 @@ describe('BOLA: another account never sees or touches an agent', () => {
 describe('validation: bad input is 422 naming each field, never 5xx', () => {
   const id = () => agentId
   const cases: Array<[string, string | (() => string), unknown, string[]]> = [
-    ['POST', '/agents', {}, ['name', 'model', 'skills']],
+    ['POST', '/agents', {}, ['name']],
     ['POST', '/agents', { name: 'x', model: 'nope', skills: ['trading'] }, ['model']],
     ['POST', '/agents', { name: 'x', model: 'gpt-4o-mini', skills: ['flying'] }, ['skills.0']],
     ['POST', '/agents', { name: 'x', model: 'gpt-4o-mini', skills: [], systemPrompt: 'typo' }, ['systemPrompt']],
@@ -355,9 +355,10 @@ describe('OpenAPI', () => {
     const create = res.body.paths['/agents'].post
     expect(create['x-scope']).toBe('trade')
     const body = create.requestBody.content['application/json'].schema
-    expect(body.required).toEqual(expect.arrayContaining(['name', 'model', 'skills']))
+    // model and skills default (the catalog's default model, the strategy preset's skills).
+    expect(body.required).toEqual(['name'])
     expect(body.additionalProperties).toBe(false)
-    expect(Object.keys(body.properties)).toContain('payout_wallet')
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['model', 'skills', 'payout_wallet']))
     const launch = res.body.paths['/launch/venue-a'].post
     expect(launch.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]))
     expect(res.body.paths['/tokens/{address}/trades'].get.parameters.map((p: { name: string }) => p.name)).toContain('ours')

@@ -64,7 +64,7 @@ beforeAll(async () => {
   api = (await app.account()).api
   const a = await api('POST', '/agents', { name: 'indexed', model: 'gpt-4o-mini', skills: ['token-launch'] })
   agentId = a.body.id
-  agentWallet = a.body.wallet_address
+  agentWallet = a.body.walletAddress
   expect((await api('POST', '/dev/faucet', { agentId, eth: '20', usdc: '20000' })).status).toBe(200)
 
   // A wallet that is none of ours, with ETH and USDC.

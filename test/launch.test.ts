@@ -28,7 +28,7 @@ async function newAgent(fund = true) {
     const f = await api('POST', '/dev/faucet', { agentId: a.body.id, eth: '20', usdc: '20000' })
     expect(f.status).toBe(200)
   }
-  return a.body as { id: string; wallet_address: Address }
+  return a.body as { id: string; walletAddress: Address }
 }
 
 beforeAll(async () => {
@@ -38,7 +38,7 @@ beforeAll(async () => {
   other = (await app.account({ name: 'other' })).api
   const a = await newAgent()
   agentId = a.id
-  wallet = a.wallet_address
+  wallet = a.walletAddress
 })
 afterAll(async () => {
   await app?.close()
@@ -137,7 +137,7 @@ describe('launches go live on chain', () => {
     const res = await api('POST', '/launch/self-funded', { agentId: poor.id, symbol: 'BROKE', name: 'Broke', quote: 'ETH' }, { 'idempotency-key': key() })
     expect(res.status).toBe(422)
     expect(res.body.code).toBe('insufficient_funds')
-    const n = await app.services.chain!.publicClient.getTransactionCount({ address: poor.wallet_address })
+    const n = await app.services.chain!.publicClient.getTransactionCount({ address: poor.walletAddress })
     expect(n).toBe(0)
     const { rowCount } = await app.services.pool.query('select 1 from chain_tx where agent_id = $1', [poor.id])
     expect(rowCount).toBe(0)
@@ -220,7 +220,7 @@ describe('validation and idempotency', () => {
     expect(lives.map((l) => l.status)).toEqual(['live', 'live', 'live', 'live', 'live'])
     const { rows } = await app.services.pool.query(`select nonce from chain_tx where agent_id = $1 order by nonce`, [fresh.id])
     expect(rows.map((r) => Number(r.nonce))).toEqual([0, 1, 2, 3, 4])
-    expect(await app.services.chain!.publicClient.getTransactionCount({ address: fresh.wallet_address })).toBe(5)
+    expect(await app.services.chain!.publicClient.getTransactionCount({ address: fresh.walletAddress })).toBe(5)
   })
 })
 

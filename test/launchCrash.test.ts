@@ -57,7 +57,7 @@ describe.concurrent('kill -9 during a launch', () => {
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ status: 'confirmed', nonce: '0' })
     const client = createPublicClient({ transport: http(anvilRpc(dataDir)) })
-    expect(await client.getTransactionCount({ address: agent.wallet_address })).toBe(1)
+    expect(await client.getTransactionCount({ address: agent.walletAddress })).toBe(1)
     const manifest = JSON.parse(readFileSync(join(dataDir, 'chain', 'manifest.json'), 'utf8'))
     const tokens = await client.readContract({ address: manifest.contracts.venueA, abi: BondingCurveLaunchpadArtifact.abi, functionName: 'allTokensLength' })
     expect(tokens).toBe(1n)

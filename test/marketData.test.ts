@@ -8,7 +8,7 @@ let api: Api
 /** No credentials: market data is public. */
 let pub: Api
 let m: NonNullable<TestApp['services']['chain']>['manifest']
-let first: { id: string; wallet_address: Address }
+let first: { id: string; walletAddress: Address }
 let second: { id: string }
 let curveToken: Address
 
@@ -53,7 +53,11 @@ describe('GET /price', () => {
     const block = Number(await app.services.chain!.publicClient.getBlockNumber({ cacheTime: 0 }))
     expect(res.body.block).toBe(block)
     const [eth, usdc, tsla, nvda, token] = res.body.prices
-    expect(eth).toEqual({ token: 'ETH', symbol: 'ETH', address: m.contracts.weth.toLowerCase(), kind: 'quote', priceUsd: '3000', source: m.contracts.wethUsdcPair.toLowerCase(), sourceType: 'pool', block })
+    expect(eth).toEqual({
+      token: 'ETH', mint: m.contracts.weth.toLowerCase(), symbol: 'ETH', name: 'Ether', address: m.contracts.weth.toLowerCase(), kind: 'quote',
+      price: 3000, priceUsd: '3000', currency: 'usd', change24h: null, volume24h: null, volume24hUsd: null, marketCap: null, marketCapUsd: null,
+      source: m.contracts.wethUsdcPair.toLowerCase(), sourceType: 'pool', block,
+    })
     expect(usdc).toMatchObject({ symbol: 'USDC', priceUsd: '1', source: null, sourceType: 'peg' })
     expect(tsla).toMatchObject({ symbol: 'TSLAx', priceUsd: '350', source: m.stocks[0]!.pair.toLowerCase(), sourceType: 'pool', kind: 'stock' })
     expect(nvda).toMatchObject({ token: m.stocks[1]!.address, symbol: 'NVDAx', priceUsd: '180' })

@@ -20,7 +20,7 @@ async function newAgent(eth = '50', usdc = '20000') {
   expect((await api('POST', '/dev/faucet', { agentId: a.body.id, eth, usdc })).status).toBe(200)
   // The default caps ($1,000 a trade) would refuse the larger test swaps; the policy test sets its own.
   await api('PATCH', `/agents/${a.body.id}`, { policy: { max_trade_usd: '1000000', max_daily_usd: '10000000' } })
-  return a.body as { id: string; wallet_address: Address }
+  return a.body as { id: string; walletAddress: Address }
 }
 
 const balance = (token: Address, owner: Address) =>
@@ -86,24 +86,24 @@ describe('quotes and swaps on the reference pools', () => {
     expect(q1.body.priceImpactBps).toBeLessThan(110)
     expect(Date.parse(q1.body.expiresAt) - Date.now()).toBeLessThanOrEqual(30_000)
 
-    const usdcBefore = await balance(usdc, agent.wallet_address)
-    const ethBefore = await client().getBalance({ address: agent.wallet_address })
+    const usdcBefore = await balance(usdc, agent.walletAddress)
+    const ethBefore = await client().getBalance({ address: agent.walletAddress })
     const x1 = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '1', slippageBps: 50, quoteId: q1.body.quoteId })
     expect(x1.status).toBe(200)
     expect(x1.body).toMatchObject({ status: 'confirmed', amountIn: '1', amountOut: formatUnits(out1, 6), txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), error: null })
     expect(BigInt(x1.body.gasUsed)).toBeGreaterThan(21_000n)
-    expect((await balance(usdc, agent.wallet_address)) - usdcBefore).toBe(out1)
-    expect(ethBefore - (await client().getBalance({ address: agent.wallet_address }))).toBe(parseEther('1') + (await gasSpent(agent.id)))
+    expect((await balance(usdc, agent.walletAddress)) - usdcBefore).toBe(out1)
+    expect(ethBefore - (await client().getBalance({ address: agent.walletAddress }))).toBe(parseEther('1') + (await gasSpent(agent.id)))
 
     // USDC -> TSLAx: the stock's USDC pool, after an approval in the same operation.
     const q2 = await api('POST', '/swap/quote', { agentId: agent.id, tokenIn: 'USDC', tokenOut: 'TSLAx', amountIn: '1000', slippageBps: 100 })
     const out2 = await poolOut(tsla().pair, usdc, 1000_000000n)
     expect(q2.body).toMatchObject({ amountOut: formatUnits(out2, 18), route: [{ venue: 'amm', address: tsla().pair.toLowerCase() }] })
     expect(Number(q2.body.amountOut)).toBeGreaterThan(2.5) // ~ $1000 / $350
-    const tslaBefore = await balance(tsla().address, agent.wallet_address)
+    const tslaBefore = await balance(tsla().address, agent.walletAddress)
     const x2 = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'USDC', tokenOut: 'TSLAx', amountIn: '1000', slippageBps: 100 })
     expect(x2.body).toMatchObject({ status: 'confirmed', amountOut: formatUnits(out2, 18) })
-    expect((await balance(tsla().address, agent.wallet_address)) - tslaBefore).toBe(out2)
+    expect((await balance(tsla().address, agent.walletAddress)) - tslaBefore).toBe(out2)
     const { rows: kinds } = await app.services.pool.query(`select kind, nonce from chain_tx where agent_id = $1 order by nonce`, [agent.id])
     expect(kinds.map((r) => r.kind)).toEqual(['swap', 'swap.approve', 'swap'])
 
@@ -119,13 +119,13 @@ describe('quotes and swaps on the reference pools', () => {
     expect(q3.body.route[0].amountOut).toBe(formatUnits(mid, 6))
     expect(q3.body.amountOut).toBe(formatUnits(out3, 18))
     expect(q3.body.fees).toHaveLength(2)
-    const nonce = await client().getTransactionCount({ address: agent.wallet_address })
-    const ethBefore3 = await client().getBalance({ address: agent.wallet_address })
+    const nonce = await client().getTransactionCount({ address: agent.walletAddress })
+    const ethBefore3 = await client().getBalance({ address: agent.walletAddress })
     const x3 = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'TSLAx', tokenOut: 'ETH', amountIn: '1.5', slippageBps: 100, quoteId: q3.body.quoteId })
     expect(x3.body).toMatchObject({ status: 'confirmed', amountOut: formatUnits(out3, 18), route: [{ venue: 'amm' }, { venue: 'amm' }] })
     const gas = await gasSpent(agent.id, nonce)
-    expect((await client().getBalance({ address: agent.wallet_address })) - ethBefore3).toBe(out3 - gas)
-    expect(tslaBefore + out2 - (await balance(tsla().address, agent.wallet_address))).toBe(amount)
+    expect((await client().getBalance({ address: agent.walletAddress })) - ethBefore3).toBe(out3 - gas)
+    expect(tslaBefore + out2 - (await balance(tsla().address, agent.walletAddress))).toBe(amount)
 
     // Polling the swap, and nobody else's.
     expect((await api('GET', `/swap/${x3.body.id}`)).body).toMatchObject({ id: x3.body.id, status: 'confirmed', amountOut: x3.body.amountOut })
@@ -172,7 +172,7 @@ describe('quotes and swaps on the reference pools', () => {
 
     const bought = await api('POST', '/swap/execute', { ...body, acknowledgeUnverified: true, quoteId: q.body.quoteId })
     expect(bought.body).toMatchObject({ status: 'confirmed', amountOut: q.body.amountOut, route: [{ venue: 'venue-a' }] })
-    const held = await balance(token, agent.wallet_address)
+    const held = await balance(token, agent.walletAddress)
     expect(formatUnits(held, 18)).toBe(q.body.amountOut)
 
     // Mixing the curve with a pool is refused, not half-done.
@@ -182,13 +182,13 @@ describe('quotes and swaps on the reference pools', () => {
 
     // Selling half back for ETH (sellForETH after an approval).
     const half = formatUnits(held / 2n, 18)
-    const ethBefore = await client().getBalance({ address: agent.wallet_address })
-    const nonce = await client().getTransactionCount({ address: agent.wallet_address })
+    const ethBefore = await client().getBalance({ address: agent.walletAddress })
+    const nonce = await client().getTransactionCount({ address: agent.walletAddress })
     const sold = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: token, tokenOut: 'ETH', amountIn: half, slippageBps: 200, acknowledgeUnverified: true })
     expect(sold.body).toMatchObject({ status: 'confirmed', route: [{ venue: 'venue-a' }] })
     const got = parseEther(sold.body.amountOut)
     expect(got).toBeGreaterThan(parseEther('0.09'))
-    expect((await client().getBalance({ address: agent.wallet_address })) - ethBefore).toBe(got - (await gasSpent(agent.id, nonce)))
+    expect((await client().getBalance({ address: agent.walletAddress })) - ethBefore).toBe(got - (await gasSpent(agent.id, nonce)))
   })
 
   it('a venue-b token quoted in USDC is bought with ETH through WETH -> USDC -> token, its 1% fee hook included', async () => {
@@ -206,7 +206,7 @@ describe('quotes and swaps on the reference pools', () => {
     expect(q.body.warnings.map((w: { code: string }) => w.code)).toEqual(['unverified_token'])
     const x = await api('POST', '/swap/execute', { ...body, quoteId: q.body.quoteId })
     expect(x.body).toMatchObject({ status: 'confirmed', amountOut: q.body.amountOut })
-    expect(formatUnits(await balance(token, agent.wallet_address), 18)).toBe(q.body.amountOut)
+    expect(formatUnits(await balance(token, agent.walletAddress), 18)).toBe(q.body.amountOut)
   })
 
   it('a token that taxes buys and blocks sells gets transfer-tax and sell-back warnings', async () => {
@@ -270,13 +270,13 @@ contract Trap {
     const q = await api('POST', '/swap/quote', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.5', slippageBps: 30 })
     const moved = await api('POST', '/swap/execute', { agentId: whale.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '10', slippageBps: 5000 })
     expect(moved.body.status).toBe('confirmed')
-    const [eth, usdc] = [await client().getBalance({ address: agent.wallet_address }), await balance(m.contracts.usdc, agent.wallet_address)]
+    const [eth, usdc] = [await client().getBalance({ address: agent.walletAddress }), await balance(m.contracts.usdc, agent.walletAddress)]
     const res = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.5', slippageBps: 30, quoteId: q.body.quoteId })
     expect(res.status).toBe(422)
     expect(res.body.code).toBe('slippage_exceeded')
     expect(res.body.error).toMatch(/less than minAmountOut/)
-    expect(await client().getBalance({ address: agent.wallet_address })).toBe(eth)
-    expect(await balance(m.contracts.usdc, agent.wallet_address)).toBe(usdc)
+    expect(await client().getBalance({ address: agent.walletAddress })).toBe(eth)
+    expect(await balance(m.contracts.usdc, agent.walletAddress)).toBe(usdc)
     expect(await txCount(agent.id)).toBe(0)
     // Without the quote, the same request is priced afresh and goes through.
     const fresh = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.5', slippageBps: 30 })
@@ -390,6 +390,6 @@ describe('concurrency', () => {
     const { rows } = await app.services.pool.query(`select nonce, status from chain_tx where agent_id = $1 order by nonce`, [agent.id])
     expect(rows.map((r) => Number(r.nonce))).toEqual(Array.from({ length: 20 }, (_, i) => i))
     expect(rows.every((r) => r.status === 'confirmed')).toBe(true)
-    expect(await client().getTransactionCount({ address: agent.wallet_address })).toBe(20)
+    expect(await client().getTransactionCount({ address: agent.walletAddress })).toBe(20)
   })
 })

@@ -51,8 +51,8 @@ describe.each(['after_store', 'after_broadcast'] as const)('kill -9 at %s during
     const { rpcUrl } = JSON.parse(readFileSync(join(dataDir, 'chain', 'anvil.json'), 'utf8'))
     const manifest = JSON.parse(readFileSync(join(dataDir, 'chain', 'manifest.json'), 'utf8'))
     const client = createPublicClient({ transport: http(rpcUrl) })
-    expect(await client.getTransactionCount({ address: agent.wallet_address })).toBe(1)
-    const usdc = await client.readContract({ address: manifest.contracts.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [agent.wallet_address] })
+    expect(await client.getTransactionCount({ address: agent.walletAddress })).toBe(1)
+    const usdc = await client.readContract({ address: manifest.contracts.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [agent.walletAddress] })
     expect(usdc).toBe(parseUnits(swap.amountOut, 6))
     expect(usdc).toBeGreaterThanOrEqual(parseUnits(swap.minAmountOut, 6))
     // The key's first request died in flight: a retry is told to wait until its lease runs out, never run twice.

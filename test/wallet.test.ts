@@ -16,7 +16,7 @@ beforeAll(async () => {
   other = (await app.account({ name: 'other' })).api
   const a = await api('POST', '/agents', { name: 'payer', model: 'gpt-4o-mini', skills: ['wallet'] })
   agentId = a.body.id
-  wallet = a.body.wallet_address
+  wallet = a.body.walletAddress
   await api('POST', '/dev/faucet', { agentId, eth: '5', usdc: '5000' })
   await api('POST', `/agents/${agentId}/whitelist`, { address: friend, label: 'friend' })
 })
@@ -153,9 +153,9 @@ describe('the dev faucet', () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => api('POST', '/dev/faucet', { agentId: a.body.id, eth: '1', usdc: '10' })))
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
     const client = app.services.chain!.publicClient
-    expect(await client.getBalance({ address: a.body.wallet_address })).toBe(5n * 10n ** 18n)
+    expect(await client.getBalance({ address: a.body.walletAddress })).toBe(5n * 10n ** 18n)
     const usdc = app.services.chain!.manifest.contracts.usdc
-    expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [a.body.wallet_address] })).toBe(50_000_000n)
+    expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [a.body.walletAddress] })).toBe(50_000_000n)
   })
 })
 
@@ -173,8 +173,8 @@ describe('portfolio', () => {
     const receiver = await api('POST', '/agents', { name: 'receiver', model: 'gpt-4o-mini', skills: [] })
     const before = await api('GET', `/wallet/portfolio?agentId=${receiver.body.id}`)
     expect(before.body.holdings.map((h: { symbol: string }) => h.symbol)).not.toContain('GIFT')
-    await api('POST', `/agents/${agentId}/whitelist`, { address: receiver.body.wallet_address })
-    const sent = await api('POST', '/wallet/transfer', { agentId, to: receiver.body.wallet_address, token: launch.tokenAddress, amount: '1000' })
+    await api('POST', `/agents/${agentId}/whitelist`, { address: receiver.body.walletAddress })
+    const sent = await api('POST', '/wallet/transfer', { agentId, to: receiver.body.walletAddress, token: launch.tokenAddress, amount: '1000' })
     expect(sent.body.status).toBe('confirmed')
     const after = await api('GET', `/wallet/portfolio?agentId=${receiver.body.id}`)
     expect(after.status).toBe(200)

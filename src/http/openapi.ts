@@ -4,6 +4,7 @@ import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
 import { swapBody } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
 import { pagingQuery } from './validate.ts'
+import { agentResponse, priceResponse, skillResponse, strategyResponse, whitelistEntryResponse } from './responseSchemas.ts'
 import { createKeyBody, profileBody } from './routes/account.routes.ts'
 import { siweBody } from './routes/auth.routes.ts'
 import { faucetBody } from './routes/dev.routes.ts'
@@ -23,10 +24,23 @@ type Op = {
   query?: z.ZodType
   idempotency?: 'required' | 'honoured'
   status?: number
+  /** JSON Schema of the 2xx body (without meta), where the document spells it out. */
+  response?: object
 }
 
 /** JSON Schema of what a client sends (the input side of transforms). */
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' })
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const withMeta = (body: object) => ({ allOf: [body, { type: 'object', required: ['meta'], properties: { meta: ref('Meta') } }] })
+const resource = (name: string, extra?: Record<string, object>) =>
+  extra ? { allOf: [ref(name), { type: 'object', properties: extra, required: Object.keys(extra) }] } : ref(name)
+const list = (key: string, name: string, paged: boolean) => ({
+  type: 'object',
+  required: [key, ...(paged ? ['nextCursor'] : [])],
+  properties: { [key]: { type: 'array', items: ref(name) }, ...(paged ? { nextCursor: { type: ['string', 'null'] } } : {}) },
+})
+const output = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', target: 'draft-2020-12' })
 
 const queryParams = (s: z.ZodType) => {
   const json = schema(s) as { properties?: Record<string, object>; required?: string[] }
@@ -37,14 +51,17 @@ const queryParams = (s: z.ZodType) => {
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
  *
  * @example
- * router.get('/openapi.json', (ctx) => { ctx.body = openApiDocument({ models: ['gpt-4o-mini'] }) })
+ * router.get('/openapi.json', (ctx) => { ctx.body = openApiDocument({ models: ['gpt-4o-mini'], defaultModel: 'gpt-4o-mini' }) })
  */
-export function openApiDocument({ models }: { models: readonly string[] }) {
-  const agents = agentSchemas({ models: new Set(models), skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS })
+export function openApiDocument({ models, defaultModel }: { models: readonly string[]; defaultModel: string }) {
+  const agents = agentSchemas({ models: new Set(models), defaultModel, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS })
+  const agent = resource('Agent')
+  const skills = { type: 'object', required: ['skills', 'strategies'], properties: { skills: { type: 'array', items: ref('Skill') }, strategies: { type: 'array', items: ref('Strategy') } } }
+  const prices = { type: 'object', required: ['prices', 'block'], properties: { prices: { type: 'array', items: ref('Price') }, block: { type: 'integer' } } }
   const ops: Op[] = [
     { method: 'get', path: '/health', summary: 'Database, Redis, RPC and venue addresses' },
     { method: 'get', path: '/models', summary: 'Model catalog with credit prices' },
-    { method: 'get', path: '/skills', summary: 'Built-in skills and strategy presets' },
+    { method: 'get', path: '/skills', summary: 'Built-in skills and strategy presets', response: skills },
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
@@ -52,7 +69,7 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
     { method: 'get', path: '/tokens', summary: 'Token board, newest first', query: boardQuery },
     { method: 'get', path: '/tokens/{address}', summary: 'One token with its curve or pool state' },
     { method: 'get', path: '/tokens/{address}/trades', summary: 'Trades of a token, newest first', query: tradesQuery },
-    { method: 'get', path: '/price', summary: 'USD prices from pools', query: priceQuery },
+    { method: 'get', path: '/price', summary: 'USD prices from pools (tokens=, or mint= and currency=usd)', query: priceQuery, response: prices },
     { method: 'get', path: '/stock-tokens', summary: 'Tokenized stocks with price and logo' },
     { method: 'get', path: '/stats', summary: 'Ecosystem figures' },
     { method: 'get', path: '/leaderboard', summary: 'Agents ranked by creator fees earned', query: leaderboardQuery },
@@ -61,17 +78,17 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
     { method: 'get', path: '/keys', summary: 'API keys (never their values)', auth: 'admin', query: pagingQuery },
     { method: 'post', path: '/keys', summary: 'Create a key (its value is shown once)', auth: 'admin', body: createKeyBody, status: 201 },
     { method: 'delete', path: '/keys/{id}', summary: 'Delete a key (refused at once everywhere)', auth: 'admin' },
-    { method: 'get', path: '/agents', summary: 'Own agents, newest first', auth: 'read', query: pagingQuery },
-    { method: 'post', path: '/agents', summary: 'Create an agent (snake_case body)', auth: 'trade', body: agents.create, status: 201 },
-    { method: 'get', path: '/agents/{id}', summary: 'One agent', auth: 'read' },
-    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH)', auth: 'trade', body: agents.update },
-    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent', auth: 'trade', body: agents.update },
-    { method: 'delete', path: '/agents/{id}', summary: 'Delete an agent (final)', auth: 'trade' },
-    { method: 'post', path: '/agents/{id}/start', summary: 'Start an agent', auth: 'trade' },
-    { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade' },
-    { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read' },
-    { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201 },
-    { method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address', auth: 'admin', body: whitelistDeleteBody },
+    { method: 'get', path: '/agents', summary: 'Own agents, newest first', auth: 'read', query: pagingQuery, response: list('agents', 'Agent', true) },
+    { method: 'post', path: '/agents', summary: 'Create an agent (snake_case body; model and skills default)', auth: 'trade', body: agents.create, status: 201, response: agent },
+    { method: 'get', path: '/agents/{id}', summary: 'One agent', auth: 'read', response: agent },
+    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH)', auth: 'trade', body: agents.update, response: agent },
+    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent', auth: 'trade', body: agents.update, response: agent },
+    { method: 'delete', path: '/agents/{id}', summary: 'Delete an agent (final)', auth: 'trade', response: agent },
+    { method: 'post', path: '/agents/{id}/start', summary: 'Start an agent', auth: 'trade', response: agent },
+    { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade', response: agent },
+    { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read', response: list('whitelist', 'WhitelistEntry', false) },
+    { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201, response: resource('WhitelistEntry') },
+    { method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address', auth: 'admin', body: whitelistDeleteBody, response: resource('WhitelistEntry', { deleted: { const: true } }) },
     { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
     ...(['venue-a', 'venue-b', 'self-funded'] as const).map((v): Op => ({
@@ -104,7 +121,10 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
       ...(params.length ? { parameters: params } : {}),
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
       responses: {
-        [String(op.status ?? 200)]: { description: 'The resource at the top level, plus meta.requestId', content: { 'application/json': {} } },
+        [String(op.status ?? 200)]: {
+          description: 'The resource at the top level, plus meta.requestId',
+          content: { 'application/json': op.response ? { schema: withMeta(op.response) } : {} },
+        },
         default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     }
@@ -119,6 +139,12 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
         session: { type: 'apiKey', in: 'cookie', name: 'sid', description: 'SIWE session; writes need X-CSRF-Token' },
       },
       schemas: {
+        Meta: { type: 'object', required: ['requestId', 'timestamp'], properties: { requestId: { type: 'string' }, timestamp: { type: 'string' } } },
+        Agent: output(agentResponse),
+        WhitelistEntry: output(whitelistEntryResponse),
+        Skill: output(skillResponse),
+        Strategy: output(strategyResponse),
+        Price: output(priceResponse),
         Error: {
           type: 'object',
           required: ['error', 'code'],

@@ -1,18 +1,27 @@
 import { z } from 'zod'
 import { policyPatchSchema } from './policy.ts'
+import { presetSkills } from '../skills/builtinSkills.ts'
 
 const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.')
   .transform((a) => a.toLowerCase())
 
-export type AgentCatalogs = { models: ReadonlySet<string>; skills: ReadonlySet<string>; strategies: ReadonlySet<string> }
+export type AgentCatalogs = {
+  models: ReadonlySet<string>
+  /** The catalog's default model: a new agent that names no model gets it. */
+  defaultModel: string
+  skills: ReadonlySet<string>
+  strategies: ReadonlySet<string>
+}
 
 /**
  * Agent request bodies (snake_case). Built from the catalogs so that an unknown model, skill or
- * strategy is a field error like any other. Unknown fields are refused, not dropped.
+ * strategy is a field error like any other. Unknown fields are refused, not dropped. On create,
+ * `model` defaults to the catalog's default and `skills` to the strategy preset's (else none),
+ * so `{ name, strategy }` alone makes a working agent.
  */
-export function agentSchemas({ models, skills, strategies }: AgentCatalogs) {
+export function agentSchemas({ models, defaultModel, skills, strategies }: AgentCatalogs) {
   const model = z.string().refine((m) => models.has(m), 'Unknown model; see GET /api/v1/models.')
   const skillList = z
     .array(z.string().refine((s) => skills.has(s), 'Unknown skill; see GET /api/v1/skills.'))
@@ -32,17 +41,25 @@ export function agentSchemas({ models, skills, strategies }: AgentCatalogs) {
     public_description: z.string().max(1000).nullable(),
     policy: policyPatchSchema,
   }
-  const create = z.strictObject({
-    ...fields,
-    system_prompt: fields.system_prompt.optional(),
-    payout_wallet: fields.payout_wallet.optional(),
-    persona: fields.persona.optional(),
-    strategy: fields.strategy.optional(),
-    temperature: fields.temperature.optional(),
-    is_public: fields.is_public.optional(),
-    public_description: fields.public_description.optional(),
-    policy: fields.policy.optional(),
-  })
+  const create = z
+    .strictObject({
+      ...fields,
+      model: fields.model.optional(),
+      skills: fields.skills.optional(),
+      system_prompt: fields.system_prompt.optional(),
+      payout_wallet: fields.payout_wallet.optional(),
+      persona: fields.persona.optional(),
+      strategy: fields.strategy.optional(),
+      temperature: fields.temperature.optional(),
+      is_public: fields.is_public.optional(),
+      public_description: fields.public_description.optional(),
+      policy: fields.policy.optional(),
+    })
+    .transform(({ model, skills, ...rest }) => ({
+      ...rest,
+      model: model ?? defaultModel,
+      skills: skills ?? (rest.strategy ? presetSkills(rest.strategy) : []),
+    }))
   const update = z.strictObject(fields).partial()
   return { create, update }
 }

@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { ActorRuntime } from '../../actors/actorRuntime.ts'
 import { NotFoundError, InvalidStateError } from '../errors.ts'
 import type { AgentCreateBody, AgentUpdateBody } from './agent.schema.ts'
-import { DEFAULT_POLICY, policySchema, type Policy } from './policy.ts'
+import { DEFAULT_POLICY, policySchema, policyView, type Policy } from './policy.ts'
 import { withTransaction } from '../../db/transaction.ts'
 
 export type AgentWallet = { address: string; encryptedKey: string }
@@ -48,26 +48,29 @@ const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt,
   a.strategy, a.temperature, a.is_public, a.public_description, a.policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.snapshot`
 
-/** The agent resource as the API shows it (snake_case); never the wallet key. */
+/**
+ * The agent resource as the API shows it: camelCase, as every response is (request bodies stay
+ * snake_case). The one place that shapes an agent for a response; never the wallet key.
+ */
 export function agentView(row: AgentRow, live?: { status: string; reason: string | null }) {
   return {
     id: row.id,
     name: row.name,
     model: row.model,
     skills: row.skills,
-    system_prompt: row.system_prompt,
-    payout_wallet: row.payout_wallet,
+    systemPrompt: row.system_prompt,
+    payoutWallet: row.payout_wallet,
     persona: row.persona,
     strategy: row.strategy,
     temperature: row.temperature,
-    is_public: row.is_public,
-    public_description: row.public_description,
-    policy: { ...DEFAULT_POLICY, ...row.policy },
-    wallet_address: row.wallet_address,
+    isPublic: row.is_public,
+    publicDescription: row.public_description,
+    policy: policyView({ ...DEFAULT_POLICY, ...row.policy }),
+    walletAddress: row.wallet_address,
     status: live?.status ?? row.status,
-    status_reason: live ? live.reason : (row.snapshot?.context?.reason ?? null),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    statusReason: live ? live.reason : (row.snapshot?.context?.reason ?? null),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   }
 }
 export type AgentView = ReturnType<typeof agentView>
@@ -252,12 +255,13 @@ export function createAgentsService(deps: AgentsDeps) {
   }
 }
 
+/** A whitelist entry as the API shows it (camelCase). */
 function whitelistView(r: { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }) {
   return {
     address: r.address,
     label: r.label,
-    usable_at: iso(r.usable_at),
+    usableAt: iso(r.usable_at),
     usable: new Date(r.usable_at).getTime() <= Date.now(),
-    created_at: iso(r.created_at),
+    createdAt: iso(r.created_at),
   }
 }

@@ -30,3 +30,15 @@ export const DEFAULT_POLICY: Policy = {
 
 /** A partial policy in a create or update body, merged over the current one. */
 export const policyPatchSchema = policySchema.partial()
+
+/** A policy as responses show it: the same rules, camelCase keys (request bodies stay snake_case). */
+export function policyView(p: Policy) {
+  return {
+    maxTradeUsd: p.max_trade_usd,
+    maxDailyUsd: p.max_daily_usd,
+    maxPriceImpactBps: p.max_price_impact_bps,
+    allowTokens: p.allow_tokens,
+    denyTokens: p.deny_tokens,
+    paused: p.paused,
+  }
+}

@@ -4,6 +4,7 @@ import type { ChainHandle } from '../../chain/chain.ts'
 import { ServiceUnavailableError, ValidationError } from '../errors.ts'
 import { createPriceReader, formatPrice, formatUsd, type PricePoint } from '../../chain/pricing.ts'
 import { LATEST_PRICE_SQL, indexedBlock, quotePrices, valueOf } from './feeValuation.ts'
+import { PRICE_24H_AGO_SQL, tokenFigures, VOLUME_24H_SQL } from './tokenFigures.ts'
 
 /** Most tokens one price request may name. */
 export const MAX_PRICE_TOKENS = 50
@@ -11,9 +12,19 @@ export const MAX_PRICE_TOKENS = 50
 const CACHE_MS = 2000
 
 type Resolved =
-  | { kind: 'quote'; symbol: string; address: string }
-  | { kind: 'stock'; symbol: string; address: string; pair: Address; decimals: number }
-  | { kind: 'launched'; symbol: string; address: string; venue: string; quoteSymbol: string; poolAddress: string | null }
+  | { kind: 'quote'; symbol: string; name: string; address: string }
+  | { kind: 'stock'; symbol: string; name: string; address: string; pair: Address; decimals: number }
+  | {
+      kind: 'launched'; symbol: string; name: string; address: string; venue: string; quoteSymbol: string; poolAddress: string | null
+      /** From the indexer: supply, quote base units traded in 24 h, the price 24 h ago. */
+      totalSupply: bigint; volume24h: bigint; price24hAgo: bigint | null
+    }
+
+/** Display names of the quote assets (the manifest has symbols only). */
+const QUOTE_NAMES: Record<string, string> = { ETH: 'Ether', USDC: 'USD Coin' }
+
+/** A number for clients that read one (`price`, `volume24h`, `marketCap`) beside the exact decimal string. */
+const asNumber = (decimal: string | null) => (decimal === null ? null : Number(decimal))
 
 export type MarketData = ReturnType<typeof createMarketData>
 
@@ -52,11 +63,11 @@ export function createMarketData({ pool, chain }: { pool: pg.Pool; chain: ChainH
       const lower = w.toLowerCase()
       const stock = stocks.find((s) => s.symbol.toLowerCase() === lower || s.address.toLowerCase() === lower)
       if (lower === 'eth' || lower === 'weth' || lower === contracts.weth.toLowerCase()) {
-        found.set(w, { kind: 'quote', symbol: 'ETH', address: contracts.weth.toLowerCase() })
+        found.set(w, { kind: 'quote', symbol: 'ETH', name: QUOTE_NAMES.ETH!, address: contracts.weth.toLowerCase() })
       } else if (lower === 'usdc' || lower === contracts.usdc.toLowerCase()) {
-        found.set(w, { kind: 'quote', symbol: 'USDC', address: contracts.usdc.toLowerCase() })
+        found.set(w, { kind: 'quote', symbol: 'USDC', name: QUOTE_NAMES.USDC!, address: contracts.usdc.toLowerCase() })
       } else if (stock) {
-        found.set(w, { kind: 'stock', symbol: stock.symbol, address: stock.address.toLowerCase(), pair: stock.pair, decimals: stock.decimals })
+        found.set(w, { kind: 'stock', symbol: stock.symbol, name: stock.name, address: stock.address.toLowerCase(), pair: stock.pair, decimals: stock.decimals })
       } else if (/^0x[0-9a-f]{40}$/.test(lower)) {
         addresses.push(lower)
       } else {
@@ -64,15 +75,24 @@ export function createMarketData({ pool, chain }: { pool: pg.Pool; chain: ChainH
       }
     }
     if (addresses.length > 0) {
-      const { rows } = await pool.query<{ address: string; symbol: string; venue: string; quote_symbol: string; pool_address: string | null }>(
-        `select address, symbol, venue, quote_symbol, pool_address from token where chain_id = $1 and address = any($2)`,
+      const { rows } = await pool.query<{
+        address: string; symbol: string; name: string; venue: string; quote_symbol: string; pool_address: string | null
+        total_supply: string; volume_24h: string; price_24h_ago: string | null
+      }>(
+        `select t.address, t.symbol, t.name, t.venue, t.quote_symbol, t.pool_address, t.total_supply::text,
+                ${VOLUME_24H_SQL}::text as volume_24h, ${PRICE_24H_AGO_SQL}::text as price_24h_ago
+           from token t where t.chain_id = $1 and t.address = any($2)`,
         [c.chainId, addresses],
       )
       const byAddress = new Map(rows.map((r) => [r.address, r]))
       for (const w of wanted) {
         const r = byAddress.get(w.toLowerCase())
         if (r && !found.has(w)) {
-          found.set(w, { kind: 'launched', symbol: r.symbol, address: r.address, venue: r.venue, quoteSymbol: r.quote_symbol, poolAddress: r.pool_address })
+          found.set(w, {
+            kind: 'launched', symbol: r.symbol, name: r.name, address: r.address, venue: r.venue, quoteSymbol: r.quote_symbol,
+            poolAddress: r.pool_address, totalSupply: BigInt(r.total_supply), volume24h: BigInt(r.volume_24h),
+            price24hAgo: r.price_24h_ago === null ? null : BigInt(r.price_24h_ago),
+          })
         } else if (!r && /^0x[0-9a-fA-F]{40}$/.test(w) && !found.has(w)) {
           unknown.push(w)
         }
@@ -102,19 +122,37 @@ export function createMarketData({ pool, chain }: { pool: pg.Pool; chain: ChainH
           const r = found.get(token)!
           let point: { usd18: bigint | null; source: Address | null; sourceType: PricePoint['sourceType'] }
           let extra: Record<string, unknown> = {}
+          // Market figures come from the indexer, which records launched tokens' trades only.
+          let figures: { change24h: number | null; volume24hUsd: string | null; marketCapUsd: string | null } = {
+            change24h: null, volume24hUsd: null, marketCapUsd: null,
+          }
           if (r.kind === 'quote') point = (await reader.quote(r.symbol))!
           else if (r.kind === 'stock') point = await reader.stock({ address: r.address as Address, pair: r.pair, decimals: r.decimals })
           else {
             const m = await reader.launched(r)
             point = m
             extra = { venue: r.venue, quote: r.quoteSymbol, phase: m.phase }
+            figures = tokenFigures({
+              totalSupply: r.totalSupply, price: m.price, price24hAgo: r.price24hAgo, volume24h: r.volume24h,
+              quoteDecimals: c.manifest.quoteAssets[r.quoteSymbol]?.decimals, quoteUsd18: (await reader.quote(r.quoteSymbol))?.usd18 ?? null,
+            })
           }
+          const priceUsd = point.usd18 === null ? null : formatPrice(point.usd18)
           return {
             token,
+            mint: r.address,
             symbol: r.symbol,
+            name: r.name,
             address: r.address,
             kind: r.kind,
-            priceUsd: point.usd18 === null ? null : formatPrice(point.usd18),
+            price: asNumber(priceUsd),
+            priceUsd,
+            currency: 'usd' as const,
+            change24h: figures.change24h,
+            volume24h: asNumber(figures.volume24hUsd),
+            volume24hUsd: figures.volume24hUsd,
+            marketCap: asNumber(figures.marketCapUsd),
+            marketCapUsd: figures.marketCapUsd,
             source: point.source?.toLowerCase() ?? null,
             sourceType: point.sourceType,
             block,

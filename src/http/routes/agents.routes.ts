@@ -8,6 +8,7 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../../domain/skills/builtinSkills.ts'
+import { defaultModel } from '../../llm/modelCatalog.ts'
 
 const noBody = z.union([z.undefined(), z.strictObject({})])
 
@@ -18,9 +19,11 @@ function agentId(ctx: Context): string {
   return id as string
 }
 
-/** Agents (snake_case bodies), their lifecycle commands and their transfer whitelists. */
+/** Agents (snake_case bodies, camelCase responses), their lifecycle commands and their transfer whitelists. */
 export function agentRoutes(deps: AppDeps): Router {
-  const schemas = agentSchemas({ models: new Set(deps.models.keys()), skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS })
+  const schemas = agentSchemas({
+    models: new Set(deps.models.keys()), defaultModel: defaultModel(deps.models).id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
+  })
   const router = new Router({ prefix: '/agents' })
   const account = (ctx: Context) => principalOf(ctx).accountId
 

@@ -7,8 +7,12 @@ import { ValidationError } from '../../domain/errors.ts'
 import { createMarketData } from '../../domain/fees/marketData.ts'
 
 const list = z.union([z.string().max(5000), z.array(z.string().max(5000)).max(100)])
-/** Lenient on unknown parameters: external price clients send their own extras. */
-export const priceQuery = z.object({ tokens: list.optional(), mint: list.optional() })
+/** Lenient on unknown parameters: external price clients send their own extras. Prices are in USD only. */
+export const priceQuery = z.object({
+  tokens: list.optional(),
+  mint: list.optional(),
+  currency: z.string().max(100).refine((c) => c.toLowerCase() === 'usd', 'Only usd is supported.').optional(),
+})
 export const leaderboardQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
@@ -45,7 +49,7 @@ export function marketRoutes(deps: AppDeps): Router {
   const router = new Router()
   const market = createMarketData({ pool: deps.pool, chain: deps.chain })
 
-  // GET /price?tokens=ETH,USDC,0x…  or  GET /price?mint=<one token>
+  // GET /price?tokens=ETH,USDC,0x…  or  GET /price?mint=<one token>&currency=usd
   router.get('/price', async (ctx) => {
     const q = parse(priceQuery, ctx.query)
     const field = q.tokens === undefined && q.mint !== undefined ? 'mint' : 'tokens'

@@ -4,6 +4,7 @@ import { ok } from '../respond.ts'
 import { BUILTIN_SKILLS, STRATEGY_PRESETS } from '../../domain/skills/builtinSkills.ts'
 import { openApiDocument } from '../openapi.ts'
 import { rejectQuery } from '../validate.ts'
+import { defaultModel } from '../../llm/modelCatalog.ts'
 
 /** Public platform data: health, model catalog, built-in skills and strategy presets. */
 export function publicRoutes(deps: AppDeps): Router {
@@ -17,14 +18,14 @@ export function publicRoutes(deps: AppDeps): Router {
   })
   router.get('/skills', rejectQuery, (ctx) => {
     ok(ctx, {
-      skills: BUILTIN_SKILLS.map(({ slug, name, description, tools }) => ({ slug, name, description, tools })),
+      skills: BUILTIN_SKILLS.map(({ slug, name, description, alwaysOn, tools }) => ({ slug, name, description, alwaysOn, tools })),
       strategies: STRATEGY_PRESETS.map(({ slug, name, description, skills }) => ({ slug, name, description, skills })),
     })
   })
   // Built once: the same zod schemas the routes validate with, as OpenAPI 3.1.
   let openapi: object | undefined
   router.get('/openapi.json', rejectQuery, (ctx) => {
-    ctx.body = openapi ??= openApiDocument({ models: [...deps.models.keys()] })
+    ctx.body = openapi ??= openApiDocument({ models: [...deps.models.keys()], defaultModel: defaultModel(deps.models).id })
   })
   return router
 }

@@ -1,13 +1,13 @@
 import { Router } from '@koa/router'
 import { z } from 'zod'
-import { formatUnits } from 'viem'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { parse, rejectQuery } from '../validate.ts'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
-import { marketCapInQuote, PRICE_SCALE } from '../../chain/prices.ts'
-import { createPriceReader, formatPrice, formatUsd, pegUsd18, tokenUnitUsd, usdOf } from '../../chain/pricing.ts'
-import { quotePrices as readQuotePrices } from '../../domain/fees/feeValuation.ts'
+import { PRICE_SCALE } from '../../chain/prices.ts'
+import { createPriceReader, pegUsd18 } from '../../chain/pricing.ts'
+import { LATEST_PRICE_SQL, quotePrices as readQuotePrices } from '../../domain/fees/feeValuation.ts'
+import { PRICE_24H_AGO_SQL, quoteUsd, tokenFigures, VOLUME_24H_SQL } from '../../domain/fees/tokenFigures.ts'
 
 export const quotesQuery = z.strictObject({ venue: z.enum(['venue-a', 'venue-b'], 'One of venue-a, venue-b.') })
 export const boardQuery = z.strictObject({
@@ -34,11 +34,8 @@ function decodeTupleCursor<T>(cursor: string, schema: z.ZodType<T>): T {
 }
 const encodeTupleCursor = (v: unknown[]) => Buffer.from(JSON.stringify(v)).toString('base64url')
 
-/** Trims trailing zeros of a decimal string. */
-const trim = (s: string) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s)
-
 /**
- * Public token data: the board (prices, market caps, 24 h volume), one token with its curve or
+ * Public token data: the board (prices, market caps, 24 h volume and change), one token with its curve or
  * pool state and creator fees, its trades, and the quote assets of each venue. Token, trade and
  * market data come from the chain indexer's tables; USD values use the quote asset's price.
  */
@@ -74,21 +71,16 @@ export function tokenRoutes(deps: AppDeps): Router {
 
   const quoteDecimals = (symbol: string) => deps.chain?.manifest.quoteAssets[symbol]?.decimals
 
-  /** usd18 of `amount` base units of a quote asset as dollars and cents, or null without a price. */
-  const quoteUsd = (amount: bigint, decimals: number | undefined, usd18: bigint | null) =>
-    decimals !== undefined && usd18 !== null ? formatUsd(usdOf(amount, decimals, usd18)) : null
-
-  /** Price and USD figures of a token from a price (PRICE_SCALE) and its quote asset. */
-  function valuation(t: TokenRow, price: bigint | null, volume: bigint, prices: Map<string, bigint>) {
-    const decimals = quoteDecimals(t.quote_symbol)
-    const usd = prices.get(t.quote_symbol) ?? null
-    const priced = price !== null && decimals !== undefined
-    return {
-      priceQuote: priced ? trim(formatUnits(price, 18 + decimals)) : null,
-      priceUsd: priced && usd !== null ? formatPrice(tokenUnitUsd(price, decimals, usd)) : null,
-      marketCapUsd: priced ? quoteUsd(marketCapInQuote(price, BigInt(t.total_supply)), decimals, usd) : null,
-      volume24hUsd: quoteUsd(volume, decimals, usd),
-    }
+  /** Price, USD and 24 h figures of a token from a price (PRICE_SCALE) and its quote asset. */
+  function valuation(t: TokenRow, figures: { price: bigint | null; price24hAgo: string | null; volume: bigint }, prices: Map<string, bigint>) {
+    return tokenFigures({
+      totalSupply: BigInt(t.total_supply),
+      price: figures.price,
+      price24hAgo: figures.price24hAgo === null ? null : BigInt(figures.price24hAgo),
+      volume24h: figures.volume,
+      quoteDecimals: quoteDecimals(t.quote_symbol),
+      quoteUsd18: prices.get(t.quote_symbol) ?? null,
+    })
   }
 
   router.get('/quotes', (ctx) => {
@@ -119,13 +111,10 @@ export function tokenRoutes(deps: AppDeps): Router {
     }
     const [{ rows }, prices] = await Promise.all([
       deps.pool.query<BoardRow>(
-        `select t.*, a.name as agent_name, s.price, coalesce(v.volume, 0)::text as volume_24h
+        `select t.*, a.name as agent_name, ${LATEST_PRICE_SQL}::text as price, ${VOLUME_24H_SQL}::text as volume_24h,
+                ${PRICE_24H_AGO_SQL}::text as price_24h_ago
            from token t
            left join agent a on a.id = t.creator_agent_id
-           left join lateral (select price from token_snapshot s where s.chain_id = t.chain_id and s.token_address = t.address
-                               order by block_number desc, log_index desc limit 1) s on true
-           left join lateral (select sum(quote_amount) as volume from trade tr
-                               where tr.token_address = t.address and tr.at > now() - interval '24 hours') v on true
           ${where.length ? `where ${where.join(' and ')}` : ''}
           order by t.block_number desc, t.address desc limit $1`,
         params,
@@ -137,7 +126,7 @@ export function tokenRoutes(deps: AppDeps): Router {
     ok(ctx, {
       tokens: page.map((t) => ({
         ...tokenView(t),
-        ...valuation(t, t.price === null ? null : BigInt(t.price), BigInt(t.volume_24h), prices),
+        ...valuation(t, { price: t.price === null ? null : BigInt(t.price), price24hAgo: t.price_24h_ago, volume: BigInt(t.volume_24h) }, prices),
       })),
       nextCursor: rows.length > q.limit && last ? encodeTupleCursor([Number(last.block_number), last.address]) : null,
     })
@@ -167,10 +156,11 @@ export function tokenRoutes(deps: AppDeps): Router {
            from creator_fee_event where chain_id = $1 and token_address = $2 group by kind`,
         [t.chain_id, t.address],
       ),
-      deps.pool.query<{ volume: string; trades: string }>(
-        `select coalesce(sum(quote_amount), 0)::text as volume, count(*)::text as trades from trade
-          where token_address = $1 and at > now() - interval '24 hours'`,
-        [t.address],
+      deps.pool.query<{ volume: string; trades: string; price_24h_ago: string | null }>(
+        `select ${VOLUME_24H_SQL}::text as volume, ${PRICE_24H_AGO_SQL}::text as price_24h_ago,
+                (select count(*) from trade tr where tr.token_address = t.address and tr.at > now() - interval '24 hours')::text as trades
+           from token t where t.address = $1 and t.chain_id = $2`,
+        [t.address, t.chain_id],
       ),
       quotePrices(),
     ])
@@ -209,7 +199,7 @@ export function tokenRoutes(deps: AppDeps): Router {
     const usd = prices.get(t.quote_symbol) ?? null
     ok(ctx, {
       ...tokenView(t),
-      ...valuation(t, market?.price ?? null, BigInt(volume.rows[0]!.volume), prices),
+      ...valuation(t, { price: market?.price ?? null, price24hAgo: volume.rows[0]!.price_24h_ago, volume: BigInt(volume.rows[0]!.volume) }, prices),
       description: t.description,
       logoUrl: t.logo_url,
       launchId: t.launch_id,
@@ -348,7 +338,7 @@ type TokenRow = {
   created_at: string | Date
 }
 
-type BoardRow = TokenRow & { price: string | null; volume_24h: string }
+type BoardRow = TokenRow & { price: string | null; volume_24h: string; price_24h_ago: string | null }
 
 type TradeRow = {
   tx_hash: string

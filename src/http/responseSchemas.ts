@@ -1,0 +1,80 @@
+import { z } from 'zod'
+
+/**
+ * What the OpenAPI document promises for the resources whose field names the reference client
+ * depends on (agents, whitelist entries, skills, prices). Documentation only: responses are
+ * shaped by their view functions (`agentView` in `agents.service.ts`), and a test compares the two.
+ */
+const nullableString = z.string().nullable()
+const isoTime = z.string().describe('ISO 8601, UTC')
+const address = z.string().describe('0x address, lower case')
+
+export const policyResponse = z.object({
+  maxTradeUsd: z.string(),
+  maxDailyUsd: z.string(),
+  maxPriceImpactBps: z.number().int(),
+  allowTokens: z.array(z.string()),
+  denyTokens: z.array(z.string()),
+  paused: z.boolean(),
+})
+
+export const agentResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  model: z.string(),
+  skills: z.array(z.string()),
+  systemPrompt: nullableString,
+  payoutWallet: address.nullable(),
+  persona: nullableString,
+  strategy: nullableString,
+  temperature: z.number().nullable(),
+  isPublic: z.boolean(),
+  publicDescription: nullableString,
+  policy: policyResponse,
+  walletAddress: address,
+  status: z.enum(['stopped', 'running', 'paused', 'deleted']),
+  statusReason: nullableString,
+  createdAt: isoTime,
+  updatedAt: isoTime,
+})
+
+export const whitelistEntryResponse = z.object({
+  address,
+  label: nullableString,
+  usableAt: isoTime,
+  usable: z.boolean(),
+  createdAt: isoTime,
+})
+
+export const skillResponse = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  alwaysOn: z.boolean(),
+  tools: z.array(z.string()),
+})
+
+export const strategyResponse = z.object({ slug: z.string(), name: z.string(), description: z.string(), skills: z.array(z.string()) })
+
+export const priceResponse = z.object({
+  token: z.string().describe('as sent'),
+  mint: address.describe('the token address (WETH for ETH)'),
+  symbol: z.string(),
+  name: z.string(),
+  address,
+  kind: z.enum(['quote', 'stock', 'launched']),
+  price: z.number().nullable().describe('USD, as a JSON number; priceUsd is exact'),
+  priceUsd: nullableString,
+  currency: z.literal('usd'),
+  change24h: z.number().nullable().describe('percent change of the price in its quote asset over 24 h'),
+  volume24h: z.number().nullable(),
+  volume24hUsd: nullableString,
+  marketCap: z.number().nullable(),
+  marketCapUsd: nullableString,
+  source: address.nullable(),
+  sourceType: z.enum(['pool', 'curve', 'peg']),
+  block: z.number().int(),
+  venue: z.string().optional(),
+  quote: z.string().optional(),
+  phase: z.enum(['curve', 'pool']).optional(),
+})
