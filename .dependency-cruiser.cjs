@@ -10,8 +10,9 @@ module.exports = {
     },
   ],
   options: {
-    parser: 'swc',
-    tsPreCompilationDeps: true,
+    // TypeScript 7 has no compiler API yet; babel strips the types as Node would, so an import
+    // used only as a type (elided at run time) is not a dependency here.
+    babelConfig: { fileName: '.babelrc.deps.json' },
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '\\.test\\.ts$' },
   },

@@ -16,7 +16,13 @@ const line = (v: Pick<IViolation, 'from' | 'to' | 'rule'>) => `${v.from} -> ${v.
  */
 describe('import direction', () => {
   it('src/domain imports no outer layer at run time beyond the listed known violations', async () => {
-    const { output } = await cruise(['src'], { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } })
+    const babelConfig = JSON.parse(readFileSync('.babelrc.deps.json', 'utf8')) as object
+    const { output } = await cruise(
+      ['src/**/*.ts'],
+      { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } },
+      undefined,
+      { babelConfig },
+    )
     const result = output as ICruiseResult
     expect(result.summary.totalCruised).toBeGreaterThan(100)
     const found = new Set(result.summary.violations.map(line))

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseSync } from '@swc/core'
+import { parse } from '@babel/parser'
 import { describe, expect, it } from 'vitest'
 
 const MAX_FILE_LINES = 400
@@ -9,11 +9,10 @@ const MAX_FUNCTION_LINES = 120
 const EXEMPT = /^src\/(chain\/artifacts|db\/migrations)\//
 
 const FUNCTION_NODES = new Set([
-  'FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression',
-  'ClassMethod', 'PrivateMethod', 'Constructor', 'MethodProperty', 'GetterProperty', 'SetterProperty',
+  'FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ClassMethod', 'ClassPrivateMethod', 'ObjectMethod',
 ])
 
-type Node = { type?: string; span?: { start: number; end: number }; [k: string]: unknown }
+type Node = { type?: string; loc?: { start: { line: number }; end: { line: number } }; [k: string]: unknown }
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -24,26 +23,23 @@ function sourceFiles(dir: string): string[] {
 
 /** The name a function is known by: its own, its key, or the variable it is assigned to. */
 function nameOf(node: Node, parent: Node | undefined): string {
-  const id = (node.identifier ?? node.key ?? (parent?.type === 'VariableDeclarator' ? parent.id : undefined)) as Node | undefined
-  return typeof id?.value === 'string' ? id.value : '(anonymous)'
+  const id = (node.id ?? node.key ?? (parent?.type === 'VariableDeclarator' ? parent.id : parent?.key)) as Node | undefined
+  return typeof id?.name === 'string' ? id.name : '(anonymous)'
 }
 
 /** Every function in a file with its length in lines. */
 function functionLengths(path: string): { name: string; lines: number }[] {
-  const text = readFileSync(path)
-  const lineAt = (offset: number) => { let n = 1; for (let i = 0; i < offset - 1 && i < text.length; i++) if (text[i] === 10) n++; return n }
   const found: { name: string; lines: number }[] = []
   const visit = (node: unknown, parent: Node | undefined): void => {
     if (Array.isArray(node)) return node.forEach((n) => visit(n, parent))
     if (!node || typeof node !== 'object') return
     const n = node as Node
-    if (n.type && FUNCTION_NODES.has(n.type) && n.span) {
-      const line = lineAt(n.span.start)
-      found.push({ name: nameOf(n, parent), lines: lineAt(n.span.end) - line + 1 })
+    if (n.type && FUNCTION_NODES.has(n.type) && n.loc) {
+      found.push({ name: nameOf(n, parent), lines: n.loc.end.line - n.loc.start.line + 1 })
     }
-    for (const [k, v] of Object.entries(n)) if (k !== 'span' && v && typeof v === 'object') visit(v, n)
+    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && v && typeof v === 'object') visit(v, n)
   }
-  visit(parseSync(text.toString('utf8'), { syntax: 'typescript' }), undefined)
+  visit(parse(readFileSync(path, 'utf8'), { sourceType: 'module', plugins: ['typescript'] }).program, undefined)
   return found
 }
 
