@@ -30,3 +30,12 @@ export const DEFAULT_POLICY: Policy = {
 
 /** A partial policy in a create or update body, merged over the current one. */
 export const policyPatchSchema = policySchema.partial()
+
+/** A USD decimal string in cents, for exact comparisons. */
+export const usdCents = (usd: string) => {
+  const [i, f = ''] = usd.split('.')
+  return BigInt(i || '0') * 100n + BigInt((f + '00').slice(0, 2))
+}
+
+/** A 0x address, as token lists hold them (symbols are resolved when the policy is set). */
+export const isAddressEntry = (entry: string) => /^0x[0-9a-fA-F]{40}$/.test(entry)
