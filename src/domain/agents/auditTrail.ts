@@ -63,7 +63,7 @@ const auditView = (r: AuditRow) => ({
 const decode = (cursor: string | undefined) => {
   if (cursor === undefined) return undefined
   const id = Buffer.from(cursor, 'base64url').toString()
-  if (!/^[1-9]\d{0,18}$/.test(id)) throw new ValidationError({ cursor: 'Invalid cursor.' })
+  if (!/^[1-9]\d{0,17}$/.test(id)) throw new ValidationError({ cursor: 'Invalid cursor.' })
   return id
 }
 
