@@ -28,7 +28,8 @@ import { createLaunchesService } from './domain/launches/launches.service.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { checkPolicy } from './domain/agents/policyCheck.ts'
 import type { Policy } from './domain/agents/policy.ts'
-import { resolveToken, tokenUsd } from './chain/tokenInfo.ts'
+import { isVerifiedSymbol, lookupToken, resolveToken, tokenUsd } from './chain/tokenInfo.ts'
+import { effectivePolicySql } from './domain/agents/effectiveGuardrails.ts'
 import { createPriceReader, formatUsd } from './chain/pricing.ts'
 import { seedOf } from './chain/launchTx.ts'
 import { claimPlanner } from './chain/feesPlanner.ts'
@@ -151,6 +152,12 @@ export async function createServices(
     runtime,
     tickMs: config.agentTickMs,
     whitelistHoldSeconds: config.whitelistHoldSeconds,
+    resolveVerifiedSymbol: chain
+      ? async (symbol) => {
+          const r = await lookupToken({ pool: db.pool, chain }, symbol, { verifiedSymbolsOnly: true })
+          return 'token' in r ? { address: r.token.address } : r
+        }
+      : undefined,
     createWallet(agentId) {
       const privateKey = generatePrivateKey()
       return { address: privateKeyToAccount(privateKey).address.toLowerCase(), encryptedKey: encryptPrivateKey({ masterKey, agentId, privateKey }) }
@@ -191,6 +198,7 @@ export async function createServices(
     ? createLaunchesService({
         pool: db.pool,
         runtime,
+        isVerifiedSymbol: (symbol) => isVerifiedSymbol({ pool: db.pool, chain }, symbol),
         quotes: { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] },
         precheck: async (input) => {
           const { usdValue, checkSpend } = await launchPolicy(input)
@@ -210,7 +218,7 @@ export async function createServices(
    * (the other venues move nothing but gas). Checked once here for an early answer.
    */
   async function launchPolicy(input: LaunchInput) {
-    const { rows } = await db.pool.query<{ policy: Partial<Policy> }>('select policy from agent where id = $1', [input.agentId])
+    const { rows } = await db.pool.query<{ policy: Partial<Policy> }>(`select ${effectivePolicySql('a')} as policy from agent a where a.id = $1`, [input.agentId])
     const quote = chain ? await resolveToken({ pool: db.pool, chain }, input.quote) : undefined
     const value = chain && quote && input.venue === 'self-funded'
       ? await tokenUsd(chain, await createPriceReader(chain), quote, seedOf(chain.manifest, input))

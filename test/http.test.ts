@@ -172,13 +172,15 @@ describe('agents', () => {
     const a = await alice.api('POST', '/agents', { name: 'racy', model: 'gpt-4o-mini', skills: [] })
     for (let round = 0; round < 5; round++) {
       const cap = String(10 + round)
+      // Token lists hold addresses (without a chain, symbols cannot be resolved).
+      const denied = `0x${String(round).repeat(40)}`
       await Promise.all([
         alice.api('PATCH', `/agents/${a.body.id}`, { policy: { paused: round % 2 === 0 } }),
         alice.api('PATCH', `/agents/${a.body.id}`, { policy: { max_trade_usd: cap } }),
-        alice.api('PATCH', `/agents/${a.body.id}`, { policy: { deny_tokens: [`T${round}`] } }),
+        alice.api('PATCH', `/agents/${a.body.id}`, { policy: { deny_tokens: [denied] } }),
       ])
       const { rows } = await app.services.pool.query('select policy from agent where id = $1', [a.body.id])
-      expect(rows[0].policy).toMatchObject({ paused: round % 2 === 0, max_trade_usd: cap, deny_tokens: [`T${round}`], max_daily_usd: '10000' })
+      expect(rows[0].policy).toMatchObject({ paused: round % 2 === 0, max_trade_usd: cap, deny_tokens: [denied], max_daily_usd: '10000' })
     }
   })
 

@@ -57,6 +57,23 @@ describe('Sign-In with Ethereum', () => {
     expect((await session('GET', '/me', undefined, { cookie })).status).toBe(401)
   })
 
+  it('a dashboard session may change an agent\'s guardrails; the audit trail names the signing address', async () => {
+    const { res, account } = await signIn()
+    const headers = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, 'x-csrf-token': res.body.csrfToken }
+    const session = apiClient(`${app.url}/api/v1`)
+    const agent = await session('POST', '/agents', { name: 's', model: 'gpt-4o-mini', skills: [] }, headers)
+    const patched = await session('PATCH', `/agents/${agent.body.id}`, { policy: { max_trade_usd: '5' } }, headers)
+    expect(patched.status).toBe(200)
+    expect(patched.body.policy.maxTradeUsd).toBe('5')
+    const audit = await session('GET', `/agents/${agent.body.id}/audit`, undefined, headers)
+    expect(audit.body.entries).toMatchObject([
+      { action: 'policy.change', actor: { type: 'session', address: account.address.toLowerCase() }, before: { max_trade_usd: '1000' }, after: { max_trade_usd: '5' } },
+    ])
+    // Another account's agent trail is "not found".
+    const other = await app.account({ name: 'other' })
+    expect((await other.api('GET', `/agents/${agent.body.id}/audit`)).status).toBe(404)
+  })
+
   it('refuses a reused nonce, another domain, a forged signature and a malformed message', async () => {
     const first = await signIn()
     expect(first.res.status).toBe(200)

@@ -33,7 +33,12 @@ const isHexAddress = (v: string) => /^0x[0-9a-fA-F]{40}$/.test(v)
  * const r = await lookupToken({ pool, chain }, 'TSLAx')
  * if ('token' in r) r.token.address
  */
-export async function lookupToken({ pool, chain }: { pool: pg.Pool; chain: ChainHandle }, ref: string): Promise<TokenLookup> {
+export async function lookupToken(
+  { pool, chain }: { pool: pg.Pool; chain: ChainHandle },
+  ref: string,
+  /** `verifiedSymbolsOnly`: a symbol names a verified token only (an unverified one is named by its address). */
+  { verifiedSymbolsOnly = false }: { verifiedSymbolsOnly?: boolean } = {},
+): Promise<TokenLookup> {
   const m = chain.manifest
   const weth = lower(m.contracts.weth)
   const byAddress = isHexAddress(ref) ? lower(ref) : undefined
@@ -52,10 +57,13 @@ export async function lookupToken({ pool, chain }: { pool: pg.Pool; chain: Chain
   }
   const { rows } = await pool.query<{ address: string; symbol: string; verified: boolean; venue: string; pool_address: string | null; quote_symbol: string }>(
     `select address, symbol, verified, venue, pool_address, quote_symbol from token
-      where chain_id = $2 and ${byAddress ? 'address = $1' : 'lower(symbol) = $1'} limit 2`,
+      where chain_id = $2 and ${byAddress ? 'address = $1' : `lower(symbol) = $1${verifiedSymbolsOnly ? ' and verified' : ''}`} limit 2`,
     [byAddress ?? sym, chain.chainId],
   )
   if (!byAddress) {
+    if (rows.length === 0 && verifiedSymbolsOnly) {
+      return { error: `No verified token has the symbol "${ref}" (anyone can launch a token under any name); name an unverified token by its 0x address.` }
+    }
     if (rows.length === 0) return { error: `Unknown token symbol "${ref}"; use a symbol such as ETH, USDC, TSLAx, or the token's 0x address.` }
     if (rows.length > 1) return { error: `More than one token has the symbol "${ref}"; use its 0x address.` }
   }
@@ -80,6 +88,21 @@ export async function lookupToken({ pool, chain }: { pool: pg.Pool; chain: Chain
   } catch {
     return { error: 'No ERC-20 token at this address on this chain.' }
   }
+}
+
+/**
+ * True when a symbol is a verified asset's (ETH, WETH, the quote assets, the stocks, an
+ * operator-verified launch), case-insensitively: a launch may not take it.
+ *
+ * @example
+ * await isVerifiedSymbol({ pool, chain }, 'usdc') // true
+ */
+export async function isVerifiedSymbol({ pool, chain }: { pool: pg.Pool; chain: ChainHandle }, symbol: string): Promise<boolean> {
+  const s = symbol.toLowerCase()
+  const m = chain.manifest
+  if (s === 'weth' || Object.keys(m.quoteAssets).some((q) => q.toLowerCase() === s) || m.stocks.some((t) => t.symbol.toLowerCase() === s)) return true
+  const { rows } = await pool.query('select 1 from token where chain_id = $1 and lower(symbol) = $2 and verified limit 1', [chain.chainId, s])
+  return rows.length > 0
 }
 
 /** `lookupToken` for callers that only need the token (undefined when unknown). */

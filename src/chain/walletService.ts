@@ -5,6 +5,7 @@ import type { WalletDeps } from '../http/appDeps.ts'
 import { ForbiddenError, NotFoundError, ServiceError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
 import { checkPolicy } from '../domain/agents/policyCheck.ts'
 import type { Policy } from '../domain/agents/policy.ts'
+import { effectivePolicySql } from '../domain/agents/effectiveGuardrails.ts'
 import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
 import { chainUnavailableOf, createPriceReader, formatPrice, formatUsd } from './pricing.ts'
 import type { TransferParams } from './transferPlanner.ts'
@@ -13,7 +14,7 @@ type AgentRow = { wallet_address: Address; policy: Partial<Policy>; status: stri
 
 async function ownAgent(pool: pg.Pool, accountId: string, agentId: string): Promise<AgentRow> {
   const { rows } = await pool.query<AgentRow>(
-    `select a.wallet_address, a.policy, x.status from agent a join actor x on x.id = a.id::text
+    `select a.wallet_address, ${effectivePolicySql('a')} as policy, x.status from agent a join actor x on x.id = a.id::text
       where a.id = $1 and a.account_id = $2`,
     [agentId, accountId],
   )

@@ -10,7 +10,7 @@ import { siweBody } from './routes/auth.routes.ts'
 import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
-import { listQuery } from './routes/ops.routes.ts'
+import { auditQuery, listQuery } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
 
@@ -81,14 +81,15 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/agents', summary: 'Own agents, newest first', auth: 'read', query: pagingQuery, response: list('agents', 'Agent', true) },
     { method: 'post', path: '/agents', summary: 'Create an agent (snake_case body; model and skills default)', auth: 'trade', body: agents.create, status: 201, response: agent },
     { method: 'get', path: '/agents/{id}', summary: 'One agent', auth: 'read', response: agent },
-    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH)', auth: 'trade', body: agents.update, response: agent },
-    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent', auth: 'trade', body: agents.update, response: agent },
+    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH); policy and payout_wallet need admin', auth: 'trade', body: agents.update, response: agent },
+    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent; policy and payout_wallet need admin, loosening waits for the hold', auth: 'trade', body: agents.update, response: agent },
     { method: 'delete', path: '/agents/{id}', summary: 'Delete an agent (final)', auth: 'trade', response: agent },
     { method: 'post', path: '/agents/{id}/start', summary: 'Start an agent', auth: 'trade', response: agent },
     { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade', response: agent },
     { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read', response: list('whitelist', 'WhitelistEntry', false) },
     { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201, response: resource('WhitelistEntry') },
     { method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address', auth: 'admin', body: whitelistDeleteBody, response: resource('WhitelistEntry', { deleted: { const: true } }) },
+    { method: 'get', path: '/agents/{id}/audit', summary: 'Policy, payout wallet and whitelist changes, newest first', auth: 'read', query: pagingQuery },
     { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
     ...(['venue-a', 'venue-b', 'self-funded'] as const).map((v): Op => ({
@@ -105,6 +106,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet (embedded chain only)', auth: 'trade', body: faucetBody },
     { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
+    { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
     { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified', auth: 'operator' },
   ]

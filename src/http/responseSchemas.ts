@@ -36,6 +36,8 @@ export const agentResponse = z.object({
   statusReason: nullableString,
   createdAt: isoTime,
   updatedAt: isoTime,
+  /** Loosening changes waiting for their hold, soonest first (keys as in `policy`, plus `payoutWallet`). */
+  pendingChanges: z.array(z.object({ changes: z.record(z.string(), z.unknown()), effectiveAt: isoTime })),
 })
 
 export const whitelistEntryResponse = z.object({

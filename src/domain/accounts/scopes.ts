@@ -12,5 +12,7 @@ export type Principal = {
   scopes: readonly Scope[]
   via: 'key' | 'session'
   keyId?: string
+  /** A session's signing address (the account's address). */
+  address?: string
   csrfToken?: string
 }

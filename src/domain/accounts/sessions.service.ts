@@ -86,6 +86,7 @@ export function createSessionsService(deps: SessionsDeps) {
         isOperator: account.isOperator,
         scopes: ['read', 'trade', 'admin'],
         via: 'session',
+        ...(account.address ? { address: account.address } : {}),
         csrfToken: session.csrfToken,
       }
     },

@@ -5,6 +5,10 @@ import { NotFoundError, InvalidStateError } from '../errors.ts'
 import type { AgentCreateBody, AgentUpdateBody } from './agent.schema.ts'
 import { DEFAULT_POLICY, policySchema, policyView, type Policy } from './policy.ts'
 import { withTransaction } from '../../db/transaction.ts'
+import { effectivePayoutSql, effectivePolicySql, pendingChangesSql, pendingChangesView, type PendingChangeRow } from './effectiveGuardrails.ts'
+import { resolvePolicyTokens, type ResolveVerifiedSymbol } from './resolvePolicyTokens.ts'
+import { applyGuardrailChange } from './applyGuardrailChange.ts'
+import { listAudit, type AuditActor } from './auditTrail.ts'
 
 export type AgentWallet = { address: string; encryptedKey: string }
 
@@ -14,7 +18,10 @@ export type AgentsDeps = {
   /** Makes a custodial wallet for a new agent; the key is encrypted bound to the agent id. */
   createWallet(agentId: string): AgentWallet
   tickMs: number
+  /** The hold before a new whitelist address, or any loosening of the policy or payout wallet, takes effect. */
   whitelistHoldSeconds: number
+  /** Resolves a token-list symbol to a verified token (absent without a chain: lists then take addresses only). */
+  resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
   /** How long an agent's configuration may be served from memory (writes on this node drop it at once). */
   rowCacheMs?: number
 }
@@ -38,15 +45,18 @@ type AgentRow = {
   updated_at: Date | string
   status: string
   snapshot: { context?: { reason?: string | null } }
+  /** Policy and payout-wallet changes still in their hold. */
+  pending: PendingChangeRow[]
 }
 
 /** Timestamps arrive as Date or, through MikroORM's pool type parsers, as strings (ISO ones pass through). */
 const iso = (v: Date | string) => (typeof v === 'string' && ISO_UTC.test(v) ? v : new Date(v).toISOString())
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, a.payout_wallet, a.persona,
-  a.strategy, a.temperature, a.is_public, a.public_description, a.policy, a.wallet_address, a.created_at,
-  a.updated_at, x.status, x.snapshot`
+// The policy and payout wallet as they apply now (matured pending changes included).
+const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
+  a.strategy, a.temperature, a.is_public, a.public_description, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
+  a.updated_at, x.status, x.snapshot, ${pendingChangesSql('a')} as pending`
 
 /**
  * The agent resource as the API shows it: camelCase, as every response is (request bodies stay
@@ -71,6 +81,8 @@ export function agentView(row: AgentRow, live?: { status: string; reason: string
     statusReason: live ? live.reason : (row.snapshot?.context?.reason ?? null),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    // Loosening changes of the policy or payout wallet that wait for their hold, soonest first.
+    pendingChanges: pendingChangesView(row.pending),
   }
 }
 export type AgentView = ReturnType<typeof agentView>
@@ -125,7 +137,7 @@ export function createAgentsService(deps: AgentsDeps) {
     async create(accountId: string, body: AgentCreateBody): Promise<AgentView> {
       const id = randomUUID()
       const wallet = deps.createWallet(id)
-      const policy = policySchema.parse({ ...DEFAULT_POLICY, ...body.policy })
+      const policy = policySchema.parse({ ...DEFAULT_POLICY, ...(await resolvePolicyTokens(body.policy, deps.resolveVerifiedSymbol)) })
       const entry = await withTransaction(pool, async (client) => {
         await client.query(
           `insert into agent (id, account_id, name, model, skills, system_prompt, payout_wallet, persona, strategy,
@@ -163,38 +175,48 @@ export function createAgentsService(deps: AgentsDeps) {
       return agentView(r, { status, reason })
     },
 
-    async update(accountId: string, id: string, patch: AgentUpdateBody): Promise<AgentView> {
+    /**
+     * Updates an agent. A change of its policy or payout wallet (the route requires the admin
+     * scope for it) tightens at once and loosens after the hold, and is journaled with `actor`.
+     */
+    async update(accountId: string, id: string, patch: AgentUpdateBody, actor: AuditActor): Promise<AgentView> {
       rowCache.delete(id)
       const current = await row(accountId, id)
       if (current.status === 'deleted') throw new InvalidStateError({ event: 'update', state: 'deleted' })
+      const policy = await resolvePolicyTokens(patch.policy, deps.resolveVerifiedSymbol)
       const sets: string[] = []
       const params: unknown[] = [id, accountId]
       const put = (column: string, value: unknown) => {
         params.push(value)
         sets.push(`${column} = $${params.length}`)
       }
-      const columns = [
-        'name', 'model', 'skills', 'system_prompt', 'payout_wallet', 'persona', 'strategy', 'temperature', 'is_public',
-        'public_description',
-      ] as const
+      const columns = ['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description'] as const
       for (const c of columns) if (patch[c] !== undefined) put(c, patch[c])
-      if (patch.policy) {
-        // Merged in the statement, not read-modify-write: two concurrent patches (one pausing the
-        // agent, one changing a cap) must not undo each other.
-        params.push(JSON.stringify(DEFAULT_POLICY), JSON.stringify(patch.policy))
-        sets.push(`policy = $${params.length - 1}::jsonb || coalesce(policy, '{}'::jsonb) || $${params.length}::jsonb`)
-      }
-      if (sets.length > 0) {
-        // Guarded by the actor's status in the same statement, so an update never lands on a deleted agent.
-        const { rowCount } = await pool.query(
-          `update agent set ${sets.join(', ')}, updated_at = now()
+      const guarded = policy || patch.payout_wallet !== undefined
+      if (sets.length === 0 && !guarded) return agentView(current)
+      await withTransaction(pool, async (client) => {
+        // Guarded by the actor's status in the same statement, so an update never lands on a deleted
+        // agent; it also locks the row, so concurrent updates apply one after the other.
+        const { rowCount } = await client.query(
+          `update agent set ${[...sets, 'updated_at = now()'].join(', ')}
             where id = $1 and account_id = $2
               and exists (select 1 from actor where id = $1::text and status <> 'deleted')`,
           params,
         )
         if (!rowCount) throw new InvalidStateError({ event: 'update', state: 'deleted' })
-      }
+        if (guarded) {
+          const change = { policy, payout_wallet: patch.payout_wallet }
+          await applyGuardrailChange(client, { agentId: id, accountId, actor, patch: change, holdSeconds: deps.whitelistHoldSeconds })
+        }
+      })
+      rowCache.delete(id)
       return agentView(await row(accountId, id))
+    },
+
+    /** The agent's audit trail (policy, payout wallet and whitelist changes), newest first. */
+    async audit(accountId: string, id: string, page: { limit: number; cursor?: string | undefined }) {
+      await row(accountId, id)
+      return listAudit(pool, { accountId, subjectId: id, ...page })
     },
 
     /** Sends a lifecycle command to the agent's actor; answers once the new state is committed. */
@@ -217,7 +239,7 @@ export function createAgentsService(deps: AgentsDeps) {
       return rows.map(whitelistView)
     },
 
-    async addToWhitelist(accountId: string, agentId: string, { address, label }: { address: string; label?: string | undefined }) {
+    async addToWhitelist(accountId: string, agentId: string, { address, label }: { address: string; label?: string | undefined }, actor: AuditActor) {
       const agent = await row(accountId, agentId)
       if (agent.status === 'deleted') throw new InvalidStateError({ event: 'change the whitelist', state: 'deleted' })
       const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
@@ -227,27 +249,29 @@ export function createAgentsService(deps: AgentsDeps) {
            on conflict (agent_id, address) do update set label = coalesce(excluded.label, agent_whitelist.label)
            returning address, label, usable_at, created_at
          ), audit as (
-           insert into audit_log (account_id, subject_id, action, data)
-           select $2, $1::text, 'whitelist.add', jsonb_build_object('address', address, 'label', label) from ins
+           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
+           select $2, $1::text, 'whitelist.add', '{}'::jsonb, $6::jsonb, null,
+                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), usable_at from ins
          )
          select * from ins`,
-        [agentId, accountId, address, label ?? null, deps.whitelistHoldSeconds],
+        [agentId, accountId, address, label ?? null, deps.whitelistHoldSeconds, JSON.stringify(actor)],
       )
       return whitelistView(rows[0]!)
     },
 
-    async removeFromWhitelist(accountId: string, agentId: string, address: string) {
+    async removeFromWhitelist(accountId: string, agentId: string, address: string, actor: AuditActor) {
       await row(accountId, agentId)
       const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
         `with del as (
            delete from agent_whitelist where agent_id = $1 and address = $2
            returning address, label, usable_at, created_at
          ), audit as (
-           insert into audit_log (account_id, subject_id, action, data)
-           select $3, $1::text, 'whitelist.remove', jsonb_build_object('address', address) from del
+           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
+           select $3, $1::text, 'whitelist.remove', '{}'::jsonb, $4::jsonb,
+                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), null, now() from del
          )
          select * from del`,
-        [agentId, address, accountId],
+        [agentId, address, accountId, JSON.stringify(actor)],
       )
       if (!rows[0]) throw new NotFoundError('Whitelist entry')
       return whitelistView(rows[0])

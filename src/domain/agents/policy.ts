@@ -42,3 +42,12 @@ export function policyView(p: Policy) {
     paused: p.paused,
   }
 }
+
+/** A USD decimal string in cents, for exact comparisons. */
+export const usdCents = (usd: string) => {
+  const [i, f = ''] = usd.split('.')
+  return BigInt(i || '0') * 100n + BigInt((f + '00').slice(0, 2))
+}
+
+/** A 0x address, as token lists hold them (symbols are resolved when the policy is set). */
+export const isAddressEntry = (entry: string) => /^0x[0-9a-fA-F]{40}$/.test(entry)

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors.ts'
-import { DEFAULT_POLICY, type Policy } from './policy.ts'
+import { DEFAULT_POLICY, isAddressEntry, usdCents as cents, type Policy } from './policy.ts'
 
 /** A refusal by the agent's policy: 403 `policy_violation`, naming the rule. */
 export class PolicyViolationError extends ServiceError {
@@ -10,9 +10,12 @@ export class PolicyViolationError extends ServiceError {
   }
 }
 
+/** A token a move touches: its address (WETH's for ETH) and, for lists written before they held addresses, its symbol. */
+export type MovedToken = { symbol?: string | undefined; address?: string | undefined; verified?: boolean | undefined }
+
 export type MoneyMove = {
-  /** Tokens the move touches, as symbols and/or lower-case addresses (both forms are checked). */
-  tokens: ReadonlyArray<{ symbol?: string | undefined; address?: string | undefined }>
+  /** Tokens the move touches. */
+  tokens: ReadonlyArray<MovedToken>
   /** USD value of what leaves the wallet, decimal string. */
   usdValue: string
   /** Price impact in basis points, where there is one (swaps). */
@@ -21,16 +24,40 @@ export type MoneyMove = {
   spentTodayUsd: string
 }
 
-const cents = (usd: string) => {
-  const [i, f = ''] = usd.split('.')
-  return BigInt(i || '0') * 100n + BigInt((f + '00').slice(0, 2))
+/** ETH and WETH are one asset for the lists. */
+const sameAsset = (symbol: string | undefined) => {
+  const s = symbol?.toLowerCase()
+  return s === 'weth' ? 'eth' : s
 }
 
-const matches = (list: readonly string[], t: { symbol?: string | undefined; address?: string | undefined }) =>
+/**
+ * Lists hold addresses, matched against the token's address (WETH's for ETH, so ETH and WETH
+ * are one asset). A symbol entry can only be a list stored before symbols were resolved: it
+ * fails safe, denying any token of that symbol and allowing only a verified one.
+ */
+const matches = (list: readonly string[], t: MovedToken, kind: 'allow' | 'deny') =>
   list.some((entry) => {
-    const e = entry.toLowerCase()
-    return e === t.symbol?.toLowerCase() || e === t.address?.toLowerCase()
+    if (isAddressEntry(entry)) return entry.toLowerCase() === t.address?.toLowerCase()
+    return sameAsset(entry) === sameAsset(t.symbol) && (kind === 'deny' || t.verified === true)
   })
+
+/**
+ * The token lists alone (a quote moves nothing, yet must not price a denied token).
+ *
+ * @example
+ * checkTokenLists(agent.policy, [tokenIn, tokenOut])
+ */
+export function checkTokenLists(stored: Partial<Policy> | null | undefined, tokens: ReadonlyArray<MovedToken>): void {
+  const policy: Policy = { ...DEFAULT_POLICY, ...stored }
+  for (const t of tokens) {
+    if (matches(policy.deny_tokens, t, 'deny')) {
+      throw new PolicyViolationError({ rule: 'deny_tokens', message: `${t.symbol ?? t.address} is on the agent's deny list.` })
+    }
+    if (policy.allow_tokens.length > 0 && !matches(policy.allow_tokens, t, 'allow')) {
+      throw new PolicyViolationError({ rule: 'allow_tokens', message: `${t.symbol ?? t.address} is not on the agent's allow list.` })
+    }
+  }
+}
 
 /**
  * Checks one money move against the agent's policy: kill switch, deny and allow lists, the
@@ -43,14 +70,7 @@ const matches = (list: readonly string[], t: { symbol?: string | undefined; addr
 export function checkPolicy(stored: Partial<Policy> | null | undefined, move: MoneyMove): void {
   const policy: Policy = { ...DEFAULT_POLICY, ...stored }
   if (policy.paused) throw new PolicyViolationError({ rule: 'paused', message: 'The agent is paused by its policy kill switch.' })
-  for (const t of move.tokens) {
-    if (matches(policy.deny_tokens, t)) {
-      throw new PolicyViolationError({ rule: 'deny_tokens', message: `${t.symbol ?? t.address} is on the agent's deny list.` })
-    }
-    if (policy.allow_tokens.length > 0 && !matches(policy.allow_tokens, t)) {
-      throw new PolicyViolationError({ rule: 'allow_tokens', message: `${t.symbol ?? t.address} is not on the agent's allow list.` })
-    }
-  }
+  checkTokenLists(policy, move.tokens)
   const value = cents(move.usdValue)
   if (value > cents(policy.max_trade_usd)) {
     throw new PolicyViolationError({ rule: 'max_trade_usd', message: `$${move.usdValue} exceeds the per-transaction cap of $${policy.max_trade_usd}.` })

@@ -3,6 +3,7 @@ import type { ChainHandle } from '../../chain/chain.ts'
 import { InvalidStateError, NotFoundError, ServiceError, ServiceUnavailableError, ValidationError } from '../errors.ts'
 import { DEFAULT_POLICY, type Policy } from '../agents/policy.ts'
 import { PolicyViolationError } from '../agents/policyCheck.ts'
+import { effectivePayoutSql, effectivePolicySql } from '../agents/effectiveGuardrails.ts'
 import { NO_FEES, hasCreatorFees, readCreatorFees, type CreatorFeePosition } from './creatorFees.ts'
 import { mapLimit } from '../util/mapLimit.ts'
 import { chainUnavailable, createPriceReader, formatAmount, formatUsd, tokenAmountUsd, usdOf, type PriceReader } from '../../chain/pricing.ts'
@@ -56,7 +57,7 @@ export function createFeesService({ pool, chain }: { pool: pg.Pool; chain: Chain
   /** The caller's own agent, else 404 (another account's agent is "not found"). */
   async function ownAgent(accountId: string, agentId: string): Promise<AgentRow> {
     const { rows } = await pool.query<AgentRow>(
-      `select a.id, a.wallet_address, a.payout_wallet, a.policy, x.status
+      `select a.id, a.wallet_address, ${effectivePayoutSql('a')} as payout_wallet, ${effectivePolicySql('a')} as policy, x.status
          from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
       [agentId, accountId],
     )

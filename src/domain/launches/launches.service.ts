@@ -4,6 +4,7 @@ import { launchProgress, type LaunchInput, type LaunchVenue } from '../../actors
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../errors.ts'
 import type { LaunchBody } from './launch.schema.ts'
 import { DEFAULT_POLICY, type Policy } from '../agents/policy.ts'
+import { effectivePolicySql } from '../agents/effectiveGuardrails.ts'
 
 export type LaunchesDeps = {
   pool: pg.Pool
@@ -12,6 +13,8 @@ export type LaunchesDeps = {
   quotes: Record<LaunchVenue, readonly string[]>
   /** Synchronous checks before anything is created (funds, simulation); throws a ServiceError. */
   precheck(input: LaunchInput): Promise<void>
+  /** True for a verified asset's symbol (case-insensitive), which no launch may take. */
+  isVerifiedSymbol(symbol: string): Promise<boolean>
 }
 
 type LaunchContext = LaunchInput & {
@@ -76,7 +79,7 @@ export function createLaunchesService(deps: LaunchesDeps) {
   async function accountFieldErrors(
     accountId: string,
     venue: LaunchVenue,
-    body: { agentId?: string | undefined; quote?: string | undefined; seedAmount?: string | undefined },
+    body: { agentId?: string | undefined; symbol?: string | undefined; quote?: string | undefined; seedAmount?: string | undefined },
   ): Promise<{ fieldErrors: Record<string, string>; agent?: { status: string; policy: Policy } | undefined }> {
     const fieldErrors: Record<string, string> = {}
     const allowed = deps.quotes[venue] ?? []
@@ -84,9 +87,12 @@ export function createLaunchesService(deps: LaunchesDeps) {
       fieldErrors.quote = `Not a quote asset of ${venue}; one of ${allowed.join(', ')} (GET /api/v1/quotes?venue=${venue}).`
     }
     if (body.seedAmount !== undefined && venue !== 'self-funded') fieldErrors.seedAmount = 'Only self-funded launches take a seed amount.'
+    if (body.symbol !== undefined && (await deps.isVerifiedSymbol(body.symbol))) {
+      fieldErrors.symbol = `${body.symbol} is the symbol of a verified asset; a launch cannot take it.`
+    }
     if (body.agentId === undefined) return { fieldErrors }
     const { rows } = await pool.query<{ status: string; policy: Policy }>(
-      `select x.status, a.policy from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
+      `select x.status, ${effectivePolicySql('a')} as policy from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
       [body.agentId, accountId],
     )
     const agent = rows[0]

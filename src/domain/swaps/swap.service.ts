@@ -18,7 +18,8 @@ import {
   type SwapParams,
   type SwapTokenInfo,
 } from '../../chain/swapPlanner.ts'
-import { checkPolicy } from '../agents/policyCheck.ts'
+import { checkPolicy, checkTokenLists } from '../agents/policyCheck.ts'
+import { effectivePolicySql } from '../agents/effectiveGuardrails.ts'
 import type { Policy } from '../agents/policy.ts'
 import { IdempotencyKeyReusedError, NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../errors.ts'
 import { fieldErrorsOf } from '../../http/validate.ts'
@@ -100,13 +101,15 @@ export function createSwapsService(deps: SwapsDeps) {
       agentId
         ? pool
             .query<AgentRow>(
-              `select a.wallet_address, a.policy, x.status from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
+              `select a.wallet_address, ${effectivePolicySql('a')} as policy, x.status from agent a join actor x on x.id = a.id::text
+                where a.id = $1 and a.account_id = $2`,
               [agentId, accountId],
             )
             .then((r) => r.rows[0])
         : undefined,
-      field('tokenIn') ? lookupToken({ pool, chain }, field('tokenIn')!) : undefined,
-      field('tokenOut') ? lookupToken({ pool, chain }, field('tokenOut')!) : undefined,
+      // A symbol names a verified token only: a look-alike launch is named by its address.
+      field('tokenIn') ? lookupToken({ pool, chain }, field('tokenIn')!, { verifiedSymbolsOnly: true }) : undefined,
+      field('tokenOut') ? lookupToken({ pool, chain }, field('tokenOut')!, { verifiedSymbolsOnly: true }) : undefined,
     ])
     if (agentId && !agentRow) errors.agentId = 'No such agent in this account.'
     else if (agentRow?.status === 'deleted') errors.agentId = 'The agent is deleted.'
@@ -227,6 +230,7 @@ export function createSwapsService(deps: SwapsDeps) {
     const pinned = pinToLatestBlock(chain)
     pinned.catch(() => {})
     const p = await prepare(accountId, raw, 'quote')
+    checkTokenLists(p.agent.policy, [p.tokenIn, p.tokenOut])
     const { priced, valueInUsd, valueOutUsd, warnings } = await price(p, undefined, pinned)
     const now = Date.now()
     const quoteId = randomUUID()
@@ -346,7 +350,7 @@ export function createSwapsService(deps: SwapsDeps) {
     const minAmountOut = stored?.minAmountOut ?? minOut(priced.amountOut, p.body.slippageBps)
     const policyFor = (spentTodayUsd: string) =>
       checkPolicy(p.agent.policy, {
-        tokens: [p.tokenIn, p.tokenOut].map((t) => ({ symbol: t.symbol, address: t.address })),
+        tokens: [p.tokenIn, p.tokenOut].map((t) => ({ symbol: t.symbol, address: t.address, verified: t.verified })),
         usdValue: valueInUsd,
         priceImpactBps: priced.priceImpactBps,
         spentTodayUsd,

@@ -6,7 +6,8 @@ import { ok } from '../respond.ts'
 import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
-import { NotFoundError } from '../../domain/errors.ts'
+import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
+import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../../domain/skills/builtinSkills.ts'
 import { defaultModel } from '../../llm/modelCatalog.ts'
 
@@ -41,8 +42,15 @@ export function agentRoutes(deps: AppDeps): Router {
   })
   const update = async (ctx: Context) => {
     const id = agentId(ctx)
-    const body = parse(schemas.update, ctx.request.body ?? {})
-    ok(ctx, await deps.agents.update(account(ctx), id, body))
+    const raw: unknown = ctx.request.body
+    // Guardrails are changed by an admin key or a dashboard session only, never by a trade key
+    // (which models and tool clients act with); refused before anything is read or written.
+    const guarded = raw !== null && typeof raw === 'object' && ('policy' in raw || 'payout_wallet' in raw)
+    if (guarded && !principalOf(ctx).scopes.includes('admin')) {
+      throw new ForbiddenError('Changing the policy or the payout wallet needs the "admin" scope (or a dashboard session).')
+    }
+    const body = parse(schemas.update, raw ?? {})
+    ok(ctx, await deps.agents.update(account(ctx), id, body, auditActorOf(principalOf(ctx))))
   }
   // The contract lists both; the reference client updates with POST.
   router.post('/:id', rejectQuery, requireScope('trade'), update)
@@ -66,14 +74,19 @@ export function agentRoutes(deps: AppDeps): Router {
   router.post('/:id/whitelist', rejectQuery, requireScope('admin'), async (ctx) => {
     const id = agentId(ctx)
     const body = parse(whitelistAddBody, ctx.request.body)
-    ok(ctx, await deps.agents.addToWhitelist(account(ctx), id, body), 201)
+    ok(ctx, await deps.agents.addToWhitelist(account(ctx), id, body, auditActorOf(principalOf(ctx))), 201)
   })
   router.delete('/:id/whitelist', requireScope('admin'), async (ctx) => {
     const id = agentId(ctx)
     // The address may come in the body or as ?address=.
     const source = ctx.request.body && Object.keys(ctx.request.body).length > 0 ? ctx.request.body : ctx.query
     const { address } = parse(whitelistDeleteBody, source)
-    ok(ctx, { ...(await deps.agents.removeFromWhitelist(account(ctx), id, address)), deleted: true })
+    ok(ctx, { ...(await deps.agents.removeFromWhitelist(account(ctx), id, address, auditActorOf(principalOf(ctx)))), deleted: true })
+  })
+  router.get('/:id/audit', requireScope('read'), async (ctx) => {
+    const id = agentId(ctx)
+    const q = parse(pagingQuery, ctx.query)
+    ok(ctx, await deps.agents.audit(account(ctx), id, { limit: q.limit, cursor: q.cursor }))
   })
   return router
 }

@@ -5,10 +5,18 @@ import { ok } from '../respond.ts'
 import { parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireOperator } from '../middleware/auth.ts'
 import { NotFoundError, ValidationError } from '../../domain/errors.ts'
+import { auditActorOf, listAudit } from '../../domain/agents/auditTrail.ts'
 
 export const listQuery = z.strictObject({
   kind: z.string().regex(/^[a-z-]{1,32}$/).optional(),
   status: z.string().regex(/^[a-z_]{1,32}$/).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+})
+
+export const auditQuery = z.strictObject({
+  accountId: z.uuid().optional(),
+  subjectId: z.string().regex(/^[A-Za-z0-9:._-]{1,200}$/).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
 })
@@ -69,13 +77,20 @@ export function opsRoutes(deps: AppDeps): Router {
     // Journaled like whitelist changes: who vouched for which token, and when.
     const { rows } = await deps.pool.query<{ address: string; symbol: string; verified: boolean }>(
       `with upd as (update token set verified = $2 where address = $1 returning address, symbol, verified),
-            audit as (insert into audit_log (account_id, subject_id, action, data)
-                      select $3, address, case when $2 then 'token.verify' else 'token.unverify' end, '{}'::jsonb from upd)
+            audit as (insert into audit_log (account_id, subject_id, action, data, actor, after, effective_at)
+                      select $3, address, case when $2 then 'token.verify' else 'token.unverify' end, '{}'::jsonb, $4::jsonb,
+                             jsonb_build_object('verified', verified), now() from upd)
        select * from upd`,
-      [address.data.toLowerCase(), verified, principalOf(ctx).accountId],
+      [address.data.toLowerCase(), verified, principalOf(ctx).accountId, JSON.stringify(auditActorOf(principalOf(ctx)))],
     )
     if (!rows[0]) throw new NotFoundError('Token')
     ok(ctx, rows[0])
+  })
+
+  // The audit trail of every account (policy, payout wallet, whitelist and token verification changes), newest first.
+  router.get('/audit', async (ctx) => {
+    const q = parse(auditQuery, ctx.query)
+    ok(ctx, await listAudit(deps.pool, q))
   })
 
   router.get('/actors/counts', rejectQuery, async (ctx) => {
