@@ -12,6 +12,7 @@ import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { listQuery } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
+import { billingTransactionsQuery } from './routes/billing.routes.ts'
 
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete'
@@ -86,6 +87,8 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
+    { method: 'get', path: '/billing', summary: 'Credits, reserved, spent today and this month (1 credit = 0.001 USD)', auth: 'read' },
+    { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet (embedded chain only)', auth: 'trade', body: faucetBody },
     { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
