@@ -10,7 +10,7 @@ import { createAccountsService } from './domain/accounts/accounts.service.ts'
 import { createSessionsService } from './domain/accounts/sessions.service.ts'
 import { createAgentsService } from './domain/agents/agents.service.ts'
 import { encryptPrivateKey, loadOrCreateMasterKey } from './chain/keystore.ts'
-import { loadModelCatalog } from './llm/modelCatalog.ts'
+import { defaultModelOf, loadModelCatalog } from './llm/modelCatalog.ts'
 import { createOpenAiProvider } from './llm/openAiProvider.ts'
 import { createCreditsRepository } from './db/credits.repository.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
@@ -260,6 +260,7 @@ export async function createServices(
     agents,
     runtime,
     models,
+    defaultModel: defaultModelOf(models),
     modelProvider: createOpenAiProvider(config.modelProvider),
     credits: createCreditsRepository(db.pool),
     rateLimitStore,

@@ -39,6 +39,7 @@ describe('GET /models', () => {
     expect(res.body.models.filter((m: { default: boolean }) => m.default)).toEqual([
       { id: 'gpt-4o-mini', name: 'GPT-4o mini', providerModel: 'gpt-4o-mini', inputCreditsPerMillion: 150, outputCreditsPerMillion: 600, contextWindow: 128000, supportsTools: true, default: true },
     ])
+    expect(app.services.defaultModel.id).toBe('gpt-4o-mini')
     const text = JSON.stringify(res.body)
     expect(text).not.toContain('provider-secret')
     expect(text).not.toContain('sk-very-secret')

@@ -50,6 +50,8 @@ export type AppDeps = {
   agents: AgentsService
   runtime: ActorRuntime
   models: Map<string, Model>
+  /** The catalog's one `default: true` entry (new agents and chats that name no model). */
+  defaultModel: Model
   /** The provider behind OPENAI_BASE_URL / OPENAI_API_KEY (`configured: false` without them). */
   modelProvider: ModelProvider
   /** The credit ledger. */
