@@ -4,12 +4,19 @@ import { createLogger } from '../src/logger.ts'
 import { openDatabase } from '../src/db/orm.ts'
 import { startEmbeddedPostgres } from '../src/db/embeddedPostgres.ts'
 import { createAccountsService } from '../src/domain/accounts/accounts.service.ts'
+import { createCreditsRepository } from '../src/db/credits.repository.ts'
+import { grantCredits } from '../src/domain/billing/grantCredits.ts'
 
 const USAGE = `usage: npm run -s admin -- <command> [options]
 
 commands:
-  create-account --name NAME [--operator]   create an account and its first API key (all scopes);
+  create-account --name NAME [--operator]   create an account and its first API key (all scopes)
+                                            and its starter grant (STARTER_CREDITS);
                                             prints {"accountId": "...", "apiKey": "cpk_..."}
+  grant-credits --account ID --credits N [--ref REF]
+                                            add N credits (1 credit = 0.001 USD) to an account as a
+                                            "grant" ledger entry; with --ref, a repeat of the same
+                                            ref grants nothing more; prints the entry and the balance after it
   deploy-contracts [--rpc-url URL] [--out PATH]
                                             deploy the reference contracts (WETH, USDC, AMM, venues,
                                             stocks and their pools) with DEPLOYER_PRIVATE_KEY and
@@ -31,6 +38,7 @@ async function main() {
     return
   }
   if (command === 'deploy-contracts') return deployContracts(rest)
+  if (command === 'grant-credits') return grantCreditsCommand(rest)
   if (command !== 'create-account') fail(`unknown command: ${command}`)
   const { values } = parseArgs({
     args: rest,
@@ -40,19 +48,40 @@ async function main() {
   const name = values.name?.trim()
   if (!name || name.length > 64) fail('--name is required (1-64 characters)')
 
+  await withDatabase(async (db, config) => {
+    const accounts = createAccountsService({ em: db.orm.em, keyCacheMs: 0, starterCredits: config.starterCredits })
+    const { account, apiKey } = await accounts.createAccountWithKey({ name, isOperator: values.operator })
+    process.stdout.write(`${JSON.stringify({ accountId: account.id, apiKey })}\n`)
+  })
+}
+
+/** Opens the service's database (attaching to the server's embedded Postgres when it runs) for one command. */
+async function withDatabase(fn: (db: Awaited<ReturnType<typeof openDatabase>>, config: ReturnType<typeof loadConfig>) => Promise<void>) {
   const config = loadConfig()
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel })
   // Attach to the server's embedded Postgres when it is running; otherwise start one for this command.
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: 'attach' })
   const db = await openDatabase({ url: config.databaseUrl ?? embedded!.url, poolSize: 2, logger })
   try {
-    const accounts = createAccountsService({ em: db.orm.em, keyCacheMs: 0 })
-    const { account, apiKey } = await accounts.createAccountWithKey({ name, isOperator: values.operator })
-    process.stdout.write(`${JSON.stringify({ accountId: account.id, apiKey })}\n`)
+    await fn(db, config)
   } finally {
     await db.close()
     await embedded?.stop()
   }
+}
+
+async function grantCreditsCommand(args: string[]) {
+  const { values } = parseArgs({ args, options: { account: { type: 'string' }, credits: { type: 'string' }, ref: { type: 'string' } }, strict: true })
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+  if (!values.account || !UUID.test(values.account)) fail('--account must be an account id (a uuid)')
+  if (!values.credits || !/^[1-9]\d{0,14}$/.test(values.credits)) fail('--credits must be a positive integer')
+  if (values.ref !== undefined && (values.ref.length < 1 || values.ref.length > 200)) fail('--ref must be 1-200 characters')
+  await withDatabase(async (db) => {
+    const credits = createCreditsRepository(db.pool)
+    const ref = values.ref === undefined ? undefined : `admin:${values.ref}`
+    const { entry, created } = await grantCredits({ credits }, { accountId: values.account!.toLowerCase(), credits: Number(values.credits), ref })
+    process.stdout.write(`${JSON.stringify({ entryId: entry.id, accountId: entry.accountId, credits: entry.credits, balanceAfter: entry.balanceAfter, ref: entry.ref, created })}\n`)
+  })
 }
 
 async function deployContracts(args: string[]) {

@@ -20,4 +20,18 @@ describe('config', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/)
     expect(() => loadConfig({ FAULT_INJECT: 'sometimes' })).toThrow(/FAULT_INJECT/)
   })
+  it('model provider: finite timeout, no SDK retries, starter credits, catalog path (old name still read)', () => {
+    const c = loadConfig({})
+    expect(c.modelProvider).toEqual({ baseUrl: undefined, apiKey: undefined, timeoutMs: 60_000, maxRetries: 0 })
+    expect(c.starterCredits).toBe(1000)
+    expect(c.modelsFile).toBeUndefined()
+    expect(loadConfig({ MODELS_FILE: '/old.json' }).modelsFile).toBe('/old.json')
+    expect(loadConfig({ MODELS_FILE: '/old.json', MODEL_CATALOG: '/new.json' }).modelsFile).toBe('/new.json')
+    expect(loadConfig({ OPENAI_TIMEOUT_SECONDS: '5', OPENAI_MAX_RETRIES: '2', STARTER_CREDITS: '0' })).toMatchObject({
+      modelProvider: { timeoutMs: 5000, maxRetries: 2 },
+      starterCredits: 0,
+    })
+    expect(() => loadConfig({ OPENAI_MAX_RETRIES: '-1' })).toThrow(/OPENAI_MAX_RETRIES/)
+    expect(() => loadConfig({ STARTER_CREDITS: '1.5' })).toThrow(/STARTER_CREDITS/)
+  })
 })

@@ -28,7 +28,15 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   DEPLOYMENT_MANIFEST: optionalString,
   OPENAI_BASE_URL: optionalString,
   OPENAI_API_KEY: optionalString,
+  /** Seconds before one model call attempt is abandoned (the SDK's default is 10 minutes). */
+  OPENAI_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  /** Retries inside the SDK (429/5xx/connection); the runtime owns retries, so 0 by default. */
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(0),
+  MODEL_CATALOG: optionalString,
+  /** The earlier name of MODEL_CATALOG, still accepted. */
   MODELS_FILE: optionalString,
+  /** Credits granted once to every new account (1 credit = 0.001 USD). */
+  STARTER_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
   SIWE_DOMAIN: optionalString,
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
   SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(10).default(300),
@@ -77,8 +85,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chain: { rpcUrl: e.CHAIN_RPC_URL, manifestPath: e.DEPLOYMENT_MANIFEST, embedded: embeddedChain },
     /** 24 h in production, 0 on the embedded dev chain, unless set. */
     whitelistHoldSeconds: e.WHITELIST_HOLD_SECONDS ?? (embeddedChain ? 0 : 86_400),
-    modelProvider: { baseUrl: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY },
-    modelsFile: e.MODELS_FILE,
+    modelProvider: {
+      baseUrl: e.OPENAI_BASE_URL,
+      apiKey: e.OPENAI_API_KEY,
+      timeoutMs: Math.round(e.OPENAI_TIMEOUT_SECONDS * 1000),
+      maxRetries: e.OPENAI_MAX_RETRIES,
+    },
+    /** MODEL_CATALOG, else the older MODELS_FILE; undefined = the built-in catalog. */
+    modelsFile: e.MODEL_CATALOG ?? e.MODELS_FILE,
+    starterCredits: e.STARTER_CREDITS,
     siweDomain: e.SIWE_DOMAIN,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     siweNonceTtlSeconds: e.SIWE_NONCE_TTL_SECONDS,

@@ -10,7 +10,9 @@ import { createAccountsService } from './domain/accounts/accounts.service.ts'
 import { createSessionsService } from './domain/accounts/sessions.service.ts'
 import { createAgentsService } from './domain/agents/agents.service.ts'
 import { encryptPrivateKey, loadOrCreateMasterKey } from './chain/keystore.ts'
-import { loadModelCatalog } from './llm/modelCatalog.ts'
+import { defaultModelOf, loadModelCatalog } from './llm/modelCatalog.ts'
+import { createOpenAiProvider } from './llm/openAiProvider.ts'
+import { createCreditsRepository } from './db/credits.repository.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
 import type { AppDeps, HealthReport } from './http/appDeps.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
@@ -60,6 +62,8 @@ export async function createServices(
   logger: Logger,
   { pgMode = 'own', runtimePollMs, withChain = true }: { pgMode?: 'own' | 'attach'; runtimePollMs?: number; withChain?: boolean } = {},
 ): Promise<Services> {
+  // Read first: a bad catalog stops the boot before anything is started.
+  const models = loadModelCatalog(config.modelsFile)
   let embedded: EmbeddedPostgresHandle | undefined
   const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
   const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
@@ -131,6 +135,7 @@ export async function createServices(
   const accounts = createAccountsService({
     em: db.orm.em,
     keyCacheMs: config.apiKeyCacheMs,
+    starterCredits: config.starterCredits,
     onKeyRevoked: (hash) => void redis?.publish(KEY_REVOKED_CHANNEL, hash).catch(() => {}),
   })
   if (config.redisUrl) {
@@ -262,7 +267,10 @@ export async function createServices(
     sessions,
     agents,
     runtime,
-    models: loadModelCatalog(config.modelsFile),
+    models,
+    defaultModel: defaultModelOf(models),
+    modelProvider: createOpenAiProvider(config.modelProvider),
+    credits: createCreditsRepository(db.pool),
     rateLimitStore,
     health,
     async start() {

@@ -6,9 +6,10 @@ import { AccountSchema } from '../domain/accounts/account.entity.ts'
 import { ApiKeySchema } from '../domain/accounts/apiKey.entity.ts'
 import { SessionSchema } from '../domain/accounts/session.entity.ts'
 import { AgentSchema, AgentWhitelistSchema } from '../domain/agents/agent.entity.ts'
+import { CreditEntrySchema } from '../domain/billing/creditEntry.entity.ts'
 import { migrations } from './migrations/index.ts'
 
-export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema]
+export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema]
 
 export type Database = {
   orm: MikroORM

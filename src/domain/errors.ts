@@ -92,3 +92,37 @@ export class ServiceUnavailableError extends ServiceError {
     })
   }
 }
+
+/** Too few credits left (balance minus reservations) for what the call may cost: 402. */
+export class InsufficientCreditsError extends ServiceError {
+  readonly available: number
+  readonly required: number
+  constructor({ available, required }: { available: number; required: number }) {
+    super(`Insufficient credits: ${required} needed, ${available} available.`, { code: 'insufficient_credits', status: 402 })
+    this.available = available
+    this.required = required
+  }
+}
+
+/**
+ * The model provider failed: 502 with its HTTP status (null when it never answered) and a short
+ * reason of ours, never the provider's raw body. The SDK's error is kept as `cause` for the logs.
+ */
+export class ModelProviderError extends ServiceError {
+  readonly providerStatus: number | null
+  constructor({ providerStatus, reason, cause }: { providerStatus: number | null; reason: string; cause?: unknown }) {
+    const status = providerStatus === null ? 'no answer' : `status ${providerStatus}`
+    super(`Model provider error (${status}): ${reason}`, { code: 'model_provider_error', status: 502, cause })
+    this.providerStatus = providerStatus
+  }
+}
+
+/** No model provider is configured: 503 naming the variables to set. */
+export class ModelProviderNotConfiguredError extends ServiceError {
+  constructor() {
+    super(
+      'No model provider is configured: set OPENAI_BASE_URL (any OpenAI-compatible server) and/or OPENAI_API_KEY, then restart.',
+      { code: 'model_provider_not_configured', status: 503 },
+    )
+  }
+}

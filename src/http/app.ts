@@ -15,6 +15,7 @@ import { launchRoutes } from './routes/launch.routes.ts'
 import { tokenRoutes } from './routes/tokens.routes.ts'
 import { marketRoutes } from './routes/market.routes.ts'
 import { feeRoutes } from './routes/fees.routes.ts'
+import { billingRoutes } from './routes/billing.routes.ts'
 import { devRoutes } from './routes/dev.routes.ts'
 import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const r of [accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)]) api.use(r.routes())
   api.use(swapRoutes(deps).routes())
   api.use(feeRoutes(deps).routes())
+  api.use(billingRoutes(deps).routes())
 
   // Public routes answer first; anything else under /api/v1 needs credentials.
   app.use(publicApi.routes())

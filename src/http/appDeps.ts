@@ -14,6 +14,8 @@ import type { LaunchVenue } from '../actors/launch.machine.ts'
 import type { TxSender } from '../chain/txSender.ts'
 import type { WalletOpPlanner, WalletOpStart, walletOpView } from '../chain/walletOps.ts'
 import type { LocalAccount } from 'viem'
+import type { ModelProvider } from '../domain/chat/ports.ts'
+import type { CreditsRepository } from '../domain/billing/ports.ts'
 
 /** Money-moving operations from agent wallets (present when a chain is). */
 export type WalletDeps = {
@@ -48,6 +50,12 @@ export type AppDeps = {
   agents: AgentsService
   runtime: ActorRuntime
   models: Map<string, Model>
+  /** The catalog's one `default: true` entry (new agents and chats that name no model). */
+  defaultModel: Model
+  /** The provider behind OPENAI_BASE_URL / OPENAI_API_KEY (`configured: false` without them). */
+  modelProvider: ModelProvider
+  /** The credit ledger. */
+  credits: CreditsRepository
   rateLimitStore: RateLimitStore
   health(): Promise<HealthReport>
   /** Absent when the service runs without a chain (some tests). */

@@ -13,6 +13,7 @@ import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
+import { billingTransactionsQuery } from './routes/billing.routes.ts'
 
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete'
@@ -104,6 +105,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
+    { method: 'get', path: '/billing', summary: 'Credits, reserved, spent today and this month (1 credit = 0.001 USD)', auth: 'read' },
+    { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet (embedded chain only)', auth: 'trade', body: faucetBody },
     { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
     { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },

@@ -5,6 +5,7 @@ import { ApiKeySchema, type ApiKey } from './apiKey.entity.ts'
 import type { Principal, Scope } from './scopes.ts'
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedApiKey } from '../keys/apiKey.ts'
 import { NotFoundError } from '../errors.ts'
+import { CreditEntrySchema } from '../billing/creditEntry.entity.ts'
 
 export type AccountsDeps = {
   em: EntityManager
@@ -12,6 +13,8 @@ export type AccountsDeps = {
   keyCacheMs: number
   /** Called when a key is deleted, so other nodes drop it from their caches too. */
   onKeyRevoked?: (hash: string) => void
+  /** Credits granted to every new account, in the transaction that creates it (STARTER_CREDITS). */
+  starterCredits?: number
 }
 
 const LAST_USED_DEBOUNCE_MS = 60_000
@@ -64,11 +67,18 @@ export function createAccountsService(deps: AccountsDeps) {
     return principal
   }
 
+  /** Creates the account and its starter grant (ledger ref = the account id) in one transaction. */
   async function createAccount({ name, isOperator = false, address = null }: { name: string; isOperator?: boolean; address?: string | null }) {
-    const em = fork()
-    const account = em.create(AccountSchema, { id: randomUUID(), name, isOperator, address })
-    await em.persist(account).flush()
-    return account
+    const starter = deps.starterCredits ?? 0
+    return fork().transactional(async (em) => {
+      const account = em.create(AccountSchema, { id: randomUUID(), name, isOperator, address, credits: starter })
+      // Flushed first: the entry's foreign key needs the account row.
+      await em.persist(account).flush()
+      if (starter > 0) {
+        em.create(CreditEntrySchema, { id: randomUUID(), accountId: account.id, kind: 'grant', credits: starter, balanceAfter: starter, ref: account.id })
+      }
+      return account
+    })
   }
 
   async function createApiKey(accountId: string, { name, scopes, expiresAt = null }: { name: string; scopes: Scope[]; expiresAt?: Date | null }) {

@@ -9,7 +9,6 @@ import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domai
 import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../../domain/skills/builtinSkills.ts'
-import { defaultModel } from '../../llm/modelCatalog.ts'
 
 const noBody = z.union([z.undefined(), z.strictObject({})])
 
@@ -23,7 +22,7 @@ function agentId(ctx: Context): string {
 /** Agents (snake_case bodies, camelCase responses), their lifecycle commands and their transfer whitelists. */
 export function agentRoutes(deps: AppDeps): Router {
   const schemas = agentSchemas({
-    models: new Set(deps.models.keys()), defaultModel: defaultModel(deps.models).id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
+    models: new Set(deps.models.keys()), defaultModel: deps.defaultModel.id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
   })
   const router = new Router({ prefix: '/agents' })
   const account = (ctx: Context) => principalOf(ctx).accountId

@@ -4,7 +4,7 @@ import { ok } from '../respond.ts'
 import { BUILTIN_SKILLS, STRATEGY_PRESETS } from '../../domain/skills/builtinSkills.ts'
 import { openApiDocument } from '../openapi.ts'
 import { rejectQuery } from '../validate.ts'
-import { defaultModel } from '../../llm/modelCatalog.ts'
+import { modelView } from '../../llm/modelCatalog.ts'
 
 /** Public platform data: health, model catalog, built-in skills and strategy presets. */
 export function publicRoutes(deps: AppDeps): Router {
@@ -14,7 +14,7 @@ export function publicRoutes(deps: AppDeps): Router {
     ok(ctx, report, report.database.ok ? 200 : 503)
   })
   router.get('/models', rejectQuery, (ctx) => {
-    ok(ctx, { models: [...deps.models.values()] })
+    ok(ctx, { models: [...deps.models.values()].map(modelView) })
   })
   router.get('/skills', rejectQuery, (ctx) => {
     ok(ctx, {
@@ -25,7 +25,7 @@ export function publicRoutes(deps: AppDeps): Router {
   // Built once: the same zod schemas the routes validate with, as OpenAPI 3.1.
   let openapi: object | undefined
   router.get('/openapi.json', rejectQuery, (ctx) => {
-    ctx.body = openapi ??= openApiDocument({ models: [...deps.models.keys()], defaultModel: defaultModel(deps.models).id })
+    ctx.body = openapi ??= openApiDocument({ models: [...deps.models.keys()], defaultModel: deps.defaultModel.id })
   })
   return router
 }

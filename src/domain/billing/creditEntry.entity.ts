@@ -1,0 +1,17 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
+
+/** One ledger entry (append-only). MikroORM writes the starter grant with its account; the rest is SQL (src/db/credits.repository.ts). */
+export const CreditEntrySchema = defineEntity({
+  name: 'CreditEntry',
+  tableName: 'credit_entry',
+  properties: {
+    id: p.uuid().primary(),
+    accountId: p.uuid(),
+    kind: p.text(),
+    credits: p.bigint('number'),
+    balanceAfter: p.bigint('number'),
+    ref: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+})
+export type CreditEntryRecord = InferEntity<typeof CreditEntrySchema>

@@ -1,0 +1,55 @@
+import type pg from 'pg'
+import type { CreditKind } from './creditKinds.ts'
+
+/**
+ * A connection to run statements on. A caller that passes one is inside its own transaction
+ * (BEGIN ... COMMIT), so a ledger write commits or rolls back with the caller's other writes.
+ */
+export type Queryable = Pick<pg.PoolClient, 'query'>
+
+export type CreditEntry = {
+  id: string
+  accountId: string
+  kind: CreditKind
+  /** Signed: a grant is positive, a charge negative. */
+  credits: number
+  balanceAfter: number
+  ref: string
+  createdAt: string
+  /** The exact timestamp, for cursors. */
+  cursorAt: string
+}
+
+/** Credits held for a call in flight; settled by its charge or released. */
+export type CreditReservation = { id: string; accountId: string; credits: number; ref: string }
+
+/**
+ * The credit ledger's storage (implemented in src/db/credits.repository.ts). Every write takes the
+ * account row's lock, so concurrent writers of one account are serialised and balance - reserved
+ * never goes below zero. Methods that take `tx` run in the caller's transaction when given one,
+ * else in a transaction of their own.
+ */
+export interface CreditsRepository {
+  /** Appends an entry once per (kind, ref); a repeat returns the first one with `created: false`. */
+  append(input: { accountId: string; kind: CreditKind; credits: number; ref: string }, tx?: Queryable): Promise<{ entry: CreditEntry; created: boolean }>
+  /** Holds credits (once per (account, ref)); throws InsufficientCreditsError when balance - reserved is too small. */
+  reserve(input: { accountId: string; credits: number; ref: string }, tx?: Queryable): Promise<CreditReservation>
+  /**
+   * Ends a reservation with a charge of `credits` (capped at what the account can pay), written
+   * once per (kind, ref): a second settle with the same ref charges nothing more.
+   */
+  settle(
+    reservation: CreditReservation,
+    charge: { credits: number; ref: string; kind: CreditKind },
+    tx?: Queryable,
+  ): Promise<{ entry: CreditEntry; created: boolean }>
+  /** Drops a reservation without a charge; false when it was already settled or released. */
+  release(reservation: CreditReservation, tx?: Queryable): Promise<boolean>
+  balance(accountId: string): Promise<{ credits: number; reserved: number }>
+  /** Credits debited (negative entries) since each of the given instants. */
+  spentSince(accountId: string, since: { day: Date; month: Date }): Promise<{ day: number; month: number }>
+  list(
+    accountId: string,
+    opts: { limit: number; kind?: CreditKind | undefined; after?: { createdAt: string; id: string } | undefined },
+  ): Promise<{ entries: CreditEntry[]; more: boolean }>
+}
