@@ -177,10 +177,15 @@ describe('actor runtime', () => {
     expect(claim).toContain(id2)
     await rt2.send(id2, { type: 'job.disarm' })
     await rt2.send(id2, { type: 'job.arm', ms: 0 })
+    // Hold the new timer back so that only the stale event can act until it has been handled.
+    await db.pool.query(`update actor_timer set due_at = now() + interval '1 hour' where actor_id = $1`, [id2])
     await rt2.start()
-    await new Promise((r) => setTimeout(r, 150))
-    // The old generation was dropped; the new timer (300 ms) has not fired yet.
+    const unprocessed = async () =>
+      (await db.pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id2])).rows[0].n
+    await waitFor(async () => (await unprocessed()) === 0)
+    // The old generation was dropped; the new timer has not fired.
     expect((await row(id2)).status).toBe('armed')
+    await db.pool.query(`update actor_timer set due_at = now() where actor_id = $1`, [id2])
     await waitFor(async () => (await row(id2)).status === 'rang')
     await rt2.stop()
     const { rows } = await db.pool.query(

@@ -46,7 +46,6 @@ export interface ChainFixture {
   snapshot(): Promise<() => Promise<void>>
   /** Stops anvil and removes the temp dir. */
   close(): Promise<void>
-  deployMs: number
 }
 
 /**
@@ -62,13 +61,11 @@ export async function setupChain(): Promise<ChainFixture> {
   const publicClient = clients[0]!.publicClient
   const wallets = Object.fromEntries(ROLES.map((r, i) => [r, clients[i]!.walletClient])) as Record<Role, DeployWalletClient>
   const addr = Object.fromEntries(ROLES.map((r) => [r, wallets[r].account.address])) as Record<Role, Address>
-  const started = performance.now()
   const manifest = await deployReferenceContracts({
     walletClient: wallets.deployer,
     publicClient,
     platformFeeRecipient: addr.platform,
   })
-  const deployMs = performance.now() - started
   const testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) })
 
   return {
@@ -78,7 +75,6 @@ export async function setupChain(): Promise<ChainFixture> {
     publicClient,
     wallets,
     addr,
-    deployMs,
     async mined(hash) {
       const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash, pollingInterval: 25 })
       if (receipt.status !== 'success') throw new Error(`transaction ${receipt.transactionHash} reverted`)
