@@ -83,12 +83,14 @@ export async function createServices(
     }
   }
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
+  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
   const sender = chain
     ? createTxSender({
         pool: db.pool,
         chain,
         logger,
         confirmTimeoutMs: config.txConfirmTimeoutMs,
+        awaitIndexed: indexer && ((block: bigint) => indexer.waitForBlock(block)),
         fault: config.faultInject
           ? (point) => {
               if (point === config.faultInject) {
@@ -122,7 +124,6 @@ export async function createServices(
     commitConcurrency: config.actorCommitConcurrency,
     ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
   })
-  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
   // Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly.
   const sweep = () => void sweepIdempotencyKeys(db.pool).catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
   sweep()

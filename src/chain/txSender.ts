@@ -43,12 +43,15 @@ export function createTxSender({
   logger,
   fault,
   confirmTimeoutMs = 30_000,
+  awaitIndexed,
 }: {
   pool: pg.Pool
   chain: ChainHandle
   logger: Logger
   fault?: FaultHook | undefined
   confirmTimeoutMs?: number
+  /** Read your own writes: resolves once the indexer has processed a block (bounded by its own timeout). */
+  awaitIndexed?: ((block: bigint) => Promise<unknown>) | undefined
 }) {
   const ctx: SenderContext = { pool, chain, client: chain.publicClient, logger }
   const queue = createWalletQueue()
@@ -56,7 +59,7 @@ export function createTxSender({
     send: (req: TxRequest, plan: (firstNonce: number) => PlannedTx[]): Promise<SentTx[]> => sendPlanned({ ...ctx, queue, fault }, req, plan),
     confirm: (id: string, account?: LocalAccount): Promise<TransactionReceipt> => confirmTx({ ...ctx, confirmTimeoutMs }, id, account),
     confirmRequest: (hash: Hex, account: LocalAccount): Promise<TransactionReceipt[]> =>
-      confirmRequest({ ...ctx, confirmTimeoutMs }, hash, account),
+      confirmRequest({ ...ctx, confirmTimeoutMs, awaitIndexed }, hash, account),
     rebroadcastPending: (): Promise<number> => rebroadcastPending({ ...ctx, queue }),
   }
 }

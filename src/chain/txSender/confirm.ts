@@ -77,10 +77,13 @@ async function replaceWithFeeBump(ctx: SenderContext, row: TxRow, account: Local
 
 /**
  * Confirms every transaction of the request that `hash` is the last of (an approval, then the
- * swap or launch), in nonce order; stops at the first one that reverted.
+ * swap or launch), in nonce order; stops at the first one that reverted. This is where a wallet
+ * operation's or a launch's receipts are accepted: when all succeeded, it waits (bounded) for
+ * `awaitIndexed` of the last block, so the trade, the portfolio and the board show it by the
+ * time `confirmed` is answered.
  */
 export async function confirmRequest(
-  ctx: SenderContext & { confirmTimeoutMs: number },
+  ctx: SenderContext & { confirmTimeoutMs: number; awaitIndexed?: ((block: bigint) => Promise<unknown>) | undefined },
   hash: Hex,
   account: LocalAccount,
 ): Promise<TransactionReceipt[]> {
@@ -97,5 +100,7 @@ export async function confirmRequest(
     receipts.push(receipt)
     if (receipt.status !== 'success') break
   }
+  const last = receipts.at(-1)
+  if (last?.status === 'success') await ctx.awaitIndexed?.(last.blockNumber)
   return receipts
 }
