@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { BondingCurveLaunchpadArtifact } from '../artifacts/index.ts'
-import { priceFromReserves } from '../prices.ts'
+import { priceFromReserves } from '../priceScale.ts'
 import { lower, quoteSymbolOf, type IndexerContext } from './indexerContext.ts'
 import type { DecodeState, EventLog, FoundToken, Graduation } from './indexedRows.ts'
 

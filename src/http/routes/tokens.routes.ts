@@ -5,8 +5,8 @@ import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { parse, rejectQuery } from '../validate.ts'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
-import { marketCapInQuote, PRICE_SCALE } from '../../chain/prices.ts'
-import { createPriceReader, formatPrice, formatUsd, pegUsd18, tokenUnitUsd, usdOf } from '../../chain/pricing.ts'
+import { marketCapInQuote, PRICE_SCALE } from '../../chain/priceScale.ts'
+import { createPriceReader, formatPrice, formatUsd, pegUsd18, tokenUnitUsd, usdOf } from '../../chain/priceReader.ts'
 import { quotePrices as readQuotePrices } from '../../domain/fees/feeValuation.ts'
 
 export const quotesQuery = z.strictObject({ venue: z.enum(['venue-a', 'venue-b'], 'One of venue-a, venue-b.') })
