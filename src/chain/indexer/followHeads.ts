@@ -1,6 +1,8 @@
 import type { Client, PublicClient, WebSocketTransport } from 'viem'
 import { watchBlockNumber } from 'viem/actions'
 import type { Logger } from '../../logger.ts'
+import { createBlockWaiters } from './blockWaiters.ts'
+import { createPassRunner } from './passRunner.ts'
 import type { SyncResult } from './pass.ts'
 
 export type FollowOptions = {
@@ -16,8 +18,6 @@ export type FollowOptions = {
    */
   backstopMs: number
 }
-
-type Waiter = { block: number; done: (reached: boolean) => void }
 
 /**
  * Follows the chain head and runs indexer passes. Over a WebSocket transport it subscribes to
@@ -36,9 +36,6 @@ export function createHeadFollower({ client, log, pass, pollMs, backstopMs }: Fo
   let stopped = true
   let timer: NodeJS.Timeout | undefined
   let unsubscribe: (() => void) | undefined
-  let failures = 0
-  let running: Promise<void> | undefined
-  let again = false
   /** Checkpoint and head after the last successful pass. */
   let processed = -1
   let seenHead = -1
@@ -48,38 +45,18 @@ export function createHeadFollower({ client, log, pass, pollMs, backstopMs }: Fo
   /** Head seen by the previous timer tick: unannounced for a whole interval means stalled. */
   let prevTickHead = -1
   let resubscribeAt = 0
-  const waiters = new Set<Waiter>()
+  const waiters = createBlockWaiters(log)
 
   /** Records a pass's outcome: wakes waiters whose block is now indexed. */
   function passed(result: SyncResult): SyncResult {
     processed = Math.max(processed, result.checkpoint)
     seenHead = Math.max(seenHead, result.head)
-    for (const w of waiters) if (w.block <= processed) w.done(true)
+    waiters.settle(processed)
     return result
   }
 
-  /** Runs a pass now, or one more right after the pass in flight. */
-  function kick(): Promise<void> {
-    if (running) {
-      again = true
-      return running
-    }
-    running = (async () => {
-      do {
-        again = false
-        try {
-          passed(await pass())
-          failures = 0
-        } catch (err) {
-          failures++
-          log.warn({ err: err instanceof Error ? err.message : String(err), failures }, 'indexer pass failed; retrying')
-        }
-      } while (again && !stopped && failures === 0)
-    })().finally(() => {
-      running = undefined
-    })
-    return running
-  }
+  const runner = createPassRunner({ pass, log, onPassed: passed, active: () => !stopped })
+  const kick = runner.kick
 
   function subscribe() {
     baseline = seenHead
@@ -115,6 +92,7 @@ export function createHeadFollower({ client, log, pass, pollMs, backstopMs }: Fo
     timer = undefined
     await kick()
     if (stopped) return
+    const failures = runner.failures()
     if (unsubscribe && failures === 0 && prevTickHead > Math.max(announced, baseline)) {
       log.warn({ announced, head: prevTickHead }, 'new-heads subscription stalled; polling until it is back')
       dropSubscription()
@@ -139,8 +117,8 @@ export function createHeadFollower({ client, log, pass, pollMs, backstopMs }: Fo
       timer = undefined
       unsubscribe?.()
       unsubscribe = undefined
-      await running
-      for (const w of waiters) w.done(false)
+      await runner.idle()
+      waiters.releaseAll()
     },
     /** Records the outcome of a pass run from outside the loop (`syncOnce`). */
     passed,
@@ -152,22 +130,9 @@ export function createHeadFollower({ client, log, pass, pollMs, backstopMs }: Fo
       const n = Number(block)
       if (processed >= n) return Promise.resolve(true)
       if (stopped) return Promise.resolve(false)
-      return new Promise<boolean>((resolve) => {
-        const waiter: Waiter = {
-          block: n,
-          done(reached) {
-            clearTimeout(limit)
-            waiters.delete(waiter)
-            resolve(reached)
-          },
-        }
-        const limit = setTimeout(() => {
-          log.warn({ block: n, indexed: processed, timeoutMs }, 'block not indexed in time; answering without it')
-          waiter.done(false)
-        }, timeoutMs)
-        waiters.add(waiter)
-        void kick()
-      })
+      const reached = waiters.wait(n, timeoutMs, () => processed)
+      void kick()
+      return reached
     },
   }
 }
