@@ -1,4 +1,5 @@
 import { getAddress, type Hex, type TransactionReceipt } from 'viem'
+import { recordReceipt } from '../txSender/outbox.ts'
 import { isAlreadyKnown } from '../txSender/txErrors.ts'
 import type { IndexerContext } from './indexerContext.ts'
 import type { Rebroadcast } from './reorg.ts'
@@ -26,12 +27,7 @@ export async function reconfirmOutbox(ctx: IndexerContext): Promise<number> {
       pending.push(row)
       continue
     }
-    await pool.query(
-      `update chain_tx set status = $2, block_number = $3, block_hash = $4, gas_used = $5, contract_address = $6, updated_at = now()
-        where id = $1 and status = 'broadcast'`,
-      [row.id, receipt.status === 'success' ? 'confirmed' : 'failed', receipt.blockNumber.toString(), receipt.blockHash,
-        receipt.gasUsed.toString(), receipt.contractAddress?.toLowerCase() ?? null],
-    )
+    await recordReceipt(pool, row.id, receipt, { onlyIfBroadcast: true })
     log.info({ id: row.id, hash: row.hash, block: Number(receipt.blockNumber) }, 're-broadcast transaction confirmed again')
   }
   for (const row of pending) {

@@ -1,6 +1,6 @@
 import { keccak256, type Hex, type LocalAccount, type TransactionReceipt } from 'viem'
 import { broadcast } from './broadcast.ts'
-import { latestStored, type SenderContext, type TxRow } from './outbox.ts'
+import { latestStored, recordReceipt, type SenderContext, type TxRow } from './outbox.ts'
 
 /**
  * Waits for the receipt of a stored transaction. When it is not mined in time, the same nonce
@@ -24,12 +24,7 @@ export async function confirmTx(
     ).catch(() => undefined)
     if (receipt) {
       const winner = all.find((t) => t.hash === receipt.transactionHash)!
-      await pool.query(
-        `update chain_tx set status = $2, block_number = $3, block_hash = $4, gas_used = $5, contract_address = $6, updated_at = now()
-          where id = $1`,
-        [winner.id, receipt.status === 'success' ? 'confirmed' : 'failed', receipt.blockNumber.toString(), receipt.blockHash,
-          receipt.gasUsed.toString(), receipt.contractAddress?.toLowerCase() ?? null],
-      )
+      await recordReceipt(pool, winner.id, receipt)
       await pool.query(
         `update chain_tx set status = 'replaced', replaced_by = $2, updated_at = now()
           where (id = $1 or id like $1 || ':r%') and id <> $2 and status in ('queued', 'broadcast')`,

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { Hex, LocalAccount, PublicClient } from 'viem'
+import type { Hex, LocalAccount, PublicClient, TransactionReceipt } from 'viem'
 import type { Logger } from '../../logger.ts'
 import type { ChainHandle } from '../chain.ts'
 
@@ -60,5 +60,18 @@ export async function storedBatch(pool: pg.Pool, requestId: string): Promise<TxR
 export function byWalletThenNonce<T extends { from_address: string; nonce: string }>(rows: T[]): T[] {
   return [...rows].sort((a, b) =>
     a.from_address === b.from_address ? Number(a.nonce) - Number(b.nonce) : a.from_address < b.from_address ? -1 : 1,
+  )
+}
+
+/**
+ * Records a mined outbox transaction: `confirmed`, or `failed` when it reverted, with its block,
+ * gas and any created contract. `onlyIfBroadcast` leaves a row another path settled meanwhile.
+ */
+export async function recordReceipt(pool: pg.Pool, id: string, receipt: TransactionReceipt, { onlyIfBroadcast = false } = {}) {
+  await pool.query(
+    `update chain_tx set status = $2, block_number = $3, block_hash = $4, gas_used = $5, contract_address = $6, updated_at = now()
+      where id = $1${onlyIfBroadcast ? ` and status = 'broadcast'` : ''}`,
+    [id, receipt.status === 'success' ? 'confirmed' : 'failed', receipt.blockNumber.toString(), receipt.blockHash,
+      receipt.gasUsed.toString(), receipt.contractAddress?.toLowerCase() ?? null],
   )
 }
