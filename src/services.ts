@@ -32,9 +32,9 @@ import { checkPolicy } from './domain/agents/policyCheck.ts'
 import type { Policy } from './domain/agents/policy.ts'
 import { isVerifiedSymbol, lookupToken, resolveToken, tokenUsd } from './chain/tokenInfo.ts'
 import { effectivePolicySql } from './domain/agents/effectiveGuardrails.ts'
-import { createPriceReader, formatUsd } from './chain/pricing.ts'
+import { createPriceReader, formatUsd } from './chain/priceReader.ts'
 import { seedOf } from './chain/launchTx.ts'
-import { claimPlanner } from './chain/feesPlanner.ts'
+import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { randomUUID } from 'node:crypto'
 
@@ -88,12 +88,14 @@ export async function createServices(
     }
   }
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
+  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
   const sender = chain
     ? createTxSender({
         pool: db.pool,
         chain,
         logger,
         confirmTimeoutMs: config.txConfirmTimeoutMs,
+        awaitIndexed: indexer && ((block: bigint) => indexer.waitForBlock(block)),
         fault: config.faultInject
           ? (point) => {
               if (point === config.faultInject) {
@@ -127,7 +129,6 @@ export async function createServices(
     commitConcurrency: config.actorCommitConcurrency,
     ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
   })
-  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
   // Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly.
   const sweep = () => void sweepIdempotencyKeys(db.pool).catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
   sweep()

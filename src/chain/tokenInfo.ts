@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { erc20Abi, getAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
-import { createPriceReader, tokenAmountUsd, usdOf } from './pricing.ts'
+import { createPriceReader, tokenAmountUsd, usdOf } from './priceReader.ts'
 
 /** A token as swaps, transfers and the portfolio see it. */
 export type TokenInfo = {

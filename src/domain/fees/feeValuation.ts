@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { ChainHandle } from '../../chain/chain.ts'
-import { createPriceReader, tokenAmountUsd, usdOf, type PriceReader } from '../../chain/pricing.ts'
+import { createPriceReader, tokenAmountUsd, usdOf, type PriceReader } from '../../chain/priceReader.ts'
 
 /**
  * USD valuation of fee and volume figures taken from the chain indexer's tables. Fees arrive in

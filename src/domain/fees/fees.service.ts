@@ -6,9 +6,9 @@ import { PolicyViolationError } from '../agents/policyCheck.ts'
 import { effectivePayoutSql, effectivePolicySql } from '../agents/effectiveGuardrails.ts'
 import { NO_FEES, hasCreatorFees, readCreatorFees, type CreatorFeePosition } from './creatorFees.ts'
 import { mapLimit } from '../util/mapLimit.ts'
-import { chainUnavailable, createPriceReader, formatAmount, formatUsd, tokenAmountUsd, usdOf, type PriceReader } from '../../chain/pricing.ts'
+import { chainUnavailable, createPriceReader, formatAmount, formatUsd, tokenAmountUsd, usdOf, type PriceReader } from '../../chain/priceReader.ts'
 import { LATEST_PRICE_SQL, indexedBlock, quotePrices, valueOf } from './feeValuation.ts'
-import type { ClaimParams } from '../../chain/feesPlanner.ts'
+import type { ClaimParams } from '../../chain/claimPlanner.ts'
 import { assertNoneInFlight } from '../../chain/walletOps.ts'
 
 /** Parallel chain reads per request. */

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { Address } from 'viem'
 import type { ChainHandle } from '../../chain/chain.ts'
 import { ServiceUnavailableError, ValidationError } from '../errors.ts'
-import { createPriceReader, formatPrice, formatUsd, type PricePoint } from '../../chain/pricing.ts'
+import { createPriceReader, formatPrice, formatUsd, type PricePoint } from '../../chain/priceReader.ts'
 import { LATEST_PRICE_SQL, indexedBlock, quotePrices, valueOf } from './feeValuation.ts'
 import { PRICE_24H_AGO_SQL, tokenFigures, VOLUME_24H_SQL } from './tokenFigures.ts'
 

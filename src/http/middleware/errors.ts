@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa'
 import type { Logger } from '../../logger.ts'
 import { ServiceError } from '../../domain/errors.ts'
-import { chainUnavailableOf } from '../../chain/pricing.ts'
+import { chainUnavailableOf } from '../../chain/priceReader.ts'
 
 type HttpishError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string; headers?: Record<string, string> }
 

@@ -9,7 +9,7 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { NotFoundError, ServiceError, ServiceUnavailableError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { NothingToClaimError, createFeesService } from '../../domain/fees/fees.service.ts'
-import { claimParamsSchema } from '../../chain/feesPlanner.ts'
+import { claimParamsSchema } from '../../chain/claimPlanner.ts'
 import type { WalletOpInput } from '../../actors/walletOp.machine.ts'
 
 export const earningsQuery = z.strictObject({ agentId: z.uuid('Must be an agent id.') })

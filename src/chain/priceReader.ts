@@ -1,7 +1,7 @@
 import { BaseError, formatUnits, getAddress, HttpRequestError, SocketClosedError, TimeoutError, UnknownRpcError, WebSocketRequestError, zeroAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from './artifacts/index.ts'
-import { PRICE_SCALE, priceFromReserves } from './prices.ts'
+import { PRICE_SCALE, priceFromReserves } from './priceScale.ts'
 import { pairOf, readOnce } from './pairs.ts'
 import { ServiceUnavailableError } from '../domain/errors.ts'
 

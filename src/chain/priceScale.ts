@@ -1,6 +1,6 @@
 /**
  * Pure price arithmetic on launched tokens' on-chain prices. Prices read from the chain and USD
- * values come from the price reader (`createPriceReader` in `chain/pricing.ts`).
+ * values come from the price reader (`createPriceReader` in `chain/priceReader.ts`).
  */
 
 /**
