@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { BondingCurveLaunchpadArtifact, FeeLockerArtifact } from './artifacts/index.ts'
 import type { WalletOpPlanner } from './walletOps.ts'
 import type { PlannedTx } from './txSender.ts'
-import { formatAmount } from './priceReader.ts'
+import { formatAmount } from '../domain/tokens/priceMath.ts'
 
 /**
  * Gas for each claim after the first, which cannot be estimated ahead (the sender estimates

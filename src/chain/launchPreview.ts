@@ -4,7 +4,8 @@ import type { LaunchInput } from '../actors/launch.machine.ts'
 import { simulateLaunch } from './launchEffects.ts'
 import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, seedOf } from './launchTx.ts'
 import { BondingCurveLaunchpadArtifact, InstantPoolLauncherArtifact } from './artifacts/index.ts'
-import { createPriceReader, formatPrice, formatUsd, usdOf } from './priceReader.ts'
+import { createPriceReader } from './priceReader.ts'
+import { formatPrice, formatUsd, usdOf } from '../domain/tokens/priceMath.ts'
 
 /**
  * What a launch would do, with nothing sent: the simulation a real launch runs (same errors),

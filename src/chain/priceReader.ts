@@ -1,57 +1,9 @@
-import { BaseError, formatUnits, getAddress, HttpRequestError, SocketClosedError, TimeoutError, UnknownRpcError, WebSocketRequestError, zeroAddress, type Address } from 'viem'
+import { BaseError, getAddress, HttpRequestError, SocketClosedError, TimeoutError, UnknownRpcError, WebSocketRequestError, zeroAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from './artifacts/index.ts'
-import { PRICE_SCALE, priceFromReserves } from './priceScale.ts'
+import { pegUsd18, priceFromReserves, pow10, tokenUnitUsd, USD_SCALE, usdOf } from '../domain/tokens/priceMath.ts'
 import { pairOf, readOnce } from './pairs.ts'
 import { ServiceUnavailableError } from '../domain/errors.ts'
-
-/**
- * USD arithmetic on integers and on-chain prices read at one block.
- *
- * USD values are bigints scaled by 1e18 ("usd18") until they are shown: `formatUsd` renders
- * cents (truncated), `formatPrice` up to 18 decimals. Nothing here uses floating point.
- */
-export const USD_SCALE = 10n ** 18n
-const pow10 = (n: number) => 10n ** BigInt(n)
-
-/** usd18 as dollars and cents ("15.00"), truncated. */
-export function formatUsd(usd18: bigint): string {
-  const cents = usd18 / 10n ** 16n
-  const s = cents.toString().padStart(3, '0')
-  return `${s.slice(0, -2)}.${s.slice(-2)}`
-}
-
-/** usd18 as a price with up to 18 decimals and no trailing zeros ("3000", "0.0000045"). */
-export function formatPrice(usd18: bigint): string {
-  return trimDecimal(formatUnits(usd18, 18))
-}
-
-/** A base-unit amount as a decimal string of whole units without trailing zeros ("0.005"). */
-export function formatAmount(amount: bigint, decimals: number): string {
-  return trimDecimal(formatUnits(amount, decimals))
-}
-
-function trimDecimal(s: string): string {
-  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s
-}
-
-/** USD value (usd18) of `amount` base units of an asset with `decimals`, one whole unit costing `unitUsd18`. */
-export function usdOf(amount: bigint, decimals: number, unitUsd18: bigint): bigint {
-  return (amount * unitUsd18) / pow10(decimals)
-}
-
-/**
- * USD value (usd18) of `amount` base units of an 18-decimal launched token priced at `price`
- * (quote base units per whole token, times PRICE_SCALE), its quote asset costing `quoteUsd18`.
- */
-export function tokenAmountUsd(amount: bigint, price: bigint, quoteDecimals: number, quoteUsd18: bigint): bigint {
-  return (amount * price * quoteUsd18) / (PRICE_SCALE * 10n ** 18n * pow10(quoteDecimals))
-}
-
-/** USD price (usd18) of one whole launched token from its price (PRICE_SCALE) and its quote asset's. */
-export function tokenUnitUsd(price: bigint, quoteDecimals: number, quoteUsd18: bigint): bigint {
-  return (price * quoteUsd18) / (PRICE_SCALE * pow10(quoteDecimals))
-}
 
 export type PricePoint = {
   /** USD per whole unit, usd18. */
@@ -98,15 +50,8 @@ export type TokenMarketPoint = {
 }
 
 /**
- * USD per whole unit (usd18) of a quote asset pegged to the dollar (USDC), with no chain read;
- * null for any other symbol.
- *
- * @example
- * pegUsd18('USDC') // 10n ** 18n
+ * USD prices read from the chain at one block (pools, the venue-a curve, the dollar peg).
  */
-export function pegUsd18(symbol: string): bigint | null {
-  return symbol === 'USDC' ? USD_SCALE : null
-}
 
 /** Wraps a failed chain read as 503 `chain_unavailable`. */
 export function chainUnavailable(err: unknown): ServiceUnavailableError {

@@ -1,7 +1,8 @@
 import type pg from 'pg'
 import { erc20Abi, getAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
-import { createPriceReader, tokenAmountUsd, usdOf } from './priceReader.ts'
+import { createPriceReader } from './priceReader.ts'
+import { tokenAmountUsd, usdOf } from '../domain/tokens/priceMath.ts'
 
 /** A token as swaps, transfers and the portfolio see it. */
 export type TokenInfo = {

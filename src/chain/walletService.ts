@@ -7,7 +7,8 @@ import { checkPolicy } from '../domain/agents/policyCheck.ts'
 import type { Policy } from '../domain/agents/policy.ts'
 import { effectivePolicySql } from '../domain/agents/effectiveGuardrails.ts'
 import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
-import { chainUnavailableOf, createPriceReader, formatPrice, formatUsd } from './priceReader.ts'
+import { chainUnavailableOf, createPriceReader } from './priceReader.ts'
+import { formatPrice, formatUsd } from '../domain/tokens/priceMath.ts'
 import type { TransferParams } from './transferPlanner.ts'
 
 type AgentRow = { wallet_address: Address; policy: Partial<Policy>; status: string }

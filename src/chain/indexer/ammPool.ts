@@ -1,6 +1,6 @@
 import { getAddress, type Address } from 'viem'
 import { AmmPairArtifact } from '../artifacts/index.ts'
-import { priceFromReserves } from '../priceScale.ts'
+import { priceFromReserves } from '../../domain/tokens/priceMath.ts'
 import { poolEvents } from './events.ts'
 import { lower, type IndexerContext } from './indexerContext.ts'
 import type { DecodeState, EventLog, TokenInfo, TradeRow } from './indexedRows.ts'

@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { BondingCurveLaunchpadArtifact } from '../artifacts/index.ts'
-import { priceFromReserves } from '../priceScale.ts'
+import { priceFromReserves } from '../../domain/tokens/priceMath.ts'
 import { lower, quoteSymbolOf, type IndexerContext } from './indexerContext.ts'
 import type { DecodeState, EventLog, FoundToken, Graduation } from './indexedRows.ts'
 

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { ChainHandle } from '../../chain/chain.ts'
-import { createPriceReader, tokenAmountUsd, usdOf, type PriceReader } from '../../chain/priceReader.ts'
+import { createPriceReader, type PriceReader } from '../../chain/priceReader.ts'
+import { tokenAmountUsd, usdOf } from '../tokens/priceMath.ts'
 
 /**
  * USD valuation of fee and volume figures taken from the chain indexer's tables. Fees arrive in

@@ -1,5 +1,5 @@
-import { marketCapInQuote } from '../../chain/priceScale.ts'
-import { formatAmount, formatPrice, formatUsd, tokenUnitUsd, usdOf } from '../../chain/priceReader.ts'
+import { marketCapInQuote } from '../tokens/priceMath.ts'
+import { formatAmount, formatPrice, formatUsd, tokenUnitUsd, usdOf } from '../tokens/priceMath.ts'
 
 /**
  * A launched token's market figures from the indexer's tables: price, market cap, 24 h volume

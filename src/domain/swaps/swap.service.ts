@@ -26,7 +26,8 @@ import { fieldErrorsOf } from '../../http/validate.ts'
 import { swapBody, type SwapBody } from './swap.schema.ts'
 import { lookupToken } from '../../chain/tokenInfo.ts'
 import { pinToLatestBlock, type PinnedChain } from '../../chain/pinnedReads.ts'
-import { createPriceReader, formatUsd } from '../../chain/priceReader.ts'
+import { createPriceReader } from '../../chain/priceReader.ts'
+import { formatUsd } from '../tokens/priceMath.ts'
 
 /** How long a quote's `minAmountOut` can be executed with `quoteId`. */
 export const QUOTE_TTL_MS = 30_000
