@@ -4,6 +4,7 @@ import { createLogger } from '../src/logger.ts'
 import { openDatabase } from '../src/db/orm.ts'
 import { startEmbeddedPostgres } from '../src/db/embeddedPostgres.ts'
 import { createAccountsService } from '../src/domain/accounts/accounts.service.ts'
+import { codePointLength } from '../src/domain/util/text.ts'
 
 const USAGE = `usage: npm run -s admin -- <command> [options]
 
@@ -38,7 +39,7 @@ async function main() {
     strict: true,
   })
   const name = values.name?.trim()
-  if (!name || name.length > 64) fail('--name is required (1-64 characters)')
+  if (!name || codePointLength(name) > 64) fail('--name is required (1-64 characters)')
 
   const config = loadConfig()
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel })

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../domain/agents/agent.schema.ts'
+import { agentSchemas, whitelistAddBody, whitelistDeleteBody, whitelistDeleteQuery } from '../domain/agents/agent.schema.ts'
 import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
 import { swapBody } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
@@ -9,7 +9,7 @@ import { siweBody } from './routes/auth.routes.ts'
 import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
-import { listQuery } from './routes/ops.routes.ts'
+import { listQuery, verifiedBody } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
 
@@ -20,7 +20,13 @@ type Op = {
   /** undefined: public; otherwise the key scope (or 'operator'). */
   auth?: 'read' | 'trade' | 'admin' | 'operator'
   body?: z.ZodType
+  /** The body may be left out (its fields can come in the query instead). */
+  bodyOptional?: boolean
   query?: z.ZodType
+  /** Served outside /api/v1 (e.g. /metrics at the root). */
+  atRoot?: boolean
+  /** The success body is not JSON (e.g. Prometheus text). */
+  responseType?: string
   idempotency?: 'required' | 'honoured'
   status?: number
 }
@@ -45,6 +51,7 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
     { method: 'get', path: '/health', summary: 'Database, Redis, RPC and venue addresses' },
     { method: 'get', path: '/models', summary: 'Model catalog with credit prices' },
     { method: 'get', path: '/skills', summary: 'Built-in skills and strategy presets' },
+    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document' },
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
@@ -71,7 +78,10 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
     { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade' },
     { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read' },
     { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201 },
-    { method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address', auth: 'admin', body: whitelistDeleteBody },
+    {
+      method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address (named in the body, or as ?address=)', auth: 'admin',
+      body: whitelistDeleteBody, bodyOptional: true, query: whitelistDeleteQuery,
+    },
     { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
     ...(['venue-a', 'venue-b', 'self-funded'] as const).map((v): Op => ({
@@ -88,8 +98,10 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet (embedded chain only)', auth: 'trade', body: faucetBody },
     { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
+    { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
-    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified', auth: 'operator' },
+    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
   ]
   const paths: Record<string, Record<string, object>> = {}
   for (const op of ops) {
@@ -102,9 +114,12 @@ export function openApiDocument({ models }: { models: readonly string[] }) {
       summary: op.summary,
       ...(op.auth ? { security: [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
       ...(params.length ? { parameters: params } : {}),
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
+      ...(op.atRoot ? { servers: [{ url: '/' }] } : {}),
+      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
       responses: {
-        [String(op.status ?? 200)]: { description: 'The resource at the top level, plus meta.requestId', content: { 'application/json': {} } },
+        [String(op.status ?? 200)]: op.responseType
+          ? { description: 'The document', content: { [op.responseType]: {} } }
+          : { description: 'The resource at the top level, plus meta.requestId', content: { 'application/json': {} } },
         default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     }

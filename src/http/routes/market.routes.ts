@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, rejectQuery } from '../validate.ts'
+import { limitQuery, parse, rejectQuery } from '../validate.ts'
 import { ValidationError } from '../../domain/errors.ts'
 import { createMarketData } from '../../domain/fees/marketData.ts'
 
@@ -10,7 +10,7 @@ const list = z.union([z.string().max(5000), z.array(z.string().max(5000)).max(10
 /** Lenient on unknown parameters: external price clients send their own extras. */
 export const priceQuery = z.object({ tokens: list.optional(), mint: list.optional() })
 export const leaderboardQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { formatUnits } from 'viem'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, rejectQuery } from '../validate.ts'
+import { limitQuery, parse, rejectQuery } from '../validate.ts'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
 import { marketCapInQuote, PRICE_SCALE } from '../../chain/prices.ts'
 import { createPriceReader, formatPrice, formatUsd, pegUsd18, tokenUnitUsd, usdOf } from '../../chain/pricing.ts'
@@ -11,12 +11,12 @@ import { quotePrices as readQuotePrices } from '../../domain/fees/feeValuation.t
 
 export const quotesQuery = z.strictObject({ venue: z.enum(['venue-a', 'venue-b'], 'One of venue-a, venue-b.') })
 export const boardQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
   venue: z.enum(['venue-a', 'venue-b', 'self-funded']).optional(),
 })
 export const tradesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
   ours: z.enum(['true', 'false'], 'Must be true or false.').optional(),
 })
