@@ -21,6 +21,7 @@ import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
 import { NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
 import { nulFieldErrors } from './validate.ts'
+import { ok } from './respond.ts'
 
 /** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
 const BODY_LIMIT_BYTES = 1024 * 1024
@@ -63,6 +64,11 @@ export function createApp(deps: AppDeps): Koa {
   app.use(async (ctx, next) => {
     await next()
     if (ctx.body === undefined && ctx.status === 404) throw new NotFoundError('Route')
+    // The router answers OPTIONS with an empty 200; every 2xx of the API carries a JSON body.
+    if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body) {
+      ok(ctx, { methods: ctx.response.get('Allow').split(',').map((m) => m.trim()).filter(Boolean) })
+      return
+    }
     if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
       throw new ServiceError('Method not allowed on this path.', {
         code: 'method_not_allowed',

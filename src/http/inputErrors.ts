@@ -21,7 +21,7 @@ export class UnsupportedEncodingError extends ServiceError {
 /** A body that does not decode as its Content-Encoding says: 400 `invalid_body_encoding`. */
 export class InvalidBodyEncodingError extends ServiceError {
   constructor({ encoding, cause }: { encoding: string; cause?: unknown }) {
-    super(`The request body is not valid ${encoding} data.`, { code: 'invalid_body_encoding', status: 400, headers: { Connection: 'close' }, cause })
+    super(`The request body is not valid ${encoding} data.`, { code: 'invalid_body_encoding', status: 400, cause })
   }
 }
 
@@ -35,6 +35,6 @@ export class InvalidJsonError extends ServiceError {
 /** The body could not be read (the client went away mid-body): 400 `bad_request`. */
 export class BodyReadError extends ServiceError {
   constructor({ cause }: { cause?: unknown } = {}) {
-    super('The request body could not be read.', { code: 'bad_request', status: 400, headers: { Connection: 'close' }, cause })
+    super('The request body could not be read.', { code: 'bad_request', status: 400, cause })
   }
 }

@@ -69,7 +69,9 @@ export function readBody(req: IncomingMessage, { limit }: { limit: number }): Pr
         decoder.destroy()
       }
       if (err) {
-        req.pause()
+        // The rest is read and dropped, so the answer is not lost to a reset; past the size limit
+        // the connection closes after the answer (PayloadTooLargeError says Connection: close).
+        req.resume()
         reject(err)
       } else resolve(Buffer.concat(chunks))
     }
