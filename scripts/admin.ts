@@ -6,6 +6,7 @@ import { startEmbeddedPostgres } from '../src/db/embeddedPostgres.ts'
 import { createAccountsService } from '../src/domain/accounts/accounts.service.ts'
 import { createCreditsRepository } from '../src/db/credits.repository.ts'
 import { grantCredits } from '../src/domain/billing/grantCredits.ts'
+import { codePointLength } from '../src/domain/util/text.ts'
 
 const USAGE = `usage: npm run -s admin -- <command> [options]
 
@@ -46,7 +47,7 @@ async function main() {
     strict: true,
   })
   const name = values.name?.trim()
-  if (!name || name.length > 64) fail('--name is required (1-64 characters)')
+  if (!name || codePointLength(name) > 64) fail('--name is required (1-64 characters)')
 
   await withDatabase(async (db, config) => {
     const accounts = createAccountsService({ em: db.orm.em, keyCacheMs: 0, starterCredits: config.starterCredits })

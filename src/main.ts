@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts'
 import { createLogger } from './logger.ts'
 import { createServices } from './services.ts'
 import { createApp } from './http/app.ts'
+import { createHttpServer } from './http/server.ts'
 
 /**
  * Boot: config -> infrastructure -> actor runtime -> HTTP. Stops everything it started
@@ -16,7 +17,7 @@ async function main() {
   const services = await createServices(config, logger)
   await services.start()
   const app = createApp(services)
-  const server: Server = app.listen(config.port, config.host)
+  const server: Server = createHttpServer(app, { logger }).listen(config.port, config.host)
   await once(server, 'listening')
   const addr = server.address()
   const port = typeof addr === 'object' && addr ? addr.port : config.port

@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/logger.ts'
 import { createServices, type Services } from '../src/services.ts'
 import { createApp } from '../src/http/app.ts'
+import { createHttpServer } from '../src/http/server.ts'
 import { apiClient } from './support/app.ts'
 import { createTestDatabase } from './support/db.ts'
 
@@ -26,7 +27,7 @@ async function startNode(databaseUrl: string): Promise<Node> {
     API_KEY_CACHE_SECONDS: '60', RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_WINDOW_SECONDS: '60',
   })
   const services = await createServices(config, createLogger({ level: 'silent' }), { withChain: false })
-  const server = createApp(services).listen(0, '127.0.0.1')
+  const server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const addr = server.address()
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/api/v1`, services, server }

@@ -106,6 +106,8 @@ export type WalletOpStart = WalletOpInput & {
   checkSpend?: ((spentTodayUsd: string) => void) | undefined
   /** At most one operation of this kind per agent in flight (a fee claim): else 409 `<kind>_in_progress`. */
   exclusive?: boolean | undefined
+  /** Writes made in the transaction that records the operation, under the lock (e.g. consuming a quote); throws to refuse. */
+  claim?: ((db: pg.PoolClient) => Promise<void>) | undefined
 }
 
 /**
@@ -153,9 +155,12 @@ export async function runWalletOp(
     await reserveSpend(pool, {
       id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
       checkSpend: input.checkSpend,
-      ...(input.exclusive ? { before: (db) => assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId }) } : {}),
+      before: async (db) => {
+        if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
+        await input.claim?.(db)
+      },
     })
-    const { usdValue: _, checkSpend: __, exclusive: ___, ...machineInput } = input
+    const { usdValue: _, checkSpend: __, exclusive: ___, claim: ____, ...machineInput } = input
     await runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput }).catch((err) => {
       if ((err as { code?: string }).code !== '23505') throw err
     })

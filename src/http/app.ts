@@ -1,11 +1,11 @@
 import Koa from 'koa'
 import { Router } from '@koa/router'
-import { bodyParser } from '@koa/bodyparser'
 import type { AppDeps } from './appDeps.ts'
 import { requestId } from './middleware/requestId.ts'
+import { jsonBody } from './middleware/jsonBody.ts'
 import { errorEnvelope } from './middleware/errors.ts'
 import { authenticate, principalOf, requireOperator } from './middleware/auth.ts'
-import { rateLimit } from './rateLimit.ts'
+import { rateLimit, rateLimitedError, rateLimitHeaders } from './rateLimit.ts'
 import { publicRoutes } from './routes/public.routes.ts'
 import { authRoutes } from './routes/auth.routes.ts'
 import { accountRoutes } from './routes/account.routes.ts'
@@ -20,9 +20,12 @@ import { devRoutes } from './routes/dev.routes.ts'
 import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
-import { NotFoundError, RateLimitedError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
+import { NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
 import { nulFieldErrors } from './validate.ts'
+import { ok } from './respond.ts'
 
+/** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
+const BODY_LIMIT_BYTES = 1024 * 1024
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Failed authentications allowed per IP and rate-limit window. */
 const AUTH_FAILURES_PER_WINDOW = 60
@@ -43,24 +46,17 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId())
   app.use(errorEnvelope({ logger: deps.logger }))
   app.use(metrics.middleware)
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
-      jsonLimit: '1mb',
-      // An API of JSON only: a body sent without (or with a wrong) content type is still JSON.
-      detectJSON: () => true,
-      onError: (err) => {
-        throw err
-      },
-    }),
-  )
+  app.use(jsonBody({ limitBytes: BODY_LIMIT_BYTES }))
 
   // PostgreSQL refuses NUL in text and jsonb: such input is a 422 here, never a failed write.
   app.use(async (ctx, next) => {
     // Cheap first: a body was parsed, or the query string can carry a NUL at all.
     const body = ctx.request.body
-    const bad = (body !== undefined ? nulFieldErrors(body) : undefined) ?? (/%00|\0/.test(ctx.querystring) ? nulFieldErrors(ctx.query) : undefined)
+    const bad =
+      (body !== undefined ? nulFieldErrors(body) : undefined) ??
+      (/%00|\0/.test(ctx.querystring) ? nulFieldErrors(ctx.query) : undefined) ??
+      // Path parameters are decoded by the router: a %00 in the path would reach a query as NUL.
+      (/%00|\0/.test(ctx.path) ? { path: 'Must not contain NUL (\\u0000) characters.' } : undefined)
     if (bad) throw new ValidationError(bad)
     await next()
   })
@@ -69,6 +65,11 @@ export function createApp(deps: AppDeps): Koa {
   app.use(async (ctx, next) => {
     await next()
     if (ctx.body === undefined && ctx.status === 404) throw new NotFoundError('Route')
+    // The router answers OPTIONS with an empty 200; every 2xx of the API carries a JSON body.
+    if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body) {
+      ok(ctx, { methods: ctx.response.get('Allow').split(',').map((m) => m.trim()).filter(Boolean) })
+      return
+    }
     if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
       throw new ServiceError('Method not allowed on this path.', {
         code: 'method_not_allowed',
@@ -106,10 +107,9 @@ export function createApp(deps: AppDeps): Koa {
     } catch (err) {
       // Failed authentications count against the caller's IP, so guessing keys is rate limited too.
       if (err instanceof UnauthorizedError) {
-        const hit = await deps.rateLimitStore
-          .hit(`authfail:${ctx.ip}`, AUTH_FAILURES_PER_WINDOW, limits.windowSeconds * 1000)
-          .catch(() => undefined)
-        if (hit && !hit.allowed) throw new RateLimitedError({ retryAfterSeconds: Math.max(1, Math.ceil(hit.resetMs / 1000)) })
+        const policy = { name: 'authfail', limit: AUTH_FAILURES_PER_WINDOW, windowSeconds: limits.windowSeconds }
+        const hit = await deps.rateLimitStore.hit(`authfail:${ctx.ip}`, policy.limit, policy.windowSeconds * 1000).catch(() => undefined)
+        if (hit && !hit.allowed) throw rateLimitedError(hit, rateLimitHeaders(ctx, policy, hit))
       }
       throw err
     }

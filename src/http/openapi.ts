@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../domain/agents/agent.schema.ts'
+import { agentSchemas, whitelistAddBody, whitelistDeleteBody, whitelistDeleteQuery } from '../domain/agents/agent.schema.ts'
 import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
 import { swapBody } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
@@ -10,7 +10,7 @@ import { siweBody } from './routes/auth.routes.ts'
 import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
-import { auditQuery, listQuery } from './routes/ops.routes.ts'
+import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
 import { billingTransactionsQuery } from './routes/billing.routes.ts'
@@ -22,7 +22,13 @@ type Op = {
   /** undefined: public; otherwise the key scope (or 'operator'). */
   auth?: 'read' | 'trade' | 'admin' | 'operator'
   body?: z.ZodType
+  /** The body may be left out (its fields can come in the query instead). */
+  bodyOptional?: boolean
   query?: z.ZodType
+  /** Served outside /api/v1 (e.g. /metrics at the root). */
+  atRoot?: boolean
+  /** The success body is not JSON (e.g. Prometheus text). */
+  responseType?: string
   idempotency?: 'required' | 'honoured'
   status?: number
   /** JSON Schema of the 2xx body (without meta), where the document spells it out. */
@@ -63,6 +69,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/health', summary: 'Database, Redis, RPC and venue addresses' },
     { method: 'get', path: '/models', summary: 'Model catalog with credit prices' },
     { method: 'get', path: '/skills', summary: 'Built-in skills and strategy presets', response: skills },
+    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document' },
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
@@ -89,7 +96,10 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade', response: agent },
     { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read', response: list('whitelist', 'WhitelistEntry', false) },
     { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201, response: resource('WhitelistEntry') },
-    { method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address', auth: 'admin', body: whitelistDeleteBody, response: resource('WhitelistEntry', { deleted: { const: true } }) },
+    {
+      method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address (named in the body, or as ?address=)', auth: 'admin',
+      body: whitelistDeleteBody, bodyOptional: true, query: whitelistDeleteQuery, response: resource('WhitelistEntry', { deleted: { const: true } }),
+    },
     { method: 'get', path: '/agents/{id}/audit', summary: 'Policy, payout wallet and whitelist changes, newest first', auth: 'read', query: pagingQuery },
     { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
@@ -110,8 +120,10 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet (embedded chain only)', auth: 'trade', body: faucetBody },
     { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
     { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
+    { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
-    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified', auth: 'operator' },
+    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
   ]
   const paths: Record<string, Record<string, object>> = {}
   for (const op of ops) {
@@ -124,12 +136,15 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
       summary: op.summary,
       ...(op.auth ? { security: [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
       ...(params.length ? { parameters: params } : {}),
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
+      ...(op.atRoot ? { servers: [{ url: '/' }] } : {}),
+      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
       responses: {
-        [String(op.status ?? 200)]: {
-          description: 'The resource at the top level, plus meta.requestId',
-          content: { 'application/json': op.response ? { schema: withMeta(op.response) } : {} },
-        },
+        [String(op.status ?? 200)]: op.responseType
+          ? { description: 'The document', content: { [op.responseType]: {} } }
+          : {
+              description: 'The resource at the top level, plus meta.requestId',
+              content: { 'application/json': op.response ? { schema: withMeta(op.response) } : {} },
+            },
         default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     }

@@ -161,6 +161,29 @@ function withListItem(existing: unknown, item: string): string {
   return prior === '' ? item : `${prior}, ${item}`
 }
 
+/**
+ * `RateLimit-Policy` and `RateLimit` for one policy's hit. Both are structured-field lists: a
+ * second limiter on the same request (per IP, then per key) adds its own item instead of
+ * replacing the first one's.
+ */
+export function rateLimitHeaders(
+  ctx: { response: { get(field: string): unknown } },
+  { name, limit, windowSeconds }: RateLimitPolicy,
+  result: RateLimitResult,
+): Record<'RateLimit-Policy' | 'RateLimit', string> {
+  return {
+    'RateLimit-Policy': withListItem(ctx.response.get('RateLimit-Policy'), `"${name}";q=${limit};w=${windowSeconds}`),
+    RateLimit: withListItem(ctx.response.get('RateLimit'), `"${name}";r=${result.remaining};t=${Math.ceil(result.resetMs / 1000)}`),
+  }
+}
+
+/** The 429 of a policy's refused hit, carrying `Retry-After` and the rate-limit headers (kept even if a handler resets ctx headers). */
+export function rateLimitedError(result: RateLimitResult, headers: Record<string, string>): RateLimitedError {
+  const err = new RateLimitedError({ retryAfterSeconds: Math.max(1, Math.ceil(result.resetMs / 1000)) })
+  if (err.headers) Object.assign(err.headers, headers)
+  return err
+}
+
 const POLICY_NAME_RE = /^[A-Za-z0-9_.:-]+$/
 
 /**
@@ -196,7 +219,6 @@ export function rateLimit<StateT = DefaultState, ContextT = DefaultContext>({
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error('Rate limit must be a positive integer')
   if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1) throw new Error('Rate limit window must be a positive integer of seconds')
   const windowMs = windowSeconds * 1000
-  const policyHeader = `"${name}";q=${limit};w=${windowSeconds}`
 
   return async (ctx, next) => {
     const id = keyOf(ctx)
@@ -216,20 +238,9 @@ export function rateLimit<StateT = DefaultState, ContextT = DefaultContext>({
       return next()
     }
 
-    const resetSeconds = Math.ceil(result.resetMs / 1000)
-    // Both fields are structured-field lists: a second limiter on the same request (per IP,
-    // then per key) adds its own item instead of replacing the first one's.
-    const headers = {
-      'RateLimit-Policy': withListItem(ctx.response.get('RateLimit-Policy'), policyHeader),
-      RateLimit: withListItem(ctx.response.get('RateLimit'), `"${name}";r=${result.remaining};t=${resetSeconds}`),
-    }
+    const headers = rateLimitHeaders(ctx, policy, result)
     ctx.set(headers)
-    if (!result.allowed) {
-      const err = new RateLimitedError({ retryAfterSeconds: Math.max(1, resetSeconds) })
-      // Also on the error, so the 429 keeps them even if a handler resets ctx headers.
-      if (err.headers) Object.assign(err.headers, headers)
-      throw err
-    }
+    if (!result.allowed) throw rateLimitedError(result, headers)
     return next()
   }
 }

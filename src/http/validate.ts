@@ -2,9 +2,18 @@ import type { Middleware } from 'koa'
 import { z } from 'zod'
 import { ValidationError, type FieldErrors } from '../domain/errors.ts'
 
+/**
+ * A map of field errors without a prototype, so that a field named `constructor`, `toString`
+ * or `__proto__` is a key like any other (on `{}`, `out.constructor ??= ...` would find
+ * Object's and write nothing).
+ */
+export function emptyFieldErrors(): FieldErrors {
+  return Object.create(null) as FieldErrors
+}
+
 /** Turns zod issues into one message per dotted field path (unknown keys are named one by one). */
 export function fieldErrorsOf(error: z.ZodError, prefix?: string): FieldErrors {
-  const out: FieldErrors = {}
+  const out = emptyFieldErrors()
   const join = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter((p) => p !== undefined && p !== '').join('.')
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -38,7 +47,7 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix?: s
  * nulFieldErrors({ name: 'a\u0000b' }) // { name: 'Must not contain NUL (\\u0000) characters.' }
  */
 export function nulFieldErrors(value: unknown): FieldErrors | undefined {
-  const out: FieldErrors = {}
+  const out = emptyFieldErrors()
   const walk = (v: unknown, path: string, depth: number) => {
     if (Object.keys(out).length >= 20 || depth > 32) return
     if (typeof v === 'string') {
@@ -60,8 +69,19 @@ export function nulFieldErrors(value: unknown): FieldErrors | undefined {
 /** A uuid path parameter (anything else is a 404: it cannot name a resource). */
 export const uuidParam = z.uuid()
 
+/**
+ * `?limit=`: a plain decimal integer from 1 to 100 (`0x10`, `1e2`, ` 5` and `5.0` are refused,
+ * though JavaScript's Number() would take them), 20 when absent.
+ */
+export const limitQuery = z
+  .string()
+  .regex(/^[0-9]{1,3}$/, 'An integer from 1 to 100.')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.'))
+  .default(20)
+
 export const pagingQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })
 
@@ -75,13 +95,32 @@ export function encodeCursor(createdAt: Date | string, id: string): string {
 }
 
 /** A timestamp as our cursors carry it: ISO 8601 or PostgreSQL's text form, with a zone. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}(:?\d{2})?)$/
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2})(:?(\d{2}))?)$/
+
+/**
+ * True when PostgreSQL takes the timestamp as it is written. JavaScript's Date is laxer: it
+ * rolls `2026-02-30` over to March and takes year 0000, which PostgreSQL refuses (a 500 then).
+ *
+ * @example
+ * isPostgresTimestamp('2026-02-28T10:00:00.123456+00') // true
+ * isPostgresTimestamp('2026-02-30T10:00:00Z') // false
+ */
+export function isPostgresTimestamp(value: string): boolean {
+  const m = TIMESTAMP.exec(value)
+  if (!m) return false
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0)
+  const zoneOk = m[8] === 'Z' || (Number(m[9]) <= 15 && Number(m[11] ?? 0) <= 59)
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && zoneOk
+}
+
+const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
 
 export function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
   if (cursor === undefined) return undefined
   try {
     const [c, id] = z
-      .tuple([z.string().max(40).regex(TIMESTAMP).refine((v) => !Number.isNaN(Date.parse(v))), z.uuid()])
+      .tuple([z.string().max(40).refine(isPostgresTimestamp), z.uuid()])
       .parse(JSON.parse(Buffer.from(cursor, 'base64url').toString()))
     return { createdAt: c, id }
   } catch {

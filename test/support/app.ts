@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/logger.ts'
 import { createServices, type Services } from '../../src/services.ts'
 import { createApp } from '../../src/http/app.ts'
+import { createHttpServer } from '../../src/http/server.ts'
 import { createTestDatabase } from './db.ts'
 
 export type TestApp = {
@@ -44,7 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}, { withChain
   const config = loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', ...env })
   const services = await createServices(config, createLogger({ level: config.logLevel }), { runtimePollMs: 100, withChain })
   await services.start()
-  const server: Server = createApp(services).listen(0, '127.0.0.1')
+  const server: Server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const addr = server.address()
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`

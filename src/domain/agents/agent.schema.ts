@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from '../util/text.ts'
 import { policyPatchSchema } from './policy.ts'
 import { presetSkills } from '../skills/builtinSkills.ts'
 
@@ -29,16 +30,16 @@ export function agentSchemas({ models, defaultModel, skills, strategies }: Agent
     .refine((l) => new Set(l).size === l.length, 'Skills must not repeat.')
   const strategy = z.string().refine((s) => strategies.has(s), 'Unknown strategy preset; see GET /api/v1/skills.')
   const fields = {
-    name: z.string().trim().min(1).max(64),
+    name: text({ min: 1, max: 64, trim: true }),
     model,
     skills: skillList,
-    system_prompt: z.string().max(8000).nullable(),
+    system_prompt: text({ max: 8000 }).nullable(),
     payout_wallet: address.nullable(),
-    persona: z.string().max(2000).nullable(),
+    persona: text({ max: 2000 }).nullable(),
     strategy: strategy.nullable(),
     temperature: z.number().min(0).max(2).nullable(),
     is_public: z.boolean(),
-    public_description: z.string().max(1000).nullable(),
+    public_description: text({ max: 1000 }).nullable(),
     policy: policyPatchSchema,
   }
   const create = z
@@ -68,6 +69,8 @@ export type AgentUpdateBody = z.output<ReturnType<typeof agentSchemas>['update']
 
 export const whitelistAddBody = z.strictObject({
   address,
-  label: z.string().trim().min(1).max(64).optional(),
+  label: text({ min: 1, max: 64, trim: true }).optional(),
 })
 export const whitelistDeleteBody = z.strictObject({ address })
+/** DELETE /agents/:id/whitelist may name the address as `?address=` instead of in the body. */
+export const whitelistDeleteQuery = whitelistDeleteBody.partial()

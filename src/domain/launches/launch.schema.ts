@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from '../util/text.ts'
 
 /**
  * Launch request bodies (camelCase). `quote` is checked against the venue's quote assets by the
@@ -7,8 +8,8 @@ import { z } from 'zod'
 export const launchBody = z.strictObject({
   agentId: z.uuid('Must be an agent id.'),
   symbol: z.string().regex(/^[A-Z0-9]{1,11}$/, '1-11 characters of A-Z and 0-9.'),
-  name: z.string().trim().min(1, 'Required.').max(32, 'At most 32 characters.'),
-  description: z.string().max(1000, 'At most 1000 characters.').optional(),
+  name: text({ min: 1, max: 32, trim: true }),
+  description: text({ max: 1000 }).optional(),
   logoUrl: z
     .url({ protocol: /^https$/, message: 'An https URL.' })
     .max(2048, 'At most 2048 characters.')

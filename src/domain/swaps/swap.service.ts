@@ -5,7 +5,7 @@ import { erc20Abi, formatUnits, getAddress, parseUnits, type Address } from 'vie
 import type { WalletDeps } from '../../http/appDeps.ts'
 import type { ActorRuntime } from '../../actors/actorRuntime.ts'
 import type { WalletOpInput } from '../../actors/walletOp.machine.ts'
-import { walletOpView } from '../../chain/walletOps.ts'
+import { walletOpView, type WalletOpStart } from '../../chain/walletOps.ts'
 import { InsufficientFundsError, SimulationRevertedError } from '../../chain/txSender.ts'
 import { findRoute, priceRoute, reverseRoute, type PricedRoute, type SwapRoute } from '../../chain/swapRoute.ts'
 import {
@@ -24,13 +24,12 @@ import type { Policy } from '../agents/policy.ts'
 import { IdempotencyKeyReusedError, NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../errors.ts'
 import { fieldErrorsOf } from '../../http/validate.ts'
 import { swapBody, type SwapBody } from './swap.schema.ts'
+import { claimQuote, loadQuote, QUOTE_TTL_MS, QuoteMismatchError, saveQuote, type StoredQuote } from './swapQuotes.ts'
 import { lookupToken } from '../../chain/tokenInfo.ts'
 import { pinToLatestBlock, type PinnedChain } from '../../chain/pinnedReads.ts'
 import { createPriceReader } from '../../chain/priceReader.ts'
 import { formatUsd } from '../tokens/priceMath.ts'
 
-/** How long a quote's `minAmountOut` can be executed with `quoteId`. */
-export const QUOTE_TTL_MS = 30_000
 /** Router deadline after the transaction is planned. */
 const DEADLINE_SECONDS = 600n
 /** Above this, a quote warns about price impact (the policy cap decides whether it may execute). */
@@ -41,20 +40,6 @@ const PRE_CHAIN_CODES = new Set(['simulation_reverted', 'insufficient_funds', 's
 const SLIPPAGE_REVERTS = /AmmRouter: insufficient output amount|Launchpad: (tokens|quote) out below minimum/
 
 type Warning = { code: string; message: string }
-
-type StoredQuote = {
-  accountId: string
-  agentId: string
-  tokenIn: Address
-  nativeIn: boolean
-  tokenOut: Address
-  nativeOut: boolean
-  amountIn: bigint
-  slippageBps: number
-  route: SwapRoute
-  minAmountOut: bigint
-  expiresAt: number
-}
 
 type Prepared = {
   body: SwapBody
@@ -72,8 +57,7 @@ export type SwapsDeps = { pool: pg.Pool; wallet: WalletDeps; runtime: ActorRunti
 export type SwapsService = ReturnType<typeof createSwapsService>
 
 /**
- * Swaps from agent wallets: quotes (kept in memory for 30 s, so a `quoteId` only works on the
- * node that issued it and not across a restart) and execution as a durable `swap` wallet
+ * Swaps from agent wallets: quotes (kept in Postgres for 30 s; a `quoteId` executes once) and execution as a durable `swap` wallet
  * operation, after validation, the unverified-token acknowledgement, the agent's policy, a
  * balance check and a simulation of every transaction of the plan.
  *
@@ -249,12 +233,7 @@ export function createSwapsService(deps: SwapsDeps) {
       minAmountOut: min,
       expiresAt: now + QUOTE_TTL_MS,
     }
-    // Stored in Postgres (a restart or another node can execute it); expired ones are dropped as new ones come.
-    await pool.query(
-      `with gone as (delete from swap_quote where expires_at < now() - interval '1 minute')
-       insert into swap_quote (id, account_id, data, expires_at) values ($1, $2, $3::jsonb, $4)`,
-      [quoteId, accountId, JSON.stringify(stored, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)), new Date(stored.expiresAt)],
-    )
+    await saveQuote(pool, quoteId, stored)
     const d = describe(p)
     return {
       quoteId,
@@ -281,20 +260,9 @@ export function createSwapsService(deps: SwapsDeps) {
     }
   }
 
-  /** The stored quote a `quoteId` names, refused when expired, unknown, or for another request. */
-  async function storedQuote(accountId: string, p: Prepared, quoteId: string): Promise<StoredQuote> {
-    const { rows } = await pool.query<{ data: StoredQuote & { amountIn: string; minAmountOut: string } }>(
-      'select data from swap_quote where id = $1 and account_id = $2 and expires_at > now()',
-      [quoteId, accountId],
-    )
-    const raw = rows[0]?.data
-    const q: StoredQuote | undefined = raw ? { ...raw, amountIn: BigInt(raw.amountIn), minAmountOut: BigInt(raw.minAmountOut) } : undefined
-    if (!q || q.accountId !== accountId) {
-      throw new ServiceError('This quote expired (quotes are valid 30 seconds) or is unknown; ask for a new one.', {
-        code: 'quote_expired',
-        status: 422,
-      })
-    }
+  /** The stored quote a `quoteId` names, refused when expired, unknown, used by another swap, or for another request. */
+  async function storedQuote(accountId: string, p: Prepared, quoteId: string, opId: string): Promise<StoredQuote> {
+    const q = await loadQuote(pool, { accountId, quoteId, opId })
     const same =
       q.agentId === p.body.agentId &&
       q.tokenIn === p.tokenIn.address &&
@@ -303,12 +271,7 @@ export function createSwapsService(deps: SwapsDeps) {
       q.nativeOut === p.tokenOut.native &&
       q.amountIn === p.amountIn &&
       q.slippageBps === p.body.slippageBps
-    if (!same) {
-      throw new ServiceError('This quote was for another agent, pair of tokens, amount or slippage; send the same fields as the quote.', {
-        code: 'quote_mismatch',
-        status: 422,
-      })
-    }
+    if (!same) throw new QuoteMismatchError()
     return q
   }
 
@@ -338,7 +301,7 @@ export function createSwapsService(deps: SwapsDeps) {
       if (!same) throw new IdempotencyKeyReusedError()
       return finish(accountId, opId, undefined)
     }
-    const stored = p.body.quoteId ? await storedQuote(accountId, p, p.body.quoteId) : undefined
+    const stored = p.body.quoteId ? await storedQuote(accountId, p, p.body.quoteId, opId) : undefined
     const unverified = [p.tokenIn, p.tokenOut].filter((t) => !t.verified)
     if (unverified.length > 0 && p.body.acknowledgeUnverified !== true) {
       throw new ServiceError(
@@ -424,18 +387,19 @@ export function createSwapsService(deps: SwapsDeps) {
       quoteId: p.body.quoteId ?? null,
       warnings,
     }
-    return finish(accountId, opId, { agentId: p.body.agentId, params, usdValue: valueInUsd, checkSpend: policyFor })
+    const quoteId = p.body.quoteId
+    // The quote is consumed with the swap's record, in one transaction: it executes once.
+    const claim = quoteId ? (db: pg.PoolClient) => claimQuote(db, { quoteId, opId }) : undefined
+    return finish(accountId, opId, { agentId: p.body.agentId, params, usdValue: valueInUsd, checkSpend: policyFor, claim })
   }
 
   /** Starts (or finds) the operation, waits for its end and answers; a refusal before signing is a 422. */
   async function finish(
     accountId: string,
     opId: string,
-    start: { agentId: string; params: SwapParams; usdValue: string; checkSpend: (spentTodayUsd: string) => void } | undefined,
+    start: Pick<WalletOpStart, 'agentId' | 'params' | 'usdValue' | 'checkSpend' | 'claim'> & { params: SwapParams } | undefined,
   ) {
-    const op = start
-      ? await wallet.run({ opId, accountId, agentId: start.agentId, kind: 'swap', params: start.params, usdValue: start.usdValue, checkSpend: start.checkSpend })
-      : undefined
+    const op = start ? await wallet.run({ opId, accountId, kind: 'swap', ...start }) : undefined
     const entry = await deps.runtime.get(opId)
     if (!entry) throw new NotFoundError('Swap')
     const view = op ?? (await waitEnd(opId))

@@ -1,4 +1,5 @@
 import { Router } from '@koa/router'
+import { text } from '../../domain/util/text.ts'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
@@ -8,9 +9,9 @@ import { accountView, apiKeyView } from '../../domain/accounts/accounts.service.
 import { scopeSchema } from '../../domain/accounts/scopes.ts'
 import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 
-export const profileBody = z.strictObject({ name: z.string().trim().min(1).max(64) }).partial()
+export const profileBody = z.strictObject({ name: text({ min: 1, max: 64, trim: true }) }).partial()
 export const createKeyBody = z.strictObject({
-  name: z.string().trim().min(1).max(64),
+  name: text({ min: 1, max: 64, trim: true }),
   scopes: z.array(scopeSchema).min(1).default(['read', 'trade']),
   expiresAt: z.iso.datetime({ offset: true }).optional(),
 })

@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, rejectQuery } from '../validate.ts'
+import { limitQuery, parse, rejectQuery } from '../validate.ts'
 import { ValidationError } from '../../domain/errors.ts'
 import { createMarketData } from '../../domain/fees/marketData.ts'
 
@@ -14,7 +14,7 @@ export const priceQuery = z.object({
   currency: z.string().max(100).refine((c) => c.toLowerCase() === 'usd', 'Only usd is supported.').optional(),
 })
 export const leaderboardQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })
 

@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, rejectQuery } from '../validate.ts'
+import { limitQuery, parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireOperator } from '../middleware/auth.ts'
 import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 import { auditActorOf, listAudit } from '../../domain/agents/auditTrail.ts'
@@ -10,16 +10,19 @@ import { auditActorOf, listAudit } from '../../domain/agents/auditTrail.ts'
 export const listQuery = z.strictObject({
   kind: z.string().regex(/^[a-z-]{1,32}$/).optional(),
   status: z.string().regex(/^[a-z_]{1,32}$/).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })
 
 export const auditQuery = z.strictObject({
   accountId: z.uuid().optional(),
   subjectId: z.string().regex(/^[A-Za-z0-9:._-]{1,200}$/).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })
+
+/** Body of POST /ops/tokens/:address/verified. */
+export const verifiedBody = z.strictObject({ verified: z.boolean() })
 
 type ActorListRow = { id: string; kind: string; account_id: string; status: string; version: string; updated_at: Date | string; created_at: Date | string }
 
@@ -73,7 +76,7 @@ export function opsRoutes(deps: AppDeps): Router {
   router.post('/tokens/:address/verified', rejectQuery, async (ctx) => {
     const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).safeParse((ctx.params as { address?: string }).address)
     if (!address.success) throw new NotFoundError('Token')
-    const { verified } = parse(z.strictObject({ verified: z.boolean() }), ctx.request.body)
+    const { verified } = parse(verifiedBody, ctx.request.body)
     // Journaled like whitelist changes: who vouched for which token, and when.
     const { rows } = await deps.pool.query<{ address: string; symbol: string; verified: boolean }>(
       `with upd as (update token set verified = $2 where address = $1 returning address, symbol, verified),

@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, rejectQuery } from '../validate.ts'
+import { limitQuery, parse, rejectQuery } from '../validate.ts'
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
 import { PRICE_SCALE } from '../../domain/tokens/priceMath.ts'
 import { createPriceReader } from '../../chain/priceReader.ts'
@@ -12,12 +12,12 @@ import { PRICE_24H_AGO_SQL, quoteUsd, tokenFigures, VOLUME_24H_SQL } from '../..
 
 export const quotesQuery = z.strictObject({ venue: z.enum(['venue-a', 'venue-b'], 'One of venue-a, venue-b.') })
 export const boardQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
   venue: z.enum(['venue-a', 'venue-b', 'self-funded']).optional(),
 })
 export const tradesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
   ours: z.enum(['true', 'false'], 'Must be true or false.').optional(),
 })

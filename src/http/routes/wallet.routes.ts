@@ -1,10 +1,11 @@
+import { text } from '../../domain/util/text.ts'
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { evmAddress, parse, uuidParam, rejectQuery } from '../validate.ts'
+import { evmAddress, limitQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { portfolio, transactions, transfer } from '../../chain/walletService.ts'
@@ -13,12 +14,12 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../d
 export const transferBody = z.strictObject({
   agentId: z.uuid('Must be an agent id.'),
   to: evmAddress,
-  token: z.string().min(1).max(64),
+  token: text({ min: 1, max: 64 }),
   amount: z.string().regex(/^\d{1,30}(\.\d{1,36})?$/, 'A decimal amount such as "1.5".'),
 })
 export const portfolioQuery = z.strictObject({ agentId: z.uuid('Must be an agent id.') })
 export const txQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitQuery,
   cursor: z.string().max(300).optional(),
 })
 
