@@ -1,10 +1,18 @@
+import { randomUUID } from 'node:crypto'
 import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
 import { InvalidStateError, NotFoundError } from '../domain/errors.ts'
-import type { ActorEntry, ActorKind, EffectHandler, EffectRow } from './actorKind.ts'
+import type { ActorEntry, ActorKind, EffectHandler } from './actorKind.ts'
 import * as store from './actorStore.ts'
 import type { Queryable } from './actorStore.ts'
+import { releaseAllLeases } from './effectStore.ts'
+import { createEffectWorker } from './effectWorker.ts'
+import { createCommitWatch } from './commitWatch.ts'
+import { entryFromRow } from './snapshotLoader.ts'
+import { planActions, type Action } from './planActions.ts'
+import { childEnd, childIdOf, SPAWN_CHILD, type SpawnChildParams } from './childActors.ts'
+import { createKeyedLock } from './keyedLock.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -18,48 +26,15 @@ export type ActorRuntimeOptions = {
   maxEffectAttempts?: number
   /** Group commit: statements in flight at once (default 1); more commits wait and go out together. */
   commitConcurrency?: number
-}
-
-type PlannedActions = {
-  effects: store.NewEffect[]
-  timerUpserts: store.TimerUpsert[]
-  timerDeletes: string[]
-  timers: Record<string, number>
-}
-
-type Action = { type: string; params?: unknown }
-
-/** Effect ids are stable: actor, the version the transition produced, and the action's index. */
-const effectId = (actorId: string, version: number, index: number) => `${actorId}:${version}:${index}`
-
-/**
- * Turns the actions of one transition into durable rows: custom effect actions become effects,
- * delayed raises become timers (generation = version * 1000 + index, unique per actor), and
- * cancels remove them. Only the net result per timer key is written.
- */
-function planActions(kind: ActorKind, actorId: string, newVersion: number, actions: Action[], liveTimers: Record<string, number>): PlannedActions {
-  const timers = { ...liveTimers }
-  const upserts = new Map<string, store.TimerUpsert>()
-  const deletes = new Set<string>()
-  const effects: store.NewEffect[] = []
-  actions.forEach((action, index) => {
-    const params = (action.params ?? {}) as Record<string, unknown>
-    if (action.type === 'xstate.raise' && typeof params.delay === 'number') {
-      const key = String(params.id ?? (params.event as AnyEventObject).type)
-      const generation = newVersion * 1000 + index
-      timers[key] = generation
-      deletes.delete(key)
-      upserts.set(key, { key, generation, delayMs: params.delay, event: params.event })
-    } else if (action.type === 'xstate.cancel') {
-      const key = String(params.sendId)
-      delete timers[key]
-      upserts.delete(key)
-      deletes.add(key)
-    } else if (kind.effects.includes(action.type)) {
-      effects.push({ id: effectId(actorId, newVersion, index), kind: action.type, params: action.params ?? {} })
-    }
-  })
-  return { effects, timerUpserts: [...upserts.values()], timerDeletes: [...deletes], timers }
+  /** How long a claimed effect stays this runtime's without a renewal (default 30 s; renewed every third of it). */
+  effectLeaseMs?: number
+  /** This runtime's name on effect leases (default: a random id per runtime). */
+  nodeId?: string
+  /**
+   * Set only by a process that holds the boot lock (no other runtime on this database): leases
+   * left by a crashed predecessor are released at start instead of waiting for them to expire.
+   */
+  soleRuntime?: boolean
 }
 
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
@@ -67,7 +42,8 @@ export type ActorRuntime = ReturnType<typeof createActorRuntime>
 /**
  * The durable actor runtime. Machines are pure reducers; every accepted event is committed in
  * one statement (snapshot, journal, effects, timers, inbox row) before anything runs, effects
- * run after commit under stable ids, and timers are rows that a poller turns into inbox events.
+ * run after commit under stable ids and leases, and timers are rows that a poller turns into
+ * inbox events. A child actor's end reaches its parent's inbox in the child's own commit.
  *
  * @example
  * const runtime = createActorRuntime({ pool, kinds: [agentKind], logger })
@@ -78,18 +54,30 @@ export type ActorRuntime = ReturnType<typeof createActorRuntime>
 export function createActorRuntime(opts: ActorRuntimeOptions) {
   const { pool, logger } = opts
   const kinds = new Map(opts.kinds.map((k) => [k.kind, k]))
-  const handlers = opts.effectHandlers ?? {}
   const cacheSize = opts.cacheSize ?? 10_000
   const pollMs = opts.pollMs ?? 250
-  const maxAttempts = opts.maxEffectAttempts ?? 8
-  const persistent = new Set(opts.kinds.flatMap((k) => k.persistentEffects ?? []))
   const committer = store.createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 1 })
   const cache = new Map<string, ActorEntry>()
-  const locks = new Map<string, Promise<unknown>>()
-  const runningEffects = new Set<string>()
+  const withLock = createKeyedLock()
   const inFlight = new Set<Promise<unknown>>()
+  const watch = createCommitWatch()
+  /** Actors whose snapshot could not be read (already logged and marked stuck): not retried each poll. */
+  const unloadable = new Set<string>()
   let stopped = true
   let pollTimer: NodeJS.Timeout | undefined
+
+  const worker = createEffectWorker({
+    pool,
+    logger,
+    handlers: { ...opts.effectHandlers, [SPAWN_CHILD]: spawnChild },
+    persistent: new Set(opts.kinds.flatMap((k) => k.persistentEffects ?? [])),
+    maxAttempts: opts.maxEffectAttempts ?? 8,
+    owner: opts.nodeId ?? randomUUID(),
+    leaseMs: opts.effectLeaseMs ?? 30_000,
+    isStopped: () => stopped,
+    track,
+    afterFinish: (actorId) => drain(actorId),
+  })
 
   function kindOf(name: string): ActorKind {
     const k = kinds.get(name)
@@ -107,46 +95,30 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     return entry
   }
 
-  /** Serialises work on one actor inside this process; the version check guards across processes. */
-  function withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const prev = locks.get(id) ?? Promise.resolve()
-    const next = prev.then(fn, fn)
-    const tail = next.catch(() => {})
-    locks.set(id, tail)
-    void tail.then(() => {
-      if (locks.get(id) === tail) locks.delete(id)
-    })
-    return next
-  }
-
   function track<T>(p: Promise<T>): Promise<T> {
     inFlight.add(p)
     void p.finally(() => inFlight.delete(p)).catch(() => {})
     return p
   }
 
-  function fromRow(row: store.ActorRow): ActorEntry {
-    const kind = kindOf(row.kind)
-    return {
-      id: row.id,
-      kind,
-      accountId: row.account_id,
-      snapshot: kind.machine.resolveState(row.snapshot as never) as AnyMachineSnapshot,
-      version: Number(row.version),
-      status: row.status,
-      timers: row.timers ?? {},
-    }
-  }
-
   async function load(id: string, { fresh = false } = {}): Promise<ActorEntry | undefined> {
     const cached = cache.get(id)
     if (cached && !fresh) return remember(cached)
     const row = await store.loadActor(pool, id)
-    return row ? remember(fromRow(row)) : undefined
+    return row ? remember(await entryFromRow(pool, kindOf(row.kind), row, logger)) : undefined
   }
 
   function persisted(entry: { kind: ActorKind; snapshot: AnyMachineSnapshot }) {
     return entry.kind.machine.getPersistedSnapshot(entry.snapshot)
+  }
+
+  /** After a commit: cache, tell waiters, start the effects, wake the timers and the parent. */
+  function committed(entry: ActorEntry, effectIds: string[], timerDelays: number[], notify: store.Notify | null) {
+    remember(entry)
+    watch.emit(entry)
+    if (timerDelays.length > 0) scheduleWake(Math.min(...timerDelays))
+    if (!stopped) void track(worker.claimAndRun({ ids: effectIds }))
+    if (notify && !stopped) void drain(notify.actorId)
   }
 
   /**
@@ -155,19 +127,20 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
    */
   async function create(
     kindName: string,
-    { id, accountId, input }: { id: string; accountId: string; input: unknown },
+    { id, accountId, input, parentId = null }: { id: string; accountId: string; input: unknown; parentId?: string | null },
     db: Queryable = pool,
   ): Promise<ActorEntry> {
     const kind = kindOf(kindName)
     const [snapshot, actions] = initialTransition(kind.machine, input as never) as [AnyMachineSnapshot, Action[]]
     const plan = planActions(kind, id, 1, actions, {})
     const status = kind.statusOf(snapshot)
-    const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers }
+    const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
     await store.insertActor(db, {
       id,
       kind: kind.kind,
       accountId,
       machineVersion: kind.machineVersion,
+      parentId,
       snapshot: persisted(entry),
       status,
       stateValue: snapshot.value,
@@ -176,22 +149,44 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       effects: plan.effects,
       timerUpserts: plan.timerUpserts,
     })
-    if (db === pool) {
-      remember(entry)
-      launchEffects(plan.effects.map((e) => e.id))
-    }
+    // A child that is final from the start still tells its parent.
+    const notify = childEnd(entry)
+    if (notify) await store.enqueue(db, { actorId: notify.actorId, accountId, event: notify.event, dedupeKey: notify.dedupeKey })
+    if (db === pool) committed(entry, plan.effects.map((e) => e.id), plan.timerUpserts.map((t) => t.delayMs), notify)
     return entry
+  }
+
+  /** The built-in effect that starts a child actor; a retry finds the child already there. */
+  async function spawnChild(effect: { actorId: string; accountId: string; params: unknown }) {
+    const p = effect.params as SpawnChildParams
+    const id = childIdOf(effect.actorId, p.key)
+    await create(p.kind, { id, accountId: effect.accountId, input: p.input, parentId: effect.actorId }).catch((err) => {
+      if ((err as { code?: string }).code !== '23505') throw err
+    })
+    return null
   }
 
   /** Runs what a commit made by the caller's own transaction asked for (see `create` with `db`). */
   function afterExternalCommit(entry: ActorEntry) {
     remember(entry)
-    if (!stopped) void track(store.openEffects(pool, { actorId: entry.id }).then((rows) => rows.forEach(runEffect)))
+    watch.emit(entry)
+    if (!stopped) void track(worker.claimAndRun({ actorId: entry.id }))
   }
 
   /**
-   * Applies one event and commits it. Returns the new entry, `undefined` when the state does not
-   * accept the event. Retries on a lost optimistic-version race with a fresh read.
+   * Whether a refusal (or a stale timer's drop) taken on `entry` stands: the actor must still be
+   * at that version, else the decision is taken again on a fresh read. An inbox row is marked
+   * processed in the same statement that checks the version.
+   */
+  async function refusalStands(entry: ActorEntry, inboxSeq: string | null): Promise<boolean> {
+    if (!inboxSeq) return (await store.currentVersion(pool, entry.id)) === entry.version
+    if (await store.dropInboxAt(pool, { seq: inboxSeq, actorId: entry.id, version: entry.version })) return true
+    return store.inboxProcessed(pool, inboxSeq)
+  }
+
+  /**
+   * Applies one event and commits it. Returns the new entry, `accepted: false` when the state
+   * (at the row's current version) does not accept the event. Retries a lost race on a fresh read.
    */
   async function apply(
     id: string,
@@ -199,28 +194,27 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     { inboxSeq = null, timer }: { inboxSeq?: string | null; timer?: { key: string; generation: number } } = {},
   ): Promise<{ entry: ActorEntry; accepted: boolean }> {
     for (let attempt = 0; ; attempt++) {
+      if (attempt > 5) throw new Error(`Actor ${id}: too many concurrent writers`)
       const entry = await load(id, { fresh: attempt > 0 })
       if (!entry) throw new NotFoundError('Actor')
-      let liveTimers = entry.timers
-      if (timer) {
-        if (entry.timers[timer.key] !== timer.generation) {
-          // A cancelled or replaced timer: it can never fire.
-          if (inboxSeq) await store.markInboxProcessed(pool, inboxSeq)
-          return { entry, accepted: false }
-        }
-        liveTimers = { ...entry.timers }
-        delete liveTimers[timer.key]
-      }
-      const [next, actions] = transition(entry.kind.machine, entry.snapshot, event) as [AnyMachineSnapshot, Action[]]
+      // A cancelled or replaced timer can never fire.
+      const staleTimer = timer !== undefined && entry.timers[timer.key] !== timer.generation
+      const liveTimers = { ...entry.timers }
+      if (timer && !staleTimer) delete liveTimers[timer.key]
+      const [next, actions] = staleTimer
+        ? [entry.snapshot, []]
+        : (transition(entry.kind.machine, entry.snapshot, event) as [AnyMachineSnapshot, Action[]])
       if (next === entry.snapshot) {
-        if (inboxSeq) await store.markInboxProcessed(pool, inboxSeq)
-        return { entry, accepted: false }
+        if (await refusalStands(entry, inboxSeq)) return { entry, accepted: false }
+        cache.delete(id)
+        continue
       }
       const newVersion = entry.version + 1
       const plan = planActions(entry.kind, id, newVersion, actions, liveTimers)
       const status = entry.kind.statusOf(next)
       const candidate: ActorEntry = { ...entry, snapshot: next, version: newVersion, status, timers: plan.timers }
-      const committed = await committer.commit({
+      const notify = childEnd(candidate)
+      const version = await committer.commit({
         id,
         expectedVersion: entry.version,
         snapshot: persisted(candidate),
@@ -232,17 +226,15 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
         effects: plan.effects,
         timerDeletes: plan.timerDeletes,
         timerUpserts: plan.timerUpserts,
+        notify,
       })
-      if (committed === undefined) {
+      if (version === undefined) {
         cache.delete(id)
         // Another node applied this inbox event first: it must not be applied again.
         if (inboxSeq && (await store.inboxProcessed(pool, inboxSeq))) return { entry: (await load(id, { fresh: true })) ?? entry, accepted: false }
-        if (attempt >= 5) throw new Error(`Actor ${id}: too many concurrent writers`)
         continue
       }
-      remember(candidate)
-      if (plan.timerUpserts.length > 0) scheduleWake(Math.min(...plan.timerUpserts.map((t) => t.delayMs)))
-      launchEffects(plan.effects.map((e) => e.id))
+      committed(candidate, plan.effects.map((e) => e.id), plan.timerUpserts.map((t) => t.delayMs), notify)
       return { entry: candidate, accepted: true }
     }
   }
@@ -262,70 +254,41 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     })
   }
 
-  /** Processes every unprocessed inbox row of one actor, in order. */
+  /**
+   * Processes every unprocessed inbox row of one actor, in order. A row whose event fails the
+   * kind's validation is dead-lettered (kept with its error, the actor marked stuck), never lost.
+   */
   function drain(id: string): Promise<void> {
+    if (unloadable.has(id)) return Promise.resolve()
     return track(
       withLock(id, async () => {
         for (;;) {
           const rows = await store.pendingInbox(pool, id)
           if (rows.length === 0) return
           for (const row of rows) {
-            const entry = await load(id)
+            const entry = await load(id).catch((err: unknown) => {
+              unloadable.add(id)
+              throw err
+            })
             if (!entry) {
-              await store.markInboxProcessed(pool, row.seq)
+              await store.deadLetter(pool, { seq: row.seq, actorId: id, error: 'no such actor' })
               continue
             }
             let event: AnyEventObject
             try {
               event = entry.kind.parseEvent(row.event)
             } catch (err) {
-              logger.error({ err, actorId: id, seq: row.seq }, 'inbox event failed validation; dropped')
-              await store.markInboxProcessed(pool, row.seq)
+              const error = describeInvalid(err)
+              logger.error({ actorId: id, seq: row.seq, error }, 'inbox event failed validation; dead-lettered, actor marked stuck')
+              await store.deadLetter(pool, { seq: row.seq, actorId: id, error })
               continue
             }
-            const timer =
-              row.timer_key !== null ? { key: row.timer_key, generation: Number(row.timer_generation) } : undefined
+            const timer = row.timer_key !== null ? { key: row.timer_key, generation: Number(row.timer_generation) } : undefined
             await apply(id, event, { inboxSeq: row.seq, ...(timer ? { timer } : {}) })
           }
         }
       }),
     )
-  }
-
-  function launchEffects(ids: string[]) {
-    if (ids.length === 0 || stopped) return
-    void track(store.openEffects(pool, { ids }).then((rows) => rows.forEach(runEffect)))
-  }
-
-  async function runEffect(effect: EffectRow): Promise<void> {
-    if (runningEffects.has(effect.id) || stopped) return
-    runningEffects.add(effect.id)
-    try {
-      const handler = handlers[effect.kind]
-      if (!handler) throw new Error(`No handler for effect ${effect.kind}`)
-      const event = await handler(effect, {
-        record: (u) => store.recordEffectProgress(pool, effect.id, u),
-      })
-      await store.finishEffect(pool, effect, { status: 'done', event: { ...event, effectId: effect.id } })
-      await drain(effect.actorId)
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err)
-      if (!persistent.has(effect.kind) && effect.attempts + 1 >= maxAttempts) {
-        logger.error({ err, effectId: effect.id }, 'effect failed for good')
-        await store.finishEffect(pool, effect, {
-          status: 'failed',
-          event: { type: `${effect.kind}.failed`, effectId: effect.id, error: message },
-          error: message,
-        })
-        await drain(effect.actorId)
-      } else {
-        const delayMs = Math.min(30_000, 200 * 2 ** effect.attempts)
-        logger.warn({ err, effectId: effect.id, delayMs }, 'effect failed; will retry')
-        await store.deferEffect(pool, effect.id, { delayMs, error: message })
-      }
-    } finally {
-      runningEffects.delete(effect.id)
-    }
   }
 
   let wakeTimer: NodeJS.Timeout | undefined
@@ -351,9 +314,10 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     try {
       const fired = await store.claimDueTimers(pool)
       const pending = await store.actorsWithPendingInbox(pool)
-      await Promise.all([...new Set([...fired, ...pending])].map(drain))
-      const effects = await store.openEffects(pool)
-      effects.forEach((e) => void track(runEffect(e)))
+      await Promise.all(
+        [...new Set([...fired, ...pending])].map((id) => drain(id).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
+      )
+      await worker.claimAndRun()
       const next = await store.nextTimerDelay(pool)
       if (next !== undefined && next < pollMs) scheduleWake(next)
     } catch (err) {
@@ -363,10 +327,30 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     }
   }
 
+  /**
+   * Waits, without polling, until the actor's committed state satisfies `done` or `timeoutMs`
+   * passes; answers the latest state either way (undefined for an unknown actor).
+   */
+  async function waitFor(id: string, done: (entry: ActorEntry) => boolean, timeoutMs: number): Promise<ActorEntry | undefined> {
+    let resolve!: (e: ActorEntry | undefined) => void
+    const result = new Promise<ActorEntry | undefined>((r) => (resolve = r))
+    const off = watch.on(id, (e) => done(e) && resolve(e))
+    const timer = setTimeout(() => void load(id, { fresh: true }).then(resolve, () => resolve(cache.get(id))), timeoutMs)
+    try {
+      const current = await load(id)
+      if (!current || done(current)) return current
+      return await result
+    } finally {
+      off()
+      clearTimeout(timer)
+    }
+  }
+
   return {
     create,
     afterExternalCommit,
     send,
+    waitFor,
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
     async enqueue(id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) {
       await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
@@ -377,6 +361,10 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     kinds,
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
+      if (opts.soleRuntime) {
+        const n = await releaseAllLeases(pool)
+        if (n > 0) logger.info({ effects: n }, 'released effect leases left by an earlier process')
+      }
       stopped = false
       await tick()
       pollTimer = setInterval(() => void tick(), pollMs)
@@ -392,4 +380,11 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** Number of actors held in memory. */
     cachedCount: () => cache.size,
   }
+}
+
+/** A validation failure in words, for the dead-letter row. */
+function describeInvalid(err: unknown): string {
+  const fields = (err as { fieldErrors?: Record<string, string> }).fieldErrors
+  const message = err instanceof Error ? err.message : String(err)
+  return fields ? `${message} ${JSON.stringify(fields)}` : message
 }

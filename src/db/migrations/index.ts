@@ -5,6 +5,7 @@ import { Migration20261122000004_walletops } from './Migration20261122000004_wal
 import { Migration20261122000005_quotes } from './Migration20261122000005_quotes.ts'
 import { Migration20261122000006_quotes_unlogged } from './Migration20261122000006_quotes_unlogged.ts'
 import { Migration20261123000007_received_tokens } from './Migration20261123000007_received_tokens.ts'
+import { Migration20261123120000_effect_lease } from './Migration20261123120000_effect_lease.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   { name: 'Migration20261122000005_quotes', class: Migration20261122000005_quotes },
   { name: 'Migration20261122000006_quotes_unlogged', class: Migration20261122000006_quotes_unlogged },
   { name: 'Migration20261123000007_received_tokens', class: Migration20261123000007_received_tokens },
+  { name: 'Migration20261123120000_effect_lease', class: Migration20261123120000_effect_lease },
 ]

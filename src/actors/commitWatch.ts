@@ -1,0 +1,28 @@
+import type { ActorEntry } from './actorKind.ts'
+
+type Listener = (entry: ActorEntry) => void
+
+/**
+ * The runtime's in-process notice of each commit, per actor id: a request that waits for an
+ * actor's outcome listens here instead of reading the actor in a loop.
+ */
+export function createCommitWatch() {
+  const listeners = new Map<string, Set<Listener>>()
+  return {
+    /** Calls `listener` after every commit of actor `id` in this process; returns the unsubscribe. */
+    on(id: string, listener: Listener): () => void {
+      let set = listeners.get(id)
+      if (!set) listeners.set(id, (set = new Set()))
+      set.add(listener)
+      return () => {
+        set.delete(listener)
+        if (set.size === 0 && listeners.get(id) === set) listeners.delete(id)
+      }
+    },
+    emit(entry: ActorEntry): void {
+      for (const l of listeners.get(entry.id) ?? []) l(entry)
+    },
+  }
+}
+
+export type CommitWatch = ReturnType<typeof createCommitWatch>
