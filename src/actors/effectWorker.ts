@@ -37,6 +37,8 @@ export function createEffectWorker(o: EffectWorkerOptions) {
     if (running.has(effect.id) || o.isStopped()) return
     running.add(effect.id)
     const renew = setInterval(() => {
+      // A stopped runtime holds nothing any more: its leases run out and another worker takes over.
+      if (o.isStopped()) return clearInterval(renew)
       void effects.renewLease(pool, effect.id, { owner, leaseMs }).then(
         (held) => held || logger.warn({ effectId: effect.id }, 'effect lease lost while running; its result will be discarded'),
         (err) => logger.warn({ err, effectId: effect.id }, 'effect lease renewal failed'),
