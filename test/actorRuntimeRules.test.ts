@@ -228,3 +228,43 @@ describe('snapshot versions', () => {
     expect((await row(id)).stuck_at).not.toBeNull()
   })
 })
+
+describe('waiting for an outcome', () => {
+  it('waitFor wakes on the commit that satisfies it, reading the actor no more while it waits; on timeout it answers the latest state', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let loads = 0
+    const id = randomUUID()
+    const watched = id
+    const counting = new Proxy(db.pool, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver)
+        return (q: unknown, values?: unknown) => {
+          const query = q as { name?: string; values?: unknown[] }
+          if (query.name === 'actor.load' && query.values?.[0] === watched) loads++
+          return target.query(q as never, values as never)
+        }
+      },
+    })
+    const rt = createActorRuntime({
+      pool: counting, kinds: [taskKind], logger, pollMs: 60_000,
+      effectHandlers: { 'task.work': async () => (await gate, { type: 'task.finished', value: 'late' }) },
+    })
+    await rt.start()
+    await rt.create('task', { id, accountId: randomUUID(), input: { n: 1 } })
+    const ended = (e: { status: string }) => e.status === 'ok' || e.status === 'failed'
+
+    const timedOut = await rt.waitFor(id, ended, 100)
+    expect(timedOut?.status).toBe('working')
+
+    const waiting = rt.waitFor(id, ended, 10_000)
+    const loadsBefore = loads
+    release()
+    const done = await waiting
+    expect(done?.status).toBe('ok')
+    expect(done?.snapshot.context.value).toBe('late')
+    expect(loads).toBe(loadsBefore) // woken by the commit, not by reading the row
+    expect(await rt.waitFor(randomUUID(), ended, 100)).toBeUndefined()
+    await rt.stop()
+  })
+})
