@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { ActorEntry } from './actorKind.ts'
+import type { ActorEntry, EffectHandler } from './actorKind.ts'
 import type { Notify } from './actorStore.ts'
 
 /**
@@ -38,4 +38,15 @@ export function childEnd(entry: ActorEntry): Notify | null {
     output: entry.snapshot.output ?? null,
   }
   return { actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` }
+}
+
+/** The built-in `actor.spawn` effect: creates the child under its stable id; a retry finds it there. */
+export function spawnChildHandler(create: (kind: string, args: { id: string; accountId: string; input: unknown; parentId: string }) => Promise<unknown>): EffectHandler {
+  return async (effect) => {
+    const p = effect.params as SpawnChildParams
+    await create(p.kind, { id: childIdOf(effect.actorId, p.key), accountId: effect.accountId, input: p.input, parentId: effect.actorId }).catch((err) => {
+      if ((err as { code?: string }).code !== '23505') throw err
+    })
+    return null
+  }
 }

@@ -26,3 +26,32 @@ export function createCommitWatch() {
 }
 
 export type CommitWatch = ReturnType<typeof createCommitWatch>
+
+/**
+ * Waits, without polling, until the actor's committed state satisfies `done` or `timeoutMs`
+ * passes; answers the latest state either way (undefined for an unknown actor).
+ */
+export async function waitForCommit(
+  { watch, load }: { watch: CommitWatch; load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined> },
+  id: string,
+  done: (entry: ActorEntry) => boolean,
+  timeoutMs: number,
+): Promise<ActorEntry | undefined> {
+  let resolve!: (e: ActorEntry | undefined) => void
+  const result = new Promise<ActorEntry | undefined>((r) => (resolve = r))
+  let latest: ActorEntry | undefined
+  const off = watch.on(id, (e) => {
+    latest = e
+    if (done(e)) resolve(e)
+  })
+  const timer = setTimeout(() => void load(id, { fresh: true }).then(resolve, () => resolve(latest)), timeoutMs)
+  try {
+    const current = await load(id)
+    latest ??= current
+    if (!current || done(current)) return current
+    return await result
+  } finally {
+    off()
+    clearTimeout(timer)
+  }
+}
