@@ -8,6 +8,7 @@ import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
 import { childEndEventSchema, childIdOf, SPAWN_CHILD, type ChildEndEvent, type SpawnChildParams } from '../src/actors/childActors.ts'
 import { ValidationError } from '../src/domain/errors.ts'
+import * as store from '../src/actors/actorStore.ts'
 import { createTestDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 
@@ -185,6 +186,23 @@ describe('decisions on the current version', () => {
     const after = await a.send(id, event)
     expect(after.version).toBe(3)
     expect((await row(id)).snapshot.context.results).toEqual({ good: { type: 'child.done', output: { value: 'x' } } })
+  })
+
+  it('an inbox event refused on a stale cached copy is not dropped: the version check sends it to the current state', async () => {
+    const a = createActorRuntime({ pool: db.pool, kinds: [taskKind, parentKind], logger })
+    const b = createActorRuntime({ pool: db.pool, kinds: [taskKind, parentKind], logger })
+    const id = randomUUID()
+    const accountId = randomUUID()
+    await a.create('parent', { id, accountId, input: {} })
+    await b.send(id, { type: 'go' })
+    // a still caches `idle` (version 1); the event waits in the inbox and a processes it.
+    await store.enqueue(db.pool, { actorId: id, accountId, dedupeKey: `late:${id}`, event: { type: 'child.failed', childId: childIdOf(id, 'bad'), key: 'bad', status: 'failed', output: null } })
+    await a.start()
+    await waitFor(async () => (await db.pool.query('select processed_at from actor_inbox where dedupe_key = $1', [`late:${id}`])).rows[0].processed_at !== null)
+    await a.stop()
+    expect((await row(id)).snapshot.context.results).toEqual({ bad: { type: 'child.failed', output: null } })
+    const { rows } = await db.pool.query(`select event->>'type' as type from actor_journal where actor_id = $1 order by seq`, [id])
+    expect(rows.map((r) => r.type)).toEqual(['xstate.init', 'go', 'child.failed'])
   })
 })
 

@@ -36,7 +36,7 @@ const slowKind: ActorKind = {
   effects: ['slow.work'],
 }
 
-const logger = createLogger({ level: process.env.TEST_LOG ?? 'silent' })
+const logger = createLogger({ level: 'silent' })
 let db: Database
 let drop: () => Promise<void>
 beforeAll(async () => {
