@@ -5,6 +5,7 @@ import { createLogger } from './logger.ts'
 import { createServices } from './services.ts'
 import { createApp } from './http/app.ts'
 import { createHttpServer } from './http/server.ts'
+import { DatabaseInUseError } from './db/nodeLock.ts'
 
 /**
  * Boot: config -> infrastructure -> actor runtime -> HTTP. Stops everything it started
@@ -42,6 +43,8 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  // A refusal to boot is a message for the operator, not a stack trace.
+  const text = err instanceof DatabaseInUseError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
+  process.stderr.write(`fatal: ${text}\n`)
   process.exit(1)
 })

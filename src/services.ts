@@ -4,6 +4,7 @@ import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
 import { openDatabase, type Database } from './db/orm.ts'
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embeddedPostgres.ts'
+import { acquireNodeLock } from './db/nodeLock.ts'
 import { createActorRuntime } from './actors/actorRuntime.ts'
 import { agentKind } from './actors/agent.machine.ts'
 import { createAccountsService } from './domain/accounts/accounts.service.ts'
@@ -61,12 +62,28 @@ export type Services = AppDeps & {
 export async function createServices(
   config: Config,
   logger: Logger,
-  { pgMode = 'own', runtimePollMs, withChain = true }: { pgMode?: 'own' | 'attach'; runtimePollMs?: number; withChain?: boolean } = {},
+  {
+    pgMode = 'own',
+    runtimePollMs,
+    withChain = true,
+    sharedDatabase = false,
+  }: {
+    pgMode?: 'own' | 'attach'
+    runtimePollMs?: number
+    withChain?: boolean
+    /** Several processes on this database on purpose (multi-node tests): no boot lock is taken. */
+    sharedDatabase?: boolean
+  } = {},
 ): Promise<Services> {
   // Read first: a bad catalog stops the boot before anything is started.
   const models = loadModelCatalog(config.modelsFile)
   let embedded: EmbeddedPostgresHandle | undefined
   const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
+  // Before the migrations: a second process refuses at once instead of racing the first.
+  const nodeLock = sharedDatabase ? undefined : await acquireNodeLock(url, logger).catch(async (err: unknown) => {
+    await embedded?.stop()
+    throw err
+  })
   const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
 
   let redis: Redis | undefined
@@ -84,6 +101,7 @@ export async function createServices(
       chain = await startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger })
     } catch (err) {
       await db.close()
+      await nodeLock?.release()
       await embedded?.stop()
       throw err
     }
@@ -128,6 +146,8 @@ export async function createServices(
     logger,
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
+    // Holding the boot lock, this is the only runtime on the database.
+    soleRuntime: !sharedDatabase,
     ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
   })
   // Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly.
@@ -287,6 +307,7 @@ export async function createServices(
       subscriber?.disconnect()
       redis?.disconnect()
       await db.close()
+      await nodeLock?.release()
       await chain?.stop()
       await embedded?.stop()
     },

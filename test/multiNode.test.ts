@@ -26,7 +26,8 @@ async function startNode(databaseUrl: string): Promise<Node> {
     DATABASE_URL: databaseUrl, REDIS_URL: redisUrl!, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0',
     API_KEY_CACHE_SECONDS: '60', RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_WINDOW_SECONDS: '60',
   })
-  const services = await createServices(config, createLogger({ level: 'silent' }), { withChain: false })
+  // Two processes on one database on purpose: they must not take the boot lock.
+  const services = await createServices(config, createLogger({ level: 'silent' }), { withChain: false, sharedDatabase: true })
   const server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const addr = server.address()

@@ -8,8 +8,13 @@ import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine } from 'xstate
 export type ActorKind = {
   kind: string
   machine: AnyStateMachine
-  /** Bumped when a change to the machine would misread older snapshots. */
+  /** Bumped when a change to the machine would misread older snapshots (see `migrate`). */
   machineVersion: number
+  /**
+   * Turns a persisted snapshot written by machine version `fromVersion` into one this version
+   * reads. Without it, an actor stored under another version refuses to load (and is marked stuck).
+   */
+  migrate?(persisted: unknown, fromVersion: number): unknown
   /** Validates an event before it reaches the machine (throws a ServiceError on bad input). */
   parseEvent(event: unknown): AnyEventObject
   /** The public `status` of a snapshot (a state name, as the API reports it). */
@@ -21,6 +26,8 @@ export type ActorKind = {
    * was signed and stored must not end as "failed" while that transaction can still land.
    */
   persistentEffects?: readonly string[]
+  /** For a child actor: whether its final snapshot is a failure (its parent hears `child.failed`). Default: status `failed`. */
+  isFailure?(snapshot: AnyMachineSnapshot): boolean
 }
 
 export type ActorEntry = {
@@ -32,6 +39,8 @@ export type ActorEntry = {
   status: string
   /** Live timers: key -> generation. A timer event whose generation is not here is stale. */
   timers: Record<string, number>
+  /** The actor that started this one as a child (it hears of this one's end), if any. */
+  parentId: string | null
 }
 
 export type EffectRow = {
@@ -51,5 +60,8 @@ export type EffectContext = {
   record(update: { status: 'prepared' | 'sent'; externalRef?: string; result?: unknown }): Promise<void>
 }
 
-/** Runs one effect; returns the event that reports its outcome to the actor. Must be safe to run twice. */
-export type EffectHandler = (effect: EffectRow, ctx: EffectContext) => Promise<AnyEventObject>
+/**
+ * Runs one effect; returns the event that reports its outcome to the actor (null: nothing to
+ * report, the outcome is only recorded on the effect row). Must be safe to run twice.
+ */
+export type EffectHandler = (effect: EffectRow, ctx: EffectContext) => Promise<AnyEventObject | null>

@@ -1,5 +1,4 @@
 import type pg from 'pg'
-import type { EffectRow } from './actorKind.ts'
 
 /** Anything that can run a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
@@ -14,6 +13,8 @@ export type ActorRow = {
   snapshot: unknown
   timers: Record<string, number>
   version: string
+  parent_id: string | null
+  stuck_reason: string | null
   created_at: Date
   updated_at: Date
 }
@@ -33,7 +34,11 @@ export type CommitParams = {
   effects: NewEffect[]
   timerDeletes: string[]
   timerUpserts: TimerUpsert[]
+  /** An event for another actor's inbox in the same commit (a child's end, to its parent). */
+  notify?: Notify | null
 }
+
+export type Notify = { actorId: string; event: unknown; dedupeKey: string }
 
 /**
  * The commit of one or several actors' transitions, in one statement: one round trip and atomic
@@ -47,7 +52,7 @@ const COMMIT_SQL = `
 with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
-    inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb)
+    inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb)
 ), upd as (
   update actor a set snapshot = i.snapshot, status = i.status, state_value = i.state_value, timers = i.timers,
          version = a.version + 1, updated_at = now()
@@ -56,7 +61,7 @@ with input as (
      and (i.inbox_seq is null or exists (select 1 from actor_inbox b where b.seq = i.inbox_seq and b.processed_at is null))
   returning a.id, a.account_id, a.version
 ), ok as (
-  select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts
+  select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts, i.notify
     from upd join input i on i.id = upd.id
 ), j as (
   insert into actor_journal (actor_id, seq, account_id, event, state_value)
@@ -76,6 +81,10 @@ with input as (
     from ok, jsonb_to_recordset(ok.timer_upserts) as t(key text, generation bigint, delay_ms bigint, event jsonb)
   on conflict (actor_id, timer_key) do update
      set generation = excluded.generation, due_at = excluded.due_at, event = excluded.event
+), nt as (
+  insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+  select ok.notify->>'actorId', ok.account_id, ok.notify->'event', ok.notify->>'dedupeKey' from ok where ok.notify is not null
+  on conflict (dedupe_key) do nothing
 )
 select id, version::int as version from upd`
 
@@ -103,6 +112,7 @@ export async function commitTransitions(db: Queryable, ps: CommitParams[]): Prom
     effects: p.effects,
     timer_deletes: p.timerDeletes,
     timer_upserts: timerRows(p.timerUpserts),
+    notify: p.notify ?? null,
   }))
   // Named: prepared once per connection, not parsed and planned on every event.
   const { rows } = await db.query<{ id: string; version: number }>({ name: 'actor.commit', text: COMMIT_SQL, values: [JSON.stringify(input)] })
@@ -175,18 +185,19 @@ export function createGroupCommitter(pool: Pick<pg.Pool, 'query'>, { maxBatch = 
   }
 }
 
-export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes'> & {
+export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes' | 'notify'> & {
   kind: string
   accountId: string
   machineVersion: number
+  parentId?: string | null
 }
 
 /** Inserts a new actor at version 1 with its journal entry, effects and timers (one statement). */
 export async function insertActor(db: Queryable, p: InsertActorParams): Promise<void> {
   await db.query(
     `with ins as (
-       insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version)
-       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1)
+       insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version, parent_id)
+       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)
        returning id, account_id, version
      ), j as (
        insert into actor_journal (actor_id, seq, account_id, event, state_value)
@@ -211,6 +222,7 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
       JSON.stringify(p.event),
       JSON.stringify(p.effects),
       JSON.stringify(timerRows(p.timerUpserts)),
+      p.parentId ?? null,
     ],
   )
 }
@@ -244,6 +256,53 @@ export async function inboxProcessed(db: Queryable, seq: string): Promise<boolea
 
 export async function markInboxProcessed(db: Queryable, seq: string): Promise<void> {
   await db.query('update actor_inbox set processed_at = now() where seq = $1', [seq])
+}
+
+/**
+ * Marks an inbox row processed without a transition (its event is refused, or a stale timer),
+ * only while the actor is still at `version`: the decision was taken on that version. False
+ * when the row was already processed or the actor has moved on (reload and decide again).
+ */
+export async function dropInboxAt(db: Queryable, { seq, actorId, version }: { seq: string; actorId: string; version: number }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update actor_inbox set processed_at = now()
+      where seq = $1 and processed_at is null and exists (select 1 from actor where id = $2 and version = $3)`,
+    [seq, actorId, version],
+  )
+  return (rowCount ?? 0) > 0
+}
+
+/** The actor's committed version (undefined when there is no such actor). */
+export async function currentVersion(db: Queryable, id: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ version: string }>({ name: 'actor.version', text: 'select version from actor where id = $1', values: [id] })
+  return rows[0] ? Number(rows[0].version) : undefined
+}
+
+/** Marks an actor stuck for an operator (its first reason is kept until an operator clears it). */
+export async function markStuck(db: Queryable, id: string, reason: string): Promise<void> {
+  await db.query(`update actor set stuck_reason = coalesce(stuck_reason, $2), stuck_at = coalesce(stuck_at, now()) where id = $1`, [id, reason])
+}
+
+/** Dead-letters an inbox row: kept, marked processed and dead with its error; its actor is marked stuck. */
+export async function deadLetter(db: Queryable, { seq, actorId, error }: { seq: string; actorId: string; error: string }): Promise<void> {
+  await db.query(
+    `with d as (update actor_inbox set processed_at = now(), dead_at = now(), error = $3 where seq = $1)
+     update actor set stuck_reason = coalesce(stuck_reason, 'dead letter ' || $1 || ': ' || $3), stuck_at = coalesce(stuck_at, now())
+      where id = $2`,
+    [seq, actorId, error],
+  )
+}
+
+/** Stores a snapshot migrated to the kind's current machine version, if the row has not moved. */
+export async function saveMigratedSnapshot(
+  db: Queryable,
+  { id, version, snapshot, machineVersion }: { id: string; version: number; snapshot: unknown; machineVersion: number },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'update actor set snapshot = $3::jsonb, machine_version = $4 where id = $1 and version = $2',
+    [id, version, JSON.stringify(snapshot), machineVersion],
+  )
+  return (rowCount ?? 0) > 0
 }
 
 /** Inserts an event into an actor's inbox; a repeated dedupe key is ignored. */
@@ -303,91 +362,4 @@ export async function actorsWithPendingInbox(db: Queryable, limit = 500): Promis
     [limit],
   )
   return rows.map((r) => r.actor_id)
-}
-
-type EffectDbRow = {
-  id: string
-  actor_id: string
-  account_id: string
-  kind: string
-  params: unknown
-  status: EffectRow['status']
-  external_ref: string | null
-  result: unknown
-  attempts: number
-}
-
-const toEffect = (r: EffectDbRow): EffectRow => ({
-  id: r.id,
-  actorId: r.actor_id,
-  accountId: r.account_id,
-  kind: r.kind,
-  params: r.params,
-  status: r.status,
-  externalRef: r.external_ref,
-  result: r.result,
-  attempts: r.attempts,
-})
-
-export async function openEffects(
-  db: Queryable,
-  { ids, actorId, limit = 200 }: { ids?: string[]; actorId?: string; limit?: number } = {},
-): Promise<EffectRow[]> {
-  const { rows } = ids
-    ? await db.query<EffectDbRow>(
-        `select * from effect where id = any($1::text[]) and status in ('pending', 'prepared', 'sent')`,
-        [ids],
-      )
-    : actorId
-      ? await db.query<EffectDbRow>(
-          `select * from effect where actor_id = $1 and status in ('pending', 'prepared', 'sent')`,
-          [actorId],
-        )
-      : await db.query<EffectDbRow>(
-        `select * from effect where status in ('pending', 'prepared', 'sent') and next_attempt_at <= now()
-          order by next_attempt_at limit $1`,
-        [limit],
-      )
-  return rows.map(toEffect)
-}
-
-export async function recordEffectProgress(
-  db: Queryable,
-  id: string,
-  u: { status: 'prepared' | 'sent'; externalRef?: string | undefined; result?: unknown },
-): Promise<void> {
-  await db.query(
-    `update effect set status = $2, external_ref = coalesce($3, external_ref),
-            result = coalesce($4::jsonb, result), updated_at = now()
-      where id = $1 and status in ('pending', 'prepared', 'sent')`,
-    [id, u.status, u.externalRef ?? null, u.result === undefined ? null : JSON.stringify(u.result)],
-  )
-}
-
-/** Marks an effect finished and reports its outcome to the actor's inbox, atomically. */
-export async function finishEffect(
-  db: Queryable,
-  effect: EffectRow,
-  { status, event, error }: { status: 'done' | 'failed'; event: unknown; error?: string },
-): Promise<void> {
-  await db.query(
-    `with upd as (
-       update effect set status = $2, result = $3::jsonb, last_error = $4, updated_at = now()
-        where id = $1 and status in ('pending', 'prepared', 'sent')
-       returning id, actor_id, account_id
-     )
-     insert into actor_inbox (actor_id, account_id, event, dedupe_key)
-     select actor_id, account_id, $3::jsonb, 'effect:' || id from upd
-     on conflict (dedupe_key) do nothing`,
-    [effect.id, status, JSON.stringify(event), error ?? null],
-  )
-}
-
-export async function deferEffect(db: Queryable, id: string, { delayMs, error }: { delayMs: number; error: string }): Promise<void> {
-  await db.query(
-    `update effect set attempts = attempts + 1, last_error = $3,
-            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
-      where id = $1`,
-    [id, delayMs, error],
-  )
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
+import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot } from 'xstate'
 import { agentKind, agentMachine } from './agent.machine.ts'
 
 const input = { agentId: 'a1', accountId: 'acc', tickMs: 1000 }
@@ -35,6 +35,22 @@ describe('agent machine', () => {
     expect(s2.value).toBe('running')
     expect(s2.context.ticks).toBe(1)
     expect(a2.some((a) => a.type === 'xstate.raise')).toBe(true)
+  })
+
+  it('the tick fires every tickMs on a simulated clock, not on wall time', () => {
+    const clock = new SimulatedClock()
+    const actor = createActor(agentMachine, { input, clock }).start()
+    actor.send({ type: 'agent.start' })
+    clock.increment(999)
+    expect(actor.getSnapshot().context.ticks).toBe(0)
+    clock.increment(1)
+    expect(actor.getSnapshot().context.ticks).toBe(1)
+    for (let i = 0; i < 3; i++) clock.increment(1000)
+    expect(actor.getSnapshot().context.ticks).toBe(4)
+    actor.send({ type: 'agent.stop' })
+    clock.increment(10_000)
+    expect(actor.getSnapshot().context.ticks).toBe(4)
+    actor.stop()
   })
 
   it('pause keeps a reason, start clears it', () => {

@@ -165,14 +165,14 @@ export async function runWalletOp(
       if ((err as { code?: string }).code !== '23505') throw err
     })
   }
-  const until = Date.now() + waitMs
-  for (;;) {
-    const entry = await runtime.get(input.opId)
-    if (!entry) throw new NotFoundError('Operation')
-    if (entry.status === 'confirmed' || entry.status === 'failed' || Date.now() > until) return walletOpView(entry)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  // Woken by the runtime's commits of this operation, not by reading it in a loop.
+  const entry = await runtime.waitFor(input.opId, walletOpEnded, waitMs)
+  if (!entry) throw new NotFoundError('Operation')
+  return walletOpView(entry)
 }
+
+/** A wallet operation has ended: confirmed or failed. */
+export const walletOpEnded = (entry: { status: string }) => entry.status === 'confirmed' || entry.status === 'failed'
 
 /**
  * Records that a money move of an agent is about to spend `usdValue`, after `checkSpend` has

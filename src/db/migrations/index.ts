@@ -6,6 +6,7 @@ import { Migration20261122000005_quotes } from './Migration20261122000005_quotes
 import { Migration20261122000006_quotes_unlogged } from './Migration20261122000006_quotes_unlogged.ts'
 import { Migration20261123000007_received_tokens } from './Migration20261123000007_received_tokens.ts'
 import { Migration20261123000008_quote_single_use } from './Migration20261123000008_quote_single_use.ts'
+import { Migration20261123120000_effect_lease } from './Migration20261123120000_effect_lease.ts'
 import { Migration20261123120000_policy_audit } from './Migration20261123120000_policy_audit.ts'
 import { Migration20261123150000_credits } from './Migration20261123150000_credits.ts'
 
@@ -19,6 +20,7 @@ export const migrations = [
   { name: 'Migration20261122000006_quotes_unlogged', class: Migration20261122000006_quotes_unlogged },
   { name: 'Migration20261123000007_received_tokens', class: Migration20261123000007_received_tokens },
   { name: 'Migration20261123000008_quote_single_use', class: Migration20261123000008_quote_single_use },
+  { name: 'Migration20261123120000_effect_lease', class: Migration20261123120000_effect_lease },
   { name: 'Migration20261123120000_policy_audit', class: Migration20261123120000_policy_audit },
   { name: 'Migration20261123150000_credits', class: Migration20261123150000_credits },
 ]

@@ -5,7 +5,7 @@ import { erc20Abi, formatUnits, getAddress, parseUnits, type Address } from 'vie
 import type { WalletDeps } from '../../http/appDeps.ts'
 import type { ActorRuntime } from '../../actors/actorRuntime.ts'
 import type { WalletOpInput } from '../../actors/walletOp.machine.ts'
-import { walletOpView, type WalletOpStart } from '../../chain/walletOps.ts'
+import { walletOpEnded, walletOpView, type WalletOpStart } from '../../chain/walletOps.ts'
 import { InsufficientFundsError, SimulationRevertedError } from '../../chain/txSender.ts'
 import { findRoute, priceRoute, reverseRoute, type PricedRoute, type SwapRoute } from '../../chain/swapRoute.ts'
 import {
@@ -413,13 +413,9 @@ export function createSwapsService(deps: SwapsDeps) {
   }
 
   async function waitEnd(opId: string) {
-    const until = Date.now() + 20_000
-    for (;;) {
-      const entry = await deps.runtime.get(opId)
-      if (!entry) throw new NotFoundError('Swap')
-      if (entry.status === 'confirmed' || entry.status === 'failed' || Date.now() > until) return walletOpView(entry)
-      await new Promise((r) => setTimeout(r, 25))
-    }
+    const entry = await deps.runtime.waitFor(opId, walletOpEnded, 20_000)
+    if (!entry) throw new NotFoundError('Swap')
+    return walletOpView(entry)
   }
 
   function swapView(op: ReturnType<typeof walletOpView>, p: SwapParams) {

@@ -24,7 +24,16 @@ export const auditQuery = z.strictObject({
 /** Body of POST /ops/tokens/:address/verified. */
 export const verifiedBody = z.strictObject({ verified: z.boolean() })
 
-type ActorListRow = { id: string; kind: string; account_id: string; status: string; version: string; updated_at: Date | string; created_at: Date | string }
+type ActorListRow = {
+  id: string
+  kind: string
+  account_id: string
+  status: string
+  version: string
+  stuck_reason: string | null
+  updated_at: Date | string
+  created_at: Date | string
+}
 
 /** Timestamps arrive as strings through MikroORM's pool type parsers; the API speaks ISO 8601. */
 const iso = (v: string | Date) => new Date(v).toISOString()
@@ -35,6 +44,7 @@ const actorSummary = (r: ActorListRow) => ({
   accountId: r.account_id,
   status: r.status,
   version: Number(r.version),
+  stuckReason: r.stuck_reason,
   createdAt: new Date(r.created_at).toISOString(),
   updatedAt: new Date(r.updated_at).toISOString(),
 })
@@ -49,7 +59,9 @@ export function opsRoutes(deps: AppDeps): Router {
     const params: unknown[] = [q.limit + 1]
     const where: string[] = []
     if (q.kind) where.push(`kind = $${params.push(q.kind)}`)
-    if (q.status) where.push(`status = $${params.push(q.status)}`)
+    // `stuck` is not a state: it lists the actors marked for an operator (dead letters, unreadable snapshots).
+    if (q.status === 'stuck') where.push('stuck_at is not null')
+    else if (q.status) where.push(`status = $${params.push(q.status)}`)
     if (q.cursor) {
       let after: string
       try {
@@ -60,7 +72,7 @@ export function opsRoutes(deps: AppDeps): Router {
       where.push(`id > $${params.push(after)}`)
     }
     const { rows } = await deps.pool.query<ActorListRow>(
-      `select id, kind, account_id, status, version, created_at, updated_at from actor
+      `select id, kind, account_id, status, version, stuck_reason, created_at, updated_at from actor
         ${where.length ? `where ${where.join(' and ')}` : ''} order by id limit $1`,
       params,
     )
@@ -110,7 +122,7 @@ export function opsRoutes(deps: AppDeps): Router {
     const { rows } = await deps.pool.query('select * from actor where id = $1', [id])
     const actor = rows[0]
     if (!actor) throw new NotFoundError('Actor')
-    const [timers, effects, journal] = await Promise.all([
+    const [timers, effects, journal, dead] = await Promise.all([
       deps.pool.query('select timer_key, generation, due_at, event from actor_timer where actor_id = $1 order by due_at', [id]),
       deps.pool.query(
         `select id, kind, params, status, external_ref, result, attempts, last_error, next_attempt_at, created_at, updated_at
@@ -121,6 +133,7 @@ export function opsRoutes(deps: AppDeps): Router {
         'select seq, event, state_value, at from actor_journal where actor_id = $1 order by seq desc limit 100',
         [id],
       ),
+      deps.pool.query('select seq, event, error, dead_at from actor_inbox where actor_id = $1 and dead_at is not null order by seq desc limit 100', [id]),
     ])
     ok(ctx, {
       ...actorSummary(actor),
@@ -134,6 +147,7 @@ export function opsRoutes(deps: AppDeps): Router {
         attempts: e.attempts, lastError: e.last_error, nextAttemptAt: iso(e.next_attempt_at), createdAt: iso(e.created_at), updatedAt: iso(e.updated_at),
       })),
       journal: journal.rows.map((j) => ({ seq: Number(j.seq), event: j.event, stateValue: j.state_value, at: iso(j.at) })),
+      deadLetters: dead.rows.map((d) => ({ seq: Number(d.seq), event: d.event, error: d.error, deadAt: iso(d.dead_at) })),
     })
   })
   return router

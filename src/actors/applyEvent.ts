@@ -1,0 +1,131 @@
+import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { InvalidStateError, NotFoundError } from '../domain/errors.ts'
+import type { ActorEntry } from './actorKind.ts'
+import * as store from './actorStore.ts'
+import type { Queryable } from './actorStore.ts'
+import { childEnd } from './childActors.ts'
+import { planActions, type Action } from './planActions.ts'
+import type { RuntimeCore } from './runtimeCore.ts'
+
+const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.machine.getPersistedSnapshot(entry.snapshot)
+
+/**
+ * Creates an actor at version 1. Pass `db` (a client inside a transaction) to create it
+ * atomically with other rows, e.g. the agent's own row; the caller then hands the entry to
+ * `afterExternalCommit`.
+ */
+export async function createActor(
+  core: RuntimeCore,
+  kindName: string,
+  { id, accountId, input, parentId = null }: { id: string; accountId: string; input: unknown; parentId?: string | null },
+  db: Queryable = core.pool,
+): Promise<ActorEntry> {
+  const kind = core.kindOf(kindName)
+  const [snapshot, actions] = initialTransition(kind.machine, input as never) as [AnyMachineSnapshot, Action[]]
+  const plan = planActions(kind, id, 1, actions, {})
+  const status = kind.statusOf(snapshot)
+  const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
+  await store.insertActor(db, {
+    id,
+    kind: kind.kind,
+    accountId,
+    machineVersion: kind.machineVersion,
+    parentId,
+    snapshot: persisted(entry),
+    status,
+    stateValue: snapshot.value,
+    timers: plan.timers,
+    event: { type: 'xstate.init' },
+    effects: plan.effects,
+    timerUpserts: plan.timerUpserts,
+  })
+  // A child that is final from the start still tells its parent.
+  const notify = childEnd(entry)
+  if (notify) await store.enqueue(db, { actorId: notify.actorId, accountId, event: notify.event, dedupeKey: notify.dedupeKey })
+  if (db === core.pool) core.committed(entry, plan.effects.map((e) => e.id), plan.timerUpserts.map((t) => t.delayMs), notify)
+  return entry
+}
+
+/**
+ * Whether a refusal (or a stale timer's drop) taken on `entry` stands: the actor must still be
+ * at that version, else the decision is taken again on a fresh read. An inbox row is marked
+ * processed in the same statement that checks the version.
+ */
+async function refusalStands(core: RuntimeCore, entry: ActorEntry, inboxSeq: string | null): Promise<boolean> {
+  if (!inboxSeq) return (await store.currentVersion(core.pool, entry.id)) === entry.version
+  if (await store.dropInboxAt(core.pool, { seq: inboxSeq, actorId: entry.id, version: entry.version })) return true
+  return store.inboxProcessed(core.pool, inboxSeq)
+}
+
+/**
+ * Applies one event and commits it (one statement: snapshot, journal, effects, timers, inbox
+ * row, and a child's end for its parent). Returns the new entry, or `accepted: false` when the
+ * state, at the row's current version, does not accept the event. Retries a lost race on a
+ * fresh read. Call it under the actor's lock.
+ */
+export async function applyEvent(
+  core: RuntimeCore,
+  id: string,
+  event: AnyEventObject,
+  { inboxSeq = null, timer }: { inboxSeq?: string | null; timer?: { key: string; generation: number } } = {},
+): Promise<{ entry: ActorEntry; accepted: boolean }> {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 5) throw new Error(`Actor ${id}: too many concurrent writers`)
+    const entry = await core.load(id, { fresh: attempt > 0 })
+    if (!entry) throw new NotFoundError('Actor')
+    // A cancelled or replaced timer can never fire.
+    const staleTimer = timer !== undefined && entry.timers[timer.key] !== timer.generation
+    const liveTimers = { ...entry.timers }
+    if (timer && !staleTimer) delete liveTimers[timer.key]
+    const [next, actions] = staleTimer
+      ? [entry.snapshot, []]
+      : (transition(entry.kind.machine, entry.snapshot, event) as [AnyMachineSnapshot, Action[]])
+    if (next === entry.snapshot) {
+      if (await refusalStands(core, entry, inboxSeq)) return { entry, accepted: false }
+      core.forget(id)
+      continue
+    }
+    const newVersion = entry.version + 1
+    const plan = planActions(entry.kind, id, newVersion, actions, liveTimers)
+    const status = entry.kind.statusOf(next)
+    const candidate: ActorEntry = { ...entry, snapshot: next, version: newVersion, status, timers: plan.timers }
+    const notify = childEnd(candidate)
+    const version = await core.committer.commit({
+      id,
+      expectedVersion: entry.version,
+      snapshot: persisted(candidate),
+      status,
+      stateValue: next.value,
+      timers: plan.timers,
+      event,
+      inboxSeq,
+      effects: plan.effects,
+      timerDeletes: plan.timerDeletes,
+      timerUpserts: plan.timerUpserts,
+      notify,
+    })
+    if (version === undefined) {
+      core.forget(id)
+      // Another node applied this inbox event first: it must not be applied again.
+      if (inboxSeq && (await store.inboxProcessed(core.pool, inboxSeq))) return { entry: (await core.load(id, { fresh: true })) ?? entry, accepted: false }
+      continue
+    }
+    core.committed(candidate, plan.effects.map((e) => e.id), plan.timerUpserts.map((t) => t.delayMs), notify)
+    return { entry: candidate, accepted: true }
+  }
+}
+
+/**
+ * Sends a command and answers once the new state is committed. Throws InvalidStateError (409)
+ * when the current state does not accept the event.
+ */
+export async function sendCommand(core: RuntimeCore, id: string, rawEvent: unknown): Promise<ActorEntry> {
+  const current = await core.load(id)
+  if (!current) throw new NotFoundError('Actor')
+  const event = current.kind.parseEvent(rawEvent)
+  return core.withLock(id, async () => {
+    const { entry, accepted } = await applyEvent(core, id, event)
+    if (!accepted) throw new InvalidStateError({ event: event.type, state: entry.status })
+    return entry
+  })
+}

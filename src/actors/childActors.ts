@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import type { ActorEntry, EffectHandler } from './actorKind.ts'
+import type { Notify } from './actorStore.ts'
+
+/**
+ * The effect a machine asks for to start a child actor: `{ type: SPAWN_CHILD, params: { kind,
+ * key, input } }`. The child's id is `childIdOf(parentId, key)`, so a retried effect finds the
+ * same child; when the child ends, the parent's inbox gets `child.done` or `child.failed`.
+ */
+export const SPAWN_CHILD = 'actor.spawn'
+export type SpawnChildParams = { kind: string; key: string; input: unknown }
+
+/** A child's stable id: its parent's id and the key the parent gave it. */
+export const childIdOf = (parentId: string, key: string) => `${parentId}:${key}`
+
+/** What a parent receives when a child ends; a parent kind adds it to its event schema. */
+export const childEndEventSchema = z.object({
+  type: z.enum(['child.done', 'child.failed']),
+  childId: z.string(),
+  key: z.string(),
+  status: z.string(),
+  output: z.unknown(),
+})
+export type ChildEndEvent = z.infer<typeof childEndEventSchema>
+
+/**
+ * The `child.done` / `child.failed` event for a child's parent once the child is final (null
+ * otherwise); deduplicated in the parent's inbox by the child's id.
+ */
+export function childEnd(entry: ActorEntry): Notify | null {
+  if (!entry.parentId || entry.snapshot.status !== 'done') return null
+  const failed = entry.kind.isFailure ? entry.kind.isFailure(entry.snapshot) : entry.status === 'failed'
+  const event: ChildEndEvent = {
+    type: failed ? 'child.failed' : 'child.done',
+    childId: entry.id,
+    key: entry.id.slice(entry.parentId.length + 1),
+    status: entry.status,
+    output: entry.snapshot.output ?? null,
+  }
+  return { actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` }
+}
+
+/** The built-in `actor.spawn` effect: creates the child under its stable id; a retry finds it there. */
+export function spawnChildHandler(create: (kind: string, args: { id: string; accountId: string; input: unknown; parentId: string }) => Promise<unknown>): EffectHandler {
+  return async (effect) => {
+    const p = effect.params as SpawnChildParams
+    await create(p.kind, { id: childIdOf(effect.actorId, p.key), accountId: effect.accountId, input: p.input, parentId: effect.actorId }).catch((err) => {
+      if ((err as { code?: string }).code !== '23505') throw err
+    })
+    return null
+  }
+}

@@ -1,0 +1,57 @@
+import type { ActorEntry } from './actorKind.ts'
+
+type Listener = (entry: ActorEntry) => void
+
+/**
+ * The runtime's in-process notice of each commit, per actor id: a request that waits for an
+ * actor's outcome listens here instead of reading the actor in a loop.
+ */
+export function createCommitWatch() {
+  const listeners = new Map<string, Set<Listener>>()
+  return {
+    /** Calls `listener` after every commit of actor `id` in this process; returns the unsubscribe. */
+    on(id: string, listener: Listener): () => void {
+      let set = listeners.get(id)
+      if (!set) listeners.set(id, (set = new Set()))
+      set.add(listener)
+      return () => {
+        set.delete(listener)
+        if (set.size === 0 && listeners.get(id) === set) listeners.delete(id)
+      }
+    },
+    emit(entry: ActorEntry): void {
+      for (const l of listeners.get(entry.id) ?? []) l(entry)
+    },
+  }
+}
+
+export type CommitWatch = ReturnType<typeof createCommitWatch>
+
+/**
+ * Waits, without polling, until the actor's committed state satisfies `done` or `timeoutMs`
+ * passes; answers the latest state either way (undefined for an unknown actor).
+ */
+export async function waitForCommit(
+  { watch, load }: { watch: CommitWatch; load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined> },
+  id: string,
+  done: (entry: ActorEntry) => boolean,
+  timeoutMs: number,
+): Promise<ActorEntry | undefined> {
+  let resolve!: (e: ActorEntry | undefined) => void
+  const result = new Promise<ActorEntry | undefined>((r) => (resolve = r))
+  let latest: ActorEntry | undefined
+  const off = watch.on(id, (e) => {
+    latest = e
+    if (done(e)) resolve(e)
+  })
+  const timer = setTimeout(() => void load(id, { fresh: true }).then(resolve, () => resolve(latest)), timeoutMs)
+  try {
+    const current = await load(id)
+    latest ??= current
+    if (!current || done(current)) return current
+    return await result
+  } finally {
+    off()
+    clearTimeout(timer)
+  }
+}

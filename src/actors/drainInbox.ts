@@ -1,0 +1,51 @@
+import type { AnyEventObject } from 'xstate'
+import { ActorUnloadableError } from './actorErrors.ts'
+import * as store from './actorStore.ts'
+import { applyEvent } from './applyEvent.ts'
+import type { RuntimeCore } from './runtimeCore.ts'
+
+/**
+ * Processes every unprocessed inbox row of one actor, in order, under its lock. A row whose
+ * event fails the kind's validation is dead-lettered (kept with its error, the actor marked
+ * stuck), never lost. `unloadable` collects actors whose snapshot cannot be read (already
+ * logged and marked stuck), so polls do not retry them.
+ */
+export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string>): Promise<void> {
+  if (unloadable.has(id)) return Promise.resolve()
+  return core.track(
+    core.withLock(id, async () => {
+      for (;;) {
+        const rows = await store.pendingInbox(core.pool, id)
+        if (rows.length === 0) return
+        for (const row of rows) {
+          const entry = await core.load(id).catch((err: unknown) => {
+            if (err instanceof ActorUnloadableError) unloadable.add(id)
+            throw err
+          })
+          if (!entry) {
+            await store.deadLetter(core.pool, { seq: row.seq, actorId: id, error: 'no such actor' })
+            continue
+          }
+          let event: AnyEventObject
+          try {
+            event = entry.kind.parseEvent(row.event)
+          } catch (err) {
+            const error = describeInvalid(err)
+            core.logger.error({ actorId: id, seq: row.seq, error }, 'inbox event failed validation; dead-lettered, actor marked stuck')
+            await store.deadLetter(core.pool, { seq: row.seq, actorId: id, error })
+            continue
+          }
+          const timer = row.timer_key !== null ? { key: row.timer_key, generation: Number(row.timer_generation) } : undefined
+          await applyEvent(core, id, event, { inboxSeq: row.seq, ...(timer ? { timer } : {}) })
+        }
+      }
+    }),
+  )
+}
+
+/** A validation failure in words, for the dead-letter row. */
+function describeInvalid(err: unknown): string {
+  const fields = (err as { fieldErrors?: Record<string, string> }).fieldErrors
+  const message = err instanceof Error ? err.message : String(err)
+  return fields ? `${message} ${JSON.stringify(fields)}` : message
+}

@@ -1,0 +1,124 @@
+import type { EffectRow } from './actorKind.ts'
+import type { Queryable } from './actorStore.ts'
+
+type EffectDbRow = {
+  id: string
+  actor_id: string
+  account_id: string
+  kind: string
+  params: unknown
+  status: EffectRow['status']
+  external_ref: string | null
+  result: unknown
+  attempts: number
+}
+
+const toEffect = (r: EffectDbRow): EffectRow => ({
+  id: r.id,
+  actorId: r.actor_id,
+  accountId: r.account_id,
+  kind: r.kind,
+  params: r.params,
+  status: r.status,
+  externalRef: r.external_ref,
+  result: r.result,
+  attempts: r.attempts,
+})
+
+const OPEN = `status in ('pending', 'prepared', 'sent')`
+
+/**
+ * Claims open effects for one worker: rows nobody holds (or whose lease expired) are locked with
+ * SKIP LOCKED, so two workers never claim the same row, and get `claimed_by` and `lease_until`.
+ * Pick by `ids` (just committed), by `actorId`, or the ones due for a (re)try.
+ */
+export async function claimEffects(
+  db: Queryable,
+  { owner, leaseMs, ids, actorId, limit = 200 }: { owner: string; leaseMs: number; ids?: string[]; actorId?: string; limit?: number },
+): Promise<EffectRow[]> {
+  const pick = ids ? 'id = any($4::text[])' : actorId ? 'actor_id = $4' : 'next_attempt_at <= now()'
+  const { rows } = await db.query<EffectDbRow>({
+    name: `effect.claim.${ids ? 'ids' : actorId ? 'actor' : 'due'}`,
+    text: `with c as (
+             select id from effect
+              where ${OPEN} and ${pick} and (lease_until is null or lease_until < now())
+              order by next_attempt_at limit $3 for update skip locked
+           )
+           update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
+             from c where e.id = c.id
+           returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts`,
+    values: [owner, leaseMs, limit, ...(ids ? [ids] : actorId ? [actorId] : [])],
+  })
+  return rows.map(toEffect)
+}
+
+/** Extends a held lease; false when this worker no longer holds it (it expired and was taken over). */
+export async function renewLease(db: Queryable, id: string, { owner, leaseMs }: { owner: string; leaseMs: number }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update effect set lease_until = now() + $3 * interval '1 millisecond' where id = $1 and claimed_by = $2 and ${OPEN}`,
+    [id, owner, leaseMs],
+  )
+  return (rowCount ?? 0) > 0
+}
+
+export async function recordEffectProgress(
+  db: Queryable,
+  id: string,
+  u: { status: 'prepared' | 'sent'; externalRef?: string | undefined; result?: unknown },
+): Promise<void> {
+  await db.query(
+    `update effect set status = $2, external_ref = coalesce($3, external_ref),
+            result = coalesce($4::jsonb, result), updated_at = now()
+      where id = $1 and ${OPEN}`,
+    [id, u.status, u.externalRef ?? null, u.result === undefined ? null : JSON.stringify(u.result)],
+  )
+}
+
+/**
+ * Marks an effect finished and reports its outcome to the actor's inbox, atomically; `event:
+ * null` reports nothing (the outcome is only recorded). Only the lease holder may finish: a
+ * worker whose lease was taken over writes nothing. Returns whether this call finished it.
+ */
+export async function finishEffect(
+  db: Queryable,
+  effect: EffectRow,
+  { owner, status, event, result = event, error }: { owner: string; status: 'done' | 'failed'; event: unknown; result?: unknown; error?: string },
+): Promise<boolean> {
+  const { rows } = await db.query<{ id: string }>(
+    `with upd as (
+       update effect set status = $2, result = $3::jsonb, last_error = $4, lease_until = null, updated_at = now()
+        where id = $1 and claimed_by = $6 and ${OPEN}
+       returning id, actor_id, account_id
+     ), ib as (
+       insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+       select actor_id, account_id, $5::jsonb, 'effect:' || id from upd where $5::jsonb is not null
+       on conflict (dedupe_key) do nothing
+     )
+     select id from upd`,
+    [effect.id, status, JSON.stringify(result ?? null), error ?? null, event === null ? null : JSON.stringify(event), owner],
+  )
+  return rows.length > 0
+}
+
+/** Releases the lease and schedules another attempt. */
+export async function deferEffect(
+  db: Queryable,
+  id: string,
+  { owner, delayMs, error }: { owner: string; delayMs: number; error: string },
+): Promise<void> {
+  await db.query(
+    `update effect set attempts = attempts + 1, last_error = $3, claimed_by = null, lease_until = null,
+            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+      where id = $1 and claimed_by = $4`,
+    [id, delayMs, error, owner],
+  )
+}
+
+/**
+ * Releases every lease: for a process that knows it is the only one on this database (it holds
+ * the boot lock), so the effects a crashed predecessor held resume at once, not when the lease ends.
+ */
+export async function releaseAllLeases(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`update effect set claimed_by = null, lease_until = null where lease_until is not null and ${OPEN}`)
+  return rowCount ?? 0
+}

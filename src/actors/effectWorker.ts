@@ -1,0 +1,77 @@
+import type pg from 'pg'
+import type { Logger } from '../logger.ts'
+import type { EffectHandler, EffectRow } from './actorKind.ts'
+import * as effects from './effectStore.ts'
+
+export type EffectWorkerOptions = {
+  pool: pg.Pool
+  logger: Logger
+  handlers: Record<string, EffectHandler>
+  /** Effect kinds that never give up (see ActorKind.persistentEffects). */
+  persistent: Set<string>
+  maxAttempts: number
+  /** This worker's name on the leases it holds. */
+  owner: string
+  leaseMs: number
+  isStopped(): boolean
+  track<T>(p: Promise<T>): Promise<T>
+  /** Called when an effect finished and its outcome is in the actor's inbox. */
+  afterFinish(actorId: string): Promise<void>
+}
+
+/**
+ * Runs effects after commit. Each is claimed first (SKIP LOCKED, with a lease renewed while the
+ * handler runs), so one effect runs at most once at a time across ticks, processes and nodes;
+ * a lease left by a dead worker expires and another worker takes the effect over. Success
+ * reports the handler's event; a failure retries with back-off, then reports `<kind>.failed`.
+ */
+export function createEffectWorker(o: EffectWorkerOptions) {
+  const { pool, logger, owner, leaseMs } = o
+  const running = new Set<string>()
+
+  async function finish(effect: EffectRow, outcome: Omit<Parameters<typeof effects.finishEffect>[2], 'owner'>) {
+    if (await effects.finishEffect(pool, effect, { owner, ...outcome })) await o.afterFinish(effect.actorId)
+  }
+
+  async function run(effect: EffectRow): Promise<void> {
+    if (running.has(effect.id) || o.isStopped()) return
+    running.add(effect.id)
+    const renew = setInterval(() => {
+      // A stopped runtime holds nothing any more: its leases run out and another worker takes over.
+      if (o.isStopped()) return clearInterval(renew)
+      void effects.renewLease(pool, effect.id, { owner, leaseMs }).then(
+        (held) => held || logger.warn({ effectId: effect.id }, 'effect lease lost while running; its result will be discarded'),
+        (err) => logger.warn({ err, effectId: effect.id }, 'effect lease renewal failed'),
+      )
+    }, Math.max(50, Math.floor(leaseMs / 3)))
+    renew.unref()
+    try {
+      const handler = o.handlers[effect.kind]
+      if (!handler) throw new Error(`No handler for effect ${effect.kind}`)
+      const event = await handler(effect, { record: (u) => effects.recordEffectProgress(pool, effect.id, u) })
+      await finish(effect, { status: 'done', event: event ? { ...event, effectId: effect.id } : null })
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err)
+      if (!o.persistent.has(effect.kind) && effect.attempts + 1 >= o.maxAttempts) {
+        logger.error({ err, effectId: effect.id }, 'effect failed for good')
+        await finish(effect, { status: 'failed', event: { type: `${effect.kind}.failed`, effectId: effect.id, error: message }, error: message })
+      } else {
+        const delayMs = Math.min(30_000, 200 * 2 ** effect.attempts)
+        logger.warn({ err, effectId: effect.id, delayMs }, 'effect failed; will retry')
+        await effects.deferEffect(pool, effect.id, { owner, delayMs, error: message })
+      }
+    } finally {
+      clearInterval(renew)
+      running.delete(effect.id)
+    }
+  }
+
+  return {
+    /** Claims open effects (just committed ones by id, one actor's, or every due one) and runs them. */
+    async claimAndRun(sel: { ids?: string[]; actorId?: string } = {}): Promise<void> {
+      if (o.isStopped() || (sel.ids && sel.ids.length === 0)) return
+      const claimed = await effects.claimEffects(pool, { owner, leaseMs, ...sel })
+      claimed.forEach((e) => void o.track(run(e)))
+    },
+  }
+}

@@ -1,0 +1,46 @@
+import type { AnyEventObject } from 'xstate'
+import type { ActorKind } from './actorKind.ts'
+import type { NewEffect, TimerUpsert } from './actorStore.ts'
+import { SPAWN_CHILD } from './childActors.ts'
+
+export type PlannedActions = {
+  effects: NewEffect[]
+  timerUpserts: TimerUpsert[]
+  timerDeletes: string[]
+  timers: Record<string, number>
+}
+
+export type Action = { type: string; params?: unknown }
+
+/** Effect ids are stable: actor, the version the transition produced, and the action's index. */
+const effectId = (actorId: string, version: number, index: number) => `${actorId}:${version}:${index}`
+
+/**
+ * Turns the actions of one transition into durable rows: custom effect actions (and child
+ * spawns) become effects, delayed raises become timers (generation = version * 1000 + index,
+ * unique per actor), and cancels remove them. Only the net result per timer key is written.
+ */
+export function planActions(kind: ActorKind, actorId: string, newVersion: number, actions: Action[], liveTimers: Record<string, number>): PlannedActions {
+  const timers = { ...liveTimers }
+  const upserts = new Map<string, TimerUpsert>()
+  const deletes = new Set<string>()
+  const effects: NewEffect[] = []
+  actions.forEach((action, index) => {
+    const params = (action.params ?? {}) as Record<string, unknown>
+    if (action.type === 'xstate.raise' && typeof params.delay === 'number') {
+      const key = String(params.id ?? (params.event as AnyEventObject).type)
+      const generation = newVersion * 1000 + index
+      timers[key] = generation
+      deletes.delete(key)
+      upserts.set(key, { key, generation, delayMs: params.delay, event: params.event })
+    } else if (action.type === 'xstate.cancel') {
+      const key = String(params.sendId)
+      delete timers[key]
+      upserts.delete(key)
+      deletes.add(key)
+    } else if (kind.effects.includes(action.type) || action.type === SPAWN_CHILD) {
+      effects.push({ id: effectId(actorId, newVersion, index), kind: action.type, params: action.params ?? {} })
+    }
+  })
+  return { effects, timerUpserts: [...upserts.values()], timerDeletes: [...deletes], timers }
+}

@@ -1,0 +1,42 @@
+import type pg from 'pg'
+import type { Logger } from '../logger.ts'
+import type { ActorEntry, ActorKind } from './actorKind.ts'
+import type { Notify } from './actorStore.ts'
+import type * as store from './actorStore.ts'
+
+/**
+ * What the runtime's parts share: the pool, the kinds, the in-memory cache and the hooks that
+ * run after a commit. Built once by `createActorRuntime`; the parts are plain functions of it.
+ */
+export type RuntimeCore = {
+  pool: pg.Pool
+  logger: Logger
+  kindOf(name: string): ActorKind
+  committer: { commit(p: store.CommitParams): Promise<number | undefined> }
+  /** The entry from the cache, else the row (`fresh`: always the row). */
+  load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined>
+  forget(id: string): void
+  /** After a commit: cache, tell waiters, start the effects, wake the timers and the parent. */
+  committed(entry: ActorEntry, effectIds: string[], timerDelays: number[], notify: Notify | null): void
+  withLock<T>(id: string, fn: () => Promise<T>): Promise<T>
+  track<T>(p: Promise<T>): Promise<T>
+}
+
+/** A bounded LRU map of loaded actors; evicting one loses nothing (the row is the truth). */
+export function createActorCache(size: number) {
+  const cache = new Map<string, ActorEntry>()
+  return {
+    get: (id: string) => cache.get(id),
+    remember(entry: ActorEntry): ActorEntry {
+      cache.delete(entry.id)
+      cache.set(entry.id, entry)
+      if (cache.size > size) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
+      }
+      return entry
+    },
+    forget: (id: string) => void cache.delete(id),
+    size: () => cache.size,
+  }
+}
