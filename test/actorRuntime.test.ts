@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
-import { openDatabase, type Database } from '../src/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
 import { agentKind } from '../src/actors/agent.machine.ts'
-import { createTestDatabase } from './support/db.ts'
+import { useMigratedDatabase } from './support/db.ts'
 
 /** A small machine with one effect and one timer, to exercise the runtime's durability rules. */
 const jobMachine = setup({
@@ -56,18 +55,7 @@ const jobKind: ActorKind = {
 }
 
 const logger = createLogger({ level: 'silent' })
-let db: Database
-let drop: () => Promise<void>
-
-beforeAll(async () => {
-  const t = await createTestDatabase()
-  drop = t.drop
-  db = await openDatabase({ url: t.url, poolSize: 10, logger })
-})
-afterAll(async () => {
-  await db?.close()
-  await drop?.()
-})
+const db = useMigratedDatabase()
 
 const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {
   const until = Date.now() + ms
@@ -79,13 +67,13 @@ const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {
 }
 
 async function row(id: string) {
-  const { rows } = await db.pool.query('select * from actor where id = $1', [id])
+  const { rows } = await db().pool.query('select * from actor where id = $1', [id])
   return rows[0]
 }
 
 describe('actor runtime', () => {
   it('commits snapshot, journal and version per event; rejects events the state does not accept', async () => {
-    const rt = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const id = randomUUID()
     const accountId = randomUUID()
     await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
@@ -93,18 +81,18 @@ describe('actor runtime', () => {
     expect(e.status).toBe('running')
     expect(await row(id)).toMatchObject({ status: 'running', version: '2' })
     await expect(rt.send(id, { type: 'agent.start' })).rejects.toMatchObject({ code: 'invalid_state', status: 409 })
-    const { rows: journal } = await db.pool.query('select seq, event from actor_journal where actor_id = $1 order by seq', [id])
+    const { rows: journal } = await db().pool.query('select seq, event from actor_journal where actor_id = $1 order by seq', [id])
     expect(journal.map((j) => j.event.type)).toEqual(['xstate.init', 'agent.start'])
-    const { rows: timers } = await db.pool.query('select timer_key from actor_timer where actor_id = $1', [id])
+    const { rows: timers } = await db().pool.query('select timer_key from actor_timer where actor_id = $1', [id])
     expect(timers.map((t) => t.timer_key)).toEqual(['xstate.after.tick.agent.running'])
     await rt.send(id, { type: 'agent.stop' })
-    const { rowCount } = await db.pool.query('select 1 from actor_timer where actor_id = $1', [id])
+    const { rowCount } = await db().pool.query('select 1 from actor_timer where actor_id = $1', [id])
     expect(rowCount).toBe(0)
   })
 
   it('a second runtime (another process) sees committed state and wins races by version', async () => {
-    const a = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
-    const b = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
+    const a = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
+    const b = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const id = randomUUID()
     const accountId = randomUUID()
     await a.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
@@ -122,14 +110,14 @@ describe('actor runtime', () => {
       expect(effect.params).toEqual({ n: 7 })
       return { type: 'job.done', value: `ok-${effect.id}` }
     }
-    const rt = createActorRuntime({ pool: db.pool, kinds: [jobKind], logger, effectHandlers: { 'job.work': work } })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [jobKind], logger, effectHandlers: { 'job.work': work } })
     await rt.start()
     const id = randomUUID()
     await rt.create('job', { id, accountId: randomUUID(), input: {} })
     await rt.send(id, { type: 'job.run' })
     await waitFor(async () => (await row(id)).status === 'done')
     expect(calls).toBe(1)
-    const { rows: effects } = await db.pool.query('select id, status from effect where actor_id = $1', [id])
+    const { rows: effects } = await db().pool.query('select id, status from effect where actor_id = $1', [id])
     expect(effects).toEqual([{ id: `${id}:2:0`, status: "done" }])
     expect((await row(id)).snapshot.context.result).toBe(`ok-${id}:2:0`)
     await rt.stop()
@@ -138,28 +126,28 @@ describe('actor runtime', () => {
   it('resumes an effect left pending by a crash, and retries failures before giving up', async () => {
     const id = randomUUID()
     // First runtime commits the effect but "crashes" (never started, so nothing runs).
-    const crashed = createActorRuntime({ pool: db.pool, kinds: [jobKind], logger })
+    const crashed = createActorRuntime({ pool: db().pool, kinds: [jobKind], logger })
     await crashed.create('job', { id, accountId: randomUUID(), input: {} })
     await crashed.send(id, { type: 'job.run' })
-    expect((await db.pool.query('select status from effect where actor_id = $1', [id])).rows[0].status).toBe('pending')
+    expect((await db().pool.query('select status from effect where actor_id = $1', [id])).rows[0].status).toBe('pending')
     let calls = 0
     const flaky: EffectHandler = async () => {
       calls++
       throw new Error('provider down')
     }
     const rt = createActorRuntime({
-      pool: db.pool, kinds: [jobKind], logger, effectHandlers: { 'job.work': flaky }, maxEffectAttempts: 2, pollMs: 50,
+      pool: db().pool, kinds: [jobKind], logger, effectHandlers: { 'job.work': flaky }, maxEffectAttempts: 2, pollMs: 50,
     })
     await rt.start()
     await waitFor(async () => (await row(id)).status === 'failed')
     await rt.stop()
     expect(calls).toBe(2)
-    const { rows } = await db.pool.query('select status, attempts, last_error from effect where actor_id = $1', [id])
+    const { rows } = await db().pool.query('select status, attempts, last_error from effect where actor_id = $1', [id])
     expect(rows[0]).toMatchObject({ status: 'failed', last_error: 'provider down' })
   })
 
   it('a due timer fires once; a cancelled timer never fires even when already claimed', async () => {
-    const rt = createActorRuntime({ pool: db.pool, kinds: [jobKind], logger, pollMs: 50 })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [jobKind], logger, pollMs: 50 })
     const id = randomUUID()
     await rt.create('job', { id, accountId: randomUUID(), input: {} })
     await rt.send(id, { type: 'job.arm', ms: 0 })
@@ -169,32 +157,32 @@ describe('actor runtime', () => {
 
     // Cancelled after the scheduler already turned the timer into an inbox event: stale, dropped.
     const id2 = randomUUID()
-    const rt2 = createActorRuntime({ pool: db.pool, kinds: [jobKind], logger, pollMs: 50 })
+    const rt2 = createActorRuntime({ pool: db().pool, kinds: [jobKind], logger, pollMs: 50 })
     await rt2.create('job', { id: id2, accountId: randomUUID(), input: {} })
     await rt2.send(id2, { type: 'job.arm', ms: 0 })
-    await db.pool.query(`update actor_timer set due_at = now() - interval '1 second' where actor_id = $1`, [id2])
-    const claim = await import('../src/actors/actorStore.ts').then((s) => s.claimDueTimers(db.pool))
+    await db().pool.query(`update actor_timer set due_at = now() - interval '1 second' where actor_id = $1`, [id2])
+    const claim = await import('../src/actors/actorStore.ts').then((s) => s.claimDueTimers(db().pool))
     expect(claim).toContain(id2)
     await rt2.send(id2, { type: 'job.disarm' })
     await rt2.send(id2, { type: 'job.arm', ms: 0 })
     // Hold the new timer back so that only the stale event can act until it has been handled.
-    await db.pool.query(`update actor_timer set due_at = now() + interval '1 hour' where actor_id = $1`, [id2])
+    await db().pool.query(`update actor_timer set due_at = now() + interval '1 hour' where actor_id = $1`, [id2])
     await rt2.start()
     const unprocessed = async () =>
-      (await db.pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id2])).rows[0].n
+      (await db().pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id2])).rows[0].n
     await waitFor(async () => (await unprocessed()) === 0)
     // The old generation was dropped; the new timer has not fired.
     expect((await row(id2)).status).toBe('armed')
-    await db.pool.query(`update actor_timer set due_at = now() where actor_id = $1`, [id2])
+    await db().pool.query(`update actor_timer set due_at = now() where actor_id = $1`, [id2])
     await waitFor(async () => (await row(id2)).status === 'rang')
     await rt2.stop()
-    const { rows } = await db.pool.query(
+    const { rows } = await db().pool.query(
       `select event->>'type' as type from actor_journal where actor_id = $1 order by seq`, [id2])
     expect(rows.filter((r) => r.type === 'xstate.after.alarm.job.armed')).toHaveLength(1)
   })
 
   it('keeps a bounded number of actors in memory', async () => {
-    const rt = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger, cacheSize: 5 })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, cacheSize: 5 })
     const accountId = randomUUID()
     for (let i = 0; i < 12; i++) {
       const id = randomUUID()
@@ -209,7 +197,7 @@ describe('group commit', () => {
     // One statement in flight at a time: everything sent meanwhile has to share the next one.
     // The pool is wrapped only to count the commit statements that reach Postgres.
     const commits: number[] = []
-    const counting = new Proxy(db.pool, {
+    const counting = new Proxy(db().pool, {
       get(target, prop, receiver) {
         if (prop !== 'query') return Reflect.get(target, prop, receiver)
         return (q: unknown, values?: unknown) => {
@@ -225,7 +213,7 @@ describe('group commit', () => {
     for (const id of ids) await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
     const started = await Promise.all(ids.map((id) => rt.send(id, { type: 'agent.start' })))
     expect(started.map((e) => [e.status, e.version])).toEqual(ids.map(() => ['running', 2]))
-    const { rows } = await db.pool.query(
+    const { rows } = await db().pool.query(
       `select x.status, x.version::int as version, (select count(*)::int from actor_journal j where j.actor_id = x.id) as journal,
               (select count(*)::int from actor_timer t where t.actor_id = x.id) as timers
          from actor x where x.id = any($1::text[])`,
@@ -235,7 +223,7 @@ describe('group commit', () => {
     expect(rows.every((r) => r.status === 'running' && r.version === 2 && r.journal === 2 && r.timers === 1)).toBe(true)
     // Stopping in the same burst deletes the timers again, through the batched statement.
     await Promise.all(ids.map((id) => rt.send(id, { type: 'agent.stop' })))
-    const { rows: [left] } = await db.pool.query('select count(*)::int as n from actor_timer where actor_id = any($1::text[])', [ids])
+    const { rows: [left] } = await db().pool.query('select count(*)::int as n from actor_timer where actor_id = any($1::text[])', [ids])
     expect(left.n).toBe(0)
     // 60 transitions, every one committed exactly once, in far fewer statements.
     expect(commits.reduce((a, b) => a + b, 0)).toBe(60)
@@ -244,8 +232,8 @@ describe('group commit', () => {
 
   it('a transition that lost its version race in a shared statement is retried alone; the others commit', async () => {
     const { createGroupCommitter } = await import('../src/actors/actorStore.ts')
-    const a = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger, commitConcurrency: 1 })
-    const b = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
+    const a = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, commitConcurrency: 1 })
+    const b = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const accountId = randomUUID()
     const ids = Array.from({ length: 5 }, () => randomUUID())
     for (const id of ids) await a.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
@@ -258,11 +246,11 @@ describe('group commit', () => {
 
     // A batch that fails as a whole (here: an effect id that already exists) is retried one by
     // one, so only the bad transition fails.
-    const committer = createGroupCommitter(db.pool, { maxConcurrent: 1 })
+    const committer = createGroupCommitter(db().pool, { maxConcurrent: 1 })
     const x = randomUUID()
     const y = randomUUID()
     for (const id of [x, y]) await a.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
-    await db.pool.query(`insert into effect (id, actor_id, account_id, kind, params, status) values ('dup-effect', $1, $2, 'k', '{}', 'done')`, [x, accountId])
+    await db().pool.query(`insert into effect (id, actor_id, account_id, kind, params, status) values ('dup-effect', $1, $2, 'k', '{}', 'done')`, [x, accountId])
     const params = (id: string, effects: Array<{ id: string; kind: string; params: unknown }>) => ({
       id, expectedVersion: 1, snapshot: {}, status: 'stopped', stateValue: 'stopped', timers: {}, event: { type: 'test' },
       inboxSeq: null, effects, timerDeletes: [], timerUpserts: [],
@@ -300,16 +288,16 @@ describe('two nodes draining the same inbox', () => {
     const store = await import('../src/actors/actorStore.ts')
     const accountId = randomUUID()
     const id = randomUUID()
-    const a = createActorRuntime({ pool: db.pool, kinds: [counterKind], logger, pollMs: 60_000 })
+    const a = createActorRuntime({ pool: db().pool, kinds: [counterKind], logger, pollMs: 60_000 })
     await a.create('counter', { id, accountId, input: {} })
-    await store.enqueue(db.pool, { actorId: id, accountId, event: { type: 'inc' }, dedupeKey: `inc:${id}` })
+    await store.enqueue(db().pool, { actorId: id, accountId, event: { type: 'inc' }, dedupeKey: `inc:${id}` })
 
     // Node B reads the inbox row, then its commit is held until node A has applied the same row.
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
     let bReachedCommit!: () => void
     const bAtCommit = new Promise<void>((r) => (bReachedCommit = r))
-    const slowPool = new Proxy(db.pool, {
+    const slowPool = new Proxy(db().pool, {
       get(target, prop, receiver) {
         if (prop !== 'query') return Reflect.get(target, prop, receiver)
         return async (q: unknown, values?: unknown) => {
@@ -334,43 +322,43 @@ describe('two nodes draining the same inbox', () => {
     const after = await row(id)
     expect(after.snapshot.context.count).toBe(1)
     expect(after.version).toBe('2')
-    const { rows } = await db.pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'inc'`, [id])
+    const { rows } = await db().pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'inc'`, [id])
     expect(rows[0].n).toBe(1)
   })
 
   it('the commit statements refuse an inbox row that is already processed, alone or in a batch', async () => {
     const store = await import('../src/actors/actorStore.ts')
-    const rt = createActorRuntime({ pool: db.pool, kinds: [counterKind], logger })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [counterKind], logger })
     const accountId = randomUUID()
     const [x, y] = [randomUUID(), randomUUID()]
     for (const id of [x, y]) await rt.create('counter', { id, accountId, input: {} })
-    for (const id of [x, y]) await store.enqueue(db.pool, { actorId: id, accountId, event: { type: 'inc' }, dedupeKey: `inc:${id}` })
-    const seqOf = async (id: string) => (await db.pool.query('select seq::text from actor_inbox where actor_id = $1', [id])).rows[0].seq as string
+    for (const id of [x, y]) await store.enqueue(db().pool, { actorId: id, accountId, event: { type: 'inc' }, dedupeKey: `inc:${id}` })
+    const seqOf = async (id: string) => (await db().pool.query('select seq::text from actor_inbox where actor_id = $1', [id])).rows[0].seq as string
     const [sx, sy] = [await seqOf(x), await seqOf(y)]
-    await store.markInboxProcessed(db.pool, sx)
+    await store.markInboxProcessed(db().pool, sx)
     const params = (id: string, inboxSeq: string) => ({
       id, expectedVersion: 1, snapshot: { context: { count: 1 } }, status: 'active', stateValue: {}, timers: {}, event: { type: 'inc' },
       inboxSeq, effects: [], timerDeletes: [], timerUpserts: [],
     })
-    expect(await store.commitTransition(db.pool, params(x, sx))).toBeUndefined()
-    expect(await store.commitTransitions(db.pool, [params(x, sx), params(y, sy)])).toEqual([undefined, 2])
+    expect(await store.commitTransition(db().pool, params(x, sx))).toBeUndefined()
+    expect(await store.commitTransitions(db().pool, [params(x, sx), params(y, sy)])).toEqual([undefined, 2])
     expect((await row(x)).version).toBe('1')
     expect((await row(y)).version).toBe('2')
-    expect(await store.inboxProcessed(db.pool, sy)).toBe(true)
+    expect(await store.inboxProcessed(db().pool, sy)).toBe(true)
   })
 })
 
 describe('the timer poller at rest', () => {
   it('has no next timer when there are none (it must not poll in a loop)', async () => {
     const store = await import('../src/actors/actorStore.ts')
-    await db.pool.query('delete from actor_timer')
-    expect(await store.nextTimerDelay(db.pool)).toBeUndefined()
+    await db().pool.query('delete from actor_timer')
+    expect(await store.nextTimerDelay(db().pool)).toBeUndefined()
     const id = randomUUID()
     const accountId = randomUUID()
-    const rt = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
     await rt.send(id, { type: 'agent.start' })
-    const ms = await store.nextTimerDelay(db.pool)
+    const ms = await store.nextTimerDelay(db().pool)
     expect(ms).toBeGreaterThan(59_000)
     expect(ms).toBeLessThanOrEqual(60_000)
   })

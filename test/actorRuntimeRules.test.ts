@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
 import { z } from 'zod'
-import { openDatabase, type Database } from '../src/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
 import { childEndEventSchema, childIdOf, SPAWN_CHILD, type ChildEndEvent, type SpawnChildParams } from '../src/actors/childActors.ts'
 import { ValidationError } from '../src/domain/errors.ts'
 import * as store from '../src/actors/actorStore.ts'
-import { createTestDatabase } from './support/db.ts'
+import { useMigratedDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 
 /** A child: one effect, then `ok` (output: the value) or `failed`. */
@@ -105,24 +104,14 @@ const work: EffectHandler = async (effect) => {
 }
 
 const logger = createLogger({ level: 'silent' })
-let db: Database
-let drop: () => Promise<void>
-beforeAll(async () => {
-  const t = await createTestDatabase()
-  drop = t.drop
-  db = await openDatabase({ url: t.url, poolSize: 10, logger })
-})
-afterAll(async () => {
-  await db?.close()
-  await drop?.()
-})
+const db = useMigratedDatabase()
 
-const row = async (id: string) => (await db.pool.query('select * from actor where id = $1', [id])).rows[0]
+const row = async (id: string) => (await db().pool.query('select * from actor where id = $1', [id])).rows[0]
 
 describe('parent and child actors', () => {
   it('a parent starts children under stable ids and hears child.done / child.failed with their output, once each', async () => {
     const rt = createActorRuntime({
-      pool: db.pool, kinds: [parentKind, taskKind], logger, pollMs: 50, maxEffectAttempts: 1, effectHandlers: { 'task.work': work },
+      pool: db().pool, kinds: [parentKind, taskKind], logger, pollMs: 50, maxEffectAttempts: 1, effectHandlers: { 'task.work': work },
     })
     await rt.start()
     const id = randomUUID()
@@ -138,13 +127,13 @@ describe('parent and child actors', () => {
     expect((await row(childIdOf(id, 'bad'))).status).toBe('failed')
 
     // Starting a child again (a retried spawn effect) finds the same child; its end is not delivered twice.
-    const { rows: spawns } = await db.pool.query(`select id from effect where actor_id = $1 and kind = $2`, [id, SPAWN_CHILD])
+    const { rows: spawns } = await db().pool.query(`select id from effect where actor_id = $1 and kind = $2`, [id, SPAWN_CHILD])
     expect(spawns).toHaveLength(2)
-    await db.pool.query(`update effect set status = 'pending', claimed_by = null, lease_until = null where actor_id = $1`, [id])
-    await waitFor(async () => (await db.pool.query(`select count(*)::int as n from effect where actor_id = $1 and status = 'done'`, [id])).rows[0].n === 2)
-    const { rows: children } = await db.pool.query('select id from actor where parent_id = $1 order by id', [id])
+    await db().pool.query(`update effect set status = 'pending', claimed_by = null, lease_until = null where actor_id = $1`, [id])
+    await waitFor(async () => (await db().pool.query(`select count(*)::int as n from effect where actor_id = $1 and status = 'done'`, [id])).rows[0].n === 2)
+    const { rows: children } = await db().pool.query('select id from actor where parent_id = $1 order by id', [id])
     expect(children.map((c) => c.id)).toEqual([childIdOf(id, 'bad'), childIdOf(id, 'good')])
-    const { rows: inbox } = await db.pool.query(`select dedupe_key from actor_inbox where actor_id = $1 order by dedupe_key`, [id])
+    const { rows: inbox } = await db().pool.query(`select dedupe_key from actor_inbox where actor_id = $1 order by dedupe_key`, [id])
     expect(inbox.map((r) => r.dedupe_key)).toEqual([`child:${childIdOf(id, 'bad')}`, `child:${childIdOf(id, 'good')}`])
     await rt.stop()
   })
@@ -153,7 +142,7 @@ describe('parent and child actors', () => {
 describe('dead letters', () => {
   it('a malformed inbox event or effect result is kept as a dead letter and its actor marked stuck; later events still apply', async () => {
     const rt = createActorRuntime({
-      pool: db.pool, kinds: [taskKind], logger, pollMs: 50,
+      pool: db().pool, kinds: [taskKind], logger, pollMs: 50,
       // The handler's result lacks `value`: it fails the task kind's event schema.
       effectHandlers: { 'task.work': async () => ({ type: 'task.finished' }) },
     })
@@ -162,7 +151,7 @@ describe('dead letters', () => {
     const accountId = randomUUID()
     await rt.create('task', { id, accountId, input: { n: 1 } })
     await waitFor(async () => (await row(id)).stuck_reason !== null)
-    const dead = await db.pool.query(`select event, error, processed_at is not null as processed from actor_inbox where actor_id = $1 and dead_at is not null`, [id])
+    const dead = await db().pool.query(`select event, error, processed_at is not null as processed from actor_inbox where actor_id = $1 and dead_at is not null`, [id])
     expect(dead.rows).toEqual([{ event: { type: 'task.finished', effectId: `${id}:1:0` }, error: expect.stringContaining('unknown task event'), processed: true }])
     expect((await row(id)).stuck_reason).toMatch(/dead letter .*unknown task event/)
     expect((await row(id)).status).toBe('working')
@@ -175,8 +164,8 @@ describe('dead letters', () => {
 
 describe('decisions on the current version', () => {
   it('a refusal taken on a stale cached copy is decided again on the row', async () => {
-    const a = createActorRuntime({ pool: db.pool, kinds: [taskKind, parentKind], logger })
-    const b = createActorRuntime({ pool: db.pool, kinds: [taskKind, parentKind], logger })
+    const a = createActorRuntime({ pool: db().pool, kinds: [taskKind, parentKind], logger })
+    const b = createActorRuntime({ pool: db().pool, kinds: [taskKind, parentKind], logger })
     const id = randomUUID()
     await a.create('parent', { id, accountId: randomUUID(), input: {} })
     await a.get(id)
@@ -189,19 +178,19 @@ describe('decisions on the current version', () => {
   })
 
   it('an inbox event refused on a stale cached copy is not dropped: the version check sends it to the current state', async () => {
-    const a = createActorRuntime({ pool: db.pool, kinds: [taskKind, parentKind], logger })
-    const b = createActorRuntime({ pool: db.pool, kinds: [taskKind, parentKind], logger })
+    const a = createActorRuntime({ pool: db().pool, kinds: [taskKind, parentKind], logger })
+    const b = createActorRuntime({ pool: db().pool, kinds: [taskKind, parentKind], logger })
     const id = randomUUID()
     const accountId = randomUUID()
     await a.create('parent', { id, accountId, input: {} })
     await b.send(id, { type: 'go' })
     // a still caches `idle` (version 1); the event waits in the inbox and a processes it.
-    await store.enqueue(db.pool, { actorId: id, accountId, dedupeKey: `late:${id}`, event: { type: 'child.failed', childId: childIdOf(id, 'bad'), key: 'bad', status: 'failed', output: null } })
+    await store.enqueue(db().pool, { actorId: id, accountId, dedupeKey: `late:${id}`, event: { type: 'child.failed', childId: childIdOf(id, 'bad'), key: 'bad', status: 'failed', output: null } })
     await a.start()
-    await waitFor(async () => (await db.pool.query('select processed_at from actor_inbox where dedupe_key = $1', [`late:${id}`])).rows[0].processed_at !== null)
+    await waitFor(async () => (await db().pool.query('select processed_at from actor_inbox where dedupe_key = $1', [`late:${id}`])).rows[0].processed_at !== null)
     await a.stop()
     expect((await row(id)).snapshot.context.results).toEqual({ bad: { type: 'child.failed', output: null } })
-    const { rows } = await db.pool.query(`select event->>'type' as type from actor_journal where actor_id = $1 order by seq`, [id])
+    const { rows } = await db().pool.query(`select event->>'type' as type from actor_journal where actor_id = $1 order by seq`, [id])
     expect(rows.map((r) => r.type)).toEqual(['xstate.init', 'go', 'child.failed'])
   })
 })
@@ -210,11 +199,11 @@ describe('snapshot versions', () => {
   const v2 = (migrate?: ActorKind['migrate']): ActorKind => ({ ...taskKind, machineVersion: 2, ...(migrate ? { migrate } : {}) })
 
   it('an actor stored by an older machine version is migrated by the kind, or refused with its id and marked stuck', async () => {
-    const v1 = createActorRuntime({ pool: db.pool, kinds: [taskKind], logger })
+    const v1 = createActorRuntime({ pool: db().pool, kinds: [taskKind], logger })
     const [x, y] = [randomUUID(), randomUUID()]
     for (const id of [x, y]) await v1.create('task', { id, accountId: randomUUID(), input: { n: 5 } })
 
-    const refusing = createActorRuntime({ pool: db.pool, kinds: [v2()], logger })
+    const refusing = createActorRuntime({ pool: db().pool, kinds: [v2()], logger })
     await expect(refusing.get(x)).rejects.toMatchObject({
       code: 'actor_unloadable',
       message: expect.stringMatching(new RegExp(`Actor ${x} cannot be loaded: .*machine version 1; this build runs version 2 and declares no migration`)),
@@ -222,7 +211,7 @@ describe('snapshot versions', () => {
     expect((await row(x)).stuck_reason).toMatch(/version 1/)
 
     const migrating = createActorRuntime({
-      pool: db.pool, logger,
+      pool: db().pool, logger,
       kinds: [v2((s, from) => {
         expect(from).toBe(1)
         const snap = s as { context: { n: number } }
@@ -237,11 +226,11 @@ describe('snapshot versions', () => {
   })
 
   it('a malformed snapshot is refused with the actor named', async () => {
-    const rt = createActorRuntime({ pool: db.pool, kinds: [taskKind], logger })
+    const rt = createActorRuntime({ pool: db().pool, kinds: [taskKind], logger })
     const id = randomUUID()
     await rt.create('task', { id, accountId: randomUUID(), input: { n: 1 } })
-    await db.pool.query(`update actor set snapshot = jsonb_set(snapshot, '{value}', '"vanished"') where id = $1`, [id])
-    const fresh = createActorRuntime({ pool: db.pool, kinds: [taskKind], logger })
+    await db().pool.query(`update actor set snapshot = jsonb_set(snapshot, '{value}', '"vanished"') where id = $1`, [id])
+    const fresh = createActorRuntime({ pool: db().pool, kinds: [taskKind], logger })
     await expect(fresh.get(id)).rejects.toMatchObject({ code: 'actor_unloadable', message: expect.stringContaining(`Actor ${id} cannot be loaded`) })
     expect((await row(id)).stuck_at).not.toBeNull()
   })
@@ -254,7 +243,7 @@ describe('waiting for an outcome', () => {
     let loads = 0
     const id = randomUUID()
     const watched = id
-    const counting = new Proxy(db.pool, {
+    const counting = new Proxy(db().pool, {
       get(target, prop, receiver) {
         if (prop !== 'query') return Reflect.get(target, prop, receiver)
         return (q: unknown, values?: unknown) => {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
 import type pg from 'pg'
-import { openDatabase, type Database } from '../src/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
 import { claimEffects, finishEffect } from '../src/actors/effectStore.ts'
-import { createTestDatabase } from './support/db.ts'
+import { useMigratedDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 
 /** One effect (`slow.work`) that reports `slow.done`. */
@@ -37,17 +36,7 @@ const slowKind: ActorKind = {
 }
 
 const logger = createLogger({ level: 'silent' })
-let db: Database
-let drop: () => Promise<void>
-beforeAll(async () => {
-  const t = await createTestDatabase()
-  drop = t.drop
-  db = await openDatabase({ url: t.url, poolSize: 10, logger })
-})
-afterAll(async () => {
-  await db?.close()
-  await drop?.()
-})
+const db = useMigratedDatabase()
 
 /** The pool, counting the polls for due effects this runtime makes. */
 function countingPolls(pool: pg.Pool) {
@@ -64,7 +53,7 @@ function countingPolls(pool: pg.Pool) {
   return { pool: proxy, counter }
 }
 
-const status = async (id: string) => (await db.pool.query('select status from actor where id = $1', [id])).rows[0]?.status
+const status = async (id: string) => (await db().pool.query('select status from actor where id = $1', [id])).rows[0]?.status
 
 describe('effect leases across two runtimes on one database', () => {
   it('a slow effect handler is entered exactly once while both runtimes poll', async () => {
@@ -76,8 +65,8 @@ describe('effect leases across two runtimes on one database', () => {
       await gate
       return { type: 'slow.done', value: `by-${effect.id}` }
     }
-    const a = countingPolls(db.pool)
-    const b = countingPolls(db.pool)
+    const a = countingPolls(db().pool)
+    const b = countingPolls(db().pool)
     const opts = { kinds: [slowKind], logger, effectHandlers: { 'slow.work': slow }, pollMs: 30 }
     const ra = createActorRuntime({ ...opts, pool: a.pool, nodeId: 'node-a' })
     const rb = createActorRuntime({ ...opts, pool: b.pool, nodeId: 'node-b' })
@@ -90,12 +79,12 @@ describe('effect leases across two runtimes on one database', () => {
     const [pa, pb] = [a.counter.polls, b.counter.polls]
     await waitFor(() => a.counter.polls >= pa + 5 && b.counter.polls >= pb + 5)
     expect(entered).toBe(1)
-    const { rows } = await db.pool.query('select claimed_by, lease_until > now() as leased from effect where actor_id = $1', [id])
+    const { rows } = await db().pool.query('select claimed_by, lease_until > now() as leased from effect where actor_id = $1', [id])
     expect(rows).toEqual([{ claimed_by: 'node-a', leased: true }])
     release()
     await waitFor(async () => (await status(id)) === 'done')
     expect(entered).toBe(1)
-    const effect = (await db.pool.query('select status, lease_until from effect where actor_id = $1', [id])).rows[0]
+    const effect = (await db().pool.query('select status, lease_until from effect where actor_id = $1', [id])).rows[0]
     expect(effect).toEqual({ status: 'done', lease_until: null })
     await Promise.all([ra.stop(), rb.stop()])
   })
@@ -105,7 +94,7 @@ describe('effect leases across two runtimes on one database', () => {
     const hang = new Promise<never>(() => {})
     // Node A claims the effect with a short lease, then stalls (as a crashed or frozen node would).
     const ra = createActorRuntime({
-      pool: db.pool, kinds: [slowKind], logger, nodeId: 'node-a', effectLeaseMs: 400, pollMs: 60_000,
+      pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-a', effectLeaseMs: 400, pollMs: 60_000,
       effectHandlers: { 'slow.work': async () => (entries.push('a'), hang) },
     })
     await ra.start()
@@ -115,39 +104,39 @@ describe('effect leases across two runtimes on one database', () => {
     await waitFor(() => entries.length === 1)
     void ra.stop() // stops renewing the lease; its handler never returns (so stop would wait its 5 s grace)
     const rb = createActorRuntime({
-      pool: db.pool, kinds: [slowKind], logger, nodeId: 'node-b', pollMs: 30,
+      pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-b', pollMs: 30,
       effectHandlers: { 'slow.work': async (e) => (entries.push('b'), { type: 'slow.done', value: `b-${e.id}` }) },
     })
     await rb.start()
     // Node B polls meanwhile but takes the effect only once A's lease has run out.
-    const leaseEnd = (await db.pool.query('select lease_until from effect where actor_id = $1', [id])).rows[0].lease_until as Date
+    const leaseEnd = (await db().pool.query('select lease_until from effect where actor_id = $1', [id])).rows[0].lease_until as Date
     await waitFor(async () => (await status(id)) === 'done')
     expect(entries).toEqual(['a', 'b'])
-    const { rows } = await db.pool.query(
+    const { rows } = await db().pool.query(
       `select e.claimed_by, e.status, e.updated_at >= $2 as after_lease, x.snapshot->'context'->>'result' as result
          from effect e join actor x on x.id = e.actor_id where e.actor_id = $1`,
       [id, leaseEnd],
     )
     expect(rows).toEqual([{ claimed_by: 'node-b', status: 'done', after_lease: true, result: `b-${id}:2:0` }])
     // Were A's handler to return now, its finish is refused: the lease is no longer A's.
-    const [effect] = await claimEffects(db.pool, { owner: 'probe', leaseMs: 1000, actorId: id })
+    const [effect] = await claimEffects(db().pool, { owner: 'probe', leaseMs: 1000, actorId: id })
     expect(effect).toBeUndefined()
     const late = { id: `${id}:2:0`, actorId: id, accountId: randomUUID(), kind: 'slow.work', params: {}, status: 'pending' as const, externalRef: null, result: null, attempts: 0 }
-    expect(await finishEffect(db.pool, late, { owner: 'node-a', status: 'done', event: { type: 'slow.done', value: 'a' } })).toBe(false)
-    expect((await db.pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(1)
+    expect(await finishEffect(db().pool, late, { owner: 'node-a', status: 'done', event: { type: 'slow.done', value: 'a' } })).toBe(false)
+    expect((await db().pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(1)
     await rb.stop()
   })
 
   it('a process that holds the boot lock (the only runtime) resumes a crashed predecessor\'s effect at once', async () => {
-    const ra = createActorRuntime({ pool: db.pool, kinds: [slowKind], logger, nodeId: 'crashed', effectLeaseMs: 3_600_000, pollMs: 60_000,
+    const ra = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, nodeId: 'crashed', effectLeaseMs: 3_600_000, pollMs: 60_000,
       effectHandlers: { 'slow.work': () => new Promise<never>(() => {}) } })
     await ra.start()
     const id = randomUUID()
     await ra.create('slow', { id, accountId: randomUUID(), input: {} })
     await ra.send(id, { type: 'slow.run' })
-    await waitFor(async () => (await db.pool.query('select claimed_by from effect where actor_id = $1', [id])).rows[0]?.claimed_by === 'crashed')
+    await waitFor(async () => (await db().pool.query('select claimed_by from effect where actor_id = $1', [id])).rows[0]?.claimed_by === 'crashed')
     void ra.stop()
-    const rb = createActorRuntime({ pool: db.pool, kinds: [slowKind], logger, soleRuntime: true, pollMs: 60_000,
+    const rb = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, soleRuntime: true, pollMs: 60_000,
       effectHandlers: { 'slow.work': async () => ({ type: 'slow.done', value: 'resumed' }) } })
     await rb.start()
     await waitFor(async () => (await status(id)) === 'done')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, erc20Abi, http, maxUint256, parseEther, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
 import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, FeeLockerArtifact } from '../src/chain/artifacts/index.ts'
 
 let app: TestApp
@@ -18,15 +18,7 @@ const key = () => `k-${Math.random().toString(36).slice(2)}`
 const client = () => app.services.chain!.publicClient
 const weth = (owner: Address) => client().readContract({ address: m.contracts.weth, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
 
-async function waitLive(id: string) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const res = await api('GET', `/launch/${id}`)
-    if (res.body.status === 'live' || res.body.status === 'failed') return res.body
-    if (Date.now() > until) throw new Error(`launch ${id} stuck in ${res.body.status}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const waitLive = (id: string) => waitForLaunchEnd(api, id)
 
 async function launch(venue: string, body: Record<string, unknown>): Promise<Address> {
   const res = await api('POST', `/launch/${venue}`, { agentId: creator.id, quote: 'ETH', ...body }, { 'idempotency-key': key() })

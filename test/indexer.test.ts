@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, http, parseEther, parseUnits, type Address, type Hex, type WalletClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
 import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
 import { loadOrCreateMasterKey } from '../src/chain/keystore.ts'
@@ -23,15 +23,7 @@ let stranger: string
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 const deadline = () => BigInt(Math.floor(Date.now() / 1000) + 600)
 
-async function waitLive(id: string) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const res = await api('GET', `/launch/${id}`)
-    if (res.body.status === 'live' || res.body.status === 'failed') return res.body
-    if (Date.now() > until) throw new Error(`launch ${id} stuck in ${res.body.status}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const waitLive = (id: string) => waitForLaunchEnd(api, id)
 
 async function launch(venue: string, body: object) {
   const res = await api('POST', `/launch/${venue}`, { agentId, ...body }, { 'idempotency-key': key() })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { erc20Abi, type Address } from 'viem'
-import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
 
 let app: TestApp
@@ -12,15 +12,7 @@ let wallet: Address
 const SUPPLY = 1_000_000_000n * 10n ** 18n
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 
-async function waitLive(id: string, client = api) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const res = await client('GET', `/launch/${id}`)
-    if (res.body.status === 'live' || res.body.status === 'failed') return res.body
-    if (Date.now() > until) throw new Error(`launch ${id} stuck in ${res.body.status}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const waitLive = (id: string, client = api) => waitForLaunchEnd(client, id)
 
 async function newAgent(fund = true) {
   const a = await api('POST', '/agents', { name: 'launcher', model: 'gpt-4o-mini', skills: ['token-launch'] })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
-import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
 
 /*
  * Read your own writes: an operation that answered `confirmed` (a swap) or `live` (a launch) is
@@ -13,15 +13,7 @@ let api: Api
 let agentId: string
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 
-async function waitLive(id: string) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const res = await api('GET', `/launch/${id}`)
-    if (res.body.status === 'live' || res.body.status === 'failed') return res.body
-    if (Date.now() > until) throw new Error(`launch ${id} stuck in ${res.body.status}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const waitLive = (id: string) => waitForLaunchEnd(api, id)
 
 beforeAll(async () => {
   app = await startTestApp({}, { withChain: true })

@@ -65,3 +65,14 @@ export async function startTestApp(env: Record<string, string> = {}, { withChain
     },
   }
 }
+
+/** Polls `GET /launch/:id` until the launch is `live` or `failed` (20 s at most); returns its body. */
+export async function waitForLaunchEnd(api: Api, id: string): Promise<any> {
+  const until = Date.now() + 20_000
+  for (;;) {
+    const res = await api('GET', `/launch/${id}`)
+    if (res.body.status === 'live' || res.body.status === 'failed') return res.body
+    if (Date.now() > until) throw new Error(`launch ${id} stuck in ${res.body.status}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
+import { openDatabase, type Database } from '../../src/db/orm.ts'
+import { createLogger } from '../../src/logger.ts'
 
 /** A database of this test file's own, created empty; the app's migrations fill it. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -29,5 +31,31 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
       await c.query(`drop database if exists ${name} with (force)`)
       await c.end()
     },
+  }
+}
+
+/**
+ * A migrated database of this test file's own: opened before the file's tests, closed and dropped
+ * after them. Returns a getter, because the database exists only once `beforeAll` has run.
+ *
+ * @example
+ * const db = useMigratedDatabase()
+ * it('…', async () => { await db().pool.query('select 1') })
+ */
+export function useMigratedDatabase({ poolSize = 10 }: { poolSize?: number } = {}): () => Database {
+  let db: Database | undefined
+  let drop: (() => Promise<void>) | undefined
+  beforeAll(async () => {
+    const t = await createTestDatabase()
+    drop = t.drop
+    db = await openDatabase({ url: t.url, poolSize, logger: createLogger({ level: 'silent' }) })
+  })
+  afterAll(async () => {
+    await db?.close()
+    await drop?.()
+  })
+  return () => {
+    if (!db) throw new Error('The test database is opened in beforeAll; use it inside a test or hook.')
+    return db
   }
 }
