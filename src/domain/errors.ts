@@ -76,6 +76,26 @@ export class RateLimitedError extends ServiceError {
   }
 }
 
+/**
+ * 422 `insufficient_funds`: the wallet lacks what an operation moves or pays in gas. The one
+ * class for it: by default in wei (value plus gas), or with a message naming the token.
+ */
+export class InsufficientFundsError extends ServiceError {
+  constructor(p: { needed: bigint; balance: bigint } | { message: string }) {
+    super('message' in p ? p.message : `The agent wallet holds ${p.balance} wei but this needs about ${p.needed} wei (value plus gas).`, {
+      code: 'insufficient_funds',
+      status: 422,
+    })
+  }
+}
+
+/** 422 `simulation_reverted`: a transaction would revert; `message` re-raises a recorded refusal as it was worded. */
+export class SimulationRevertedError extends ServiceError {
+  constructor(reason: string | { message: string }, cause?: unknown) {
+    super(typeof reason === 'string' ? `The transaction would revert: ${reason}` : reason.message, { code: 'simulation_reverted', status: 422, cause })
+  }
+}
+
 /** The same Idempotency-Key sent with another body: 422 `idempotency_key_reused`. */
 export class IdempotencyKeyReusedError extends ServiceError {
   constructor() {
