@@ -5,7 +5,7 @@ import type { WalletDeps } from './http/appDeps.ts'
 import { createSwapChainPorts } from './chain/swapAdapters.ts'
 import { createSwapAgents } from './db/swapAgents.ts'
 import { createSwapQuoteStore } from './db/swapQuote.store.ts'
-import { ServiceUnavailableError } from './domain/errors.ts'
+import { ChainNotConfiguredError } from './domain/errors.ts'
 import type { SwapPorts } from './domain/swaps/ports.ts'
 import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
@@ -17,13 +17,6 @@ export type CoreAdapters = {
   runtime: ActorRuntime
   /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
   wallet: WalletDeps | undefined
-}
-
-/** 503 `chain_unavailable`: this service runs without a chain. */
-class NoChainError extends ServiceUnavailableError {
-  constructor() {
-    super('No chain is configured for this service.', { code: 'chain_unavailable' })
-  }
 }
 
 /**
@@ -44,7 +37,7 @@ export function createCore(adapters: CoreAdapters) {
     newId: randomUUID,
   }
   const swaps = () => {
-    if (!swapPorts) throw new NoChainError()
+    if (!swapPorts) throw new ChainNotConfiguredError()
     return swapPorts
   }
   return {

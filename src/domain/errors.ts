@@ -103,6 +103,54 @@ export class IdempotencyKeyReusedError extends ServiceError {
   }
 }
 
+/** The request needs an Idempotency-Key and sent none: 400 `idempotency_key_required`. */
+export class IdempotencyKeyRequiredError extends ServiceError {
+  constructor() {
+    super('Send an Idempotency-Key header (any unique string, e.g. a uuid) with this request.', { code: 'idempotency_key_required', status: 400 })
+  }
+}
+
+/**
+ * 409 `idempotency_key_in_progress`: a request with this key is still in flight (retry after its
+ * claim lapses), or its row vanished between two reads.
+ */
+export class IdempotencyKeyInProgressError extends ServiceError {
+  constructor({ retryAfterSeconds }: { retryAfterSeconds?: number } = {}) {
+    super(
+      retryAfterSeconds === undefined ? 'Idempotency key vanished; retry.' : 'A request with this Idempotency-Key is still in flight; retry shortly.',
+      { code: 'idempotency_key_in_progress', status: 409, ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }) },
+    )
+  }
+}
+
+/** 409 `<kind>_in_progress`: another wallet operation of this kind of the agent has not ended. */
+export class OperationInProgressError extends ServiceError {
+  constructor({ kind }: { kind: string }) {
+    super(`A ${kind === 'claim' ? 'fee claim' : kind} of this agent is still in flight; retry when it has ended.`, {
+      code: `${kind}_in_progress`,
+      status: 409,
+      headers: { 'Retry-After': '2' },
+    })
+  }
+}
+
+/**
+ * A wallet operation's recorded failure, re-raised with its own code: 502 when the chain did not
+ * take or confirm it, else 422.
+ */
+export class OperationFailedError extends ServiceError {
+  constructor({ code, message }: { code: string; message: string }) {
+    super(message, { code, status: code === 'submit_failed' || code === 'confirmation_failed' ? 502 : 422 })
+  }
+}
+
+/** 409 `invalid_state`: the agent is deleted. */
+export class AgentDeletedError extends ServiceError {
+  constructor() {
+    super('The agent is deleted.', { code: 'invalid_state', status: 409 })
+  }
+}
+
 export class ServiceUnavailableError extends ServiceError {
   constructor(message: string, { code = 'service_unavailable', retryAfterSeconds }: { code?: string; retryAfterSeconds?: number } = {}) {
     super(message, {
@@ -110,6 +158,13 @@ export class ServiceUnavailableError extends ServiceError {
       status: 503,
       ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
     })
+  }
+}
+
+/** 503 `chain_unavailable`: this service runs without a chain. */
+export class ChainNotConfiguredError extends ServiceUnavailableError {
+  constructor() {
+    super('The chain is not configured.', { code: 'chain_unavailable' })
   }
 }
 
