@@ -15,7 +15,7 @@ import { defaultModelOf, loadModelCatalog } from './llm/modelCatalog.ts'
 import { createOpenAiProvider } from './llm/openAiProvider.ts'
 import { createCreditsRepository } from './db/credits.repository.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
-import type { AppDeps, HealthReport } from './http/appDeps.ts'
+import type { AppDeps, HealthReport, WalletDeps } from './http/appDeps.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
 import { createTxSender } from './chain/txSender.ts'
 import { createLaunchEffects, simulateLaunch } from './chain/launchEffects.ts'
@@ -39,6 +39,7 @@ import { seedOf } from './chain/launchTx.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { randomUUID } from 'node:crypto'
+import { createCore } from './core.ts'
 
 const KEY_REVOKED_CHANNEL = 'api-key-revoked'
 const EMBEDDED_CHAIN_ID = 31337
@@ -257,6 +258,11 @@ export async function createServices(
     return { usdValue, checkSpend }
   }
 
+  const wallet: WalletDeps | undefined = chain && sender && {
+    chain, sender, planners, loadAccount,
+    run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
+    spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
+  }
   return {
     config,
     logger,
@@ -270,17 +276,8 @@ export async function createServices(
           return previewLaunch(chain, input, await loadAccount(input.agentId))
         }
       : undefined,
-    wallet:
-      chain && sender
-        ? {
-            chain,
-            sender,
-            planners,
-            loadAccount,
-            run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
-            spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
-          }
-        : undefined,
+    wallet,
+    core: createCore({ pool: db.pool, runtime, wallet }),
     faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain }) : undefined,
     pool: db.pool,
     redis,

@@ -42,7 +42,7 @@ export async function simulateLaunch(deps: Pick<LaunchEffectsDeps, 'chain'>, ctx
   if (ctx.venue === 'self-funded' && !q.native) {
     const seed = seedOf(chain.manifest, ctx)
     const held = await client.readContract({ address: q.address, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })
-    if (held < seed) throw new ServiceError(`The agent wallet holds ${held} base units of ${ctx.quote}; the seed needs ${seed}.`, { code: 'insufficient_funds', status: 422 })
+    if (held < seed) throw new InsufficientFundsError({ message: `The agent wallet holds ${held} base units of ${ctx.quote}; the seed needs ${seed}.` })
     const gas = 4_100_000n
     if (ethBalance < gas * maxFee) throw new InsufficientFundsError({ needed: gas * maxFee, balance: ethBalance })
     return { gas, maxFeePerGas: maxFee }

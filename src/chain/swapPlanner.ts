@@ -160,8 +160,6 @@ export async function simulateTxs(
   }))
 }
 
-/** Gas limit for a transaction from a simulated gas use: half again plus a margin (refunds, 63/64ths). */
-export const gasLimitFrom = (gasUsed: bigint) => (gasUsed * 3n) / 2n + 30_000n
 
 /** The `swap` wallet operation: [approve,] swap; its outcome is what actually arrived. */
 export function createSwapPlanner(): WalletOpPlanner {

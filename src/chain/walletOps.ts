@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts'
 import type { EffectHandler, EffectRow } from '../actors/actorKind.ts'
 import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { WalletOpInput } from '../actors/walletOp.machine.ts'
-import { NotFoundError, ServiceError } from '../domain/errors.ts'
+import { NotFoundError, OperationInProgressError, ServiceError } from '../domain/errors.ts'
 import type { ChainHandle } from './chain.ts'
 import type { PlannedTx, TxSender } from './txSender.ts'
 import { withTransaction } from '../db/transaction.ts'
@@ -129,11 +129,7 @@ export async function assertNoneInFlight(
     [agentId, kind, exceptId],
   )
   if (rowCount) {
-    throw new ServiceError(`A ${kind === 'claim' ? 'fee claim' : kind} of this agent is still in flight; retry when it has ended.`, {
-      code: `${kind}_in_progress`,
-      status: 409,
-      headers: { 'Retry-After': '2' },
-    })
+    throw new OperationInProgressError({ kind })
   }
 }
 

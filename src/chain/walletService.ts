@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { formatUnits, getAddress, parseAbiItem, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
-import { ForbiddenError, NotFoundError, ServiceError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
+import { AgentDeletedError, ForbiddenError, InsufficientFundsError, NotFoundError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
 import { checkPolicy } from '../domain/agents/policyCheck.ts'
 import type { Policy } from '../domain/agents/policy.ts'
 import { effectivePolicySql } from '../domain/agents/effectiveGuardrails.ts'
@@ -68,7 +68,7 @@ export async function transfer(
     const op = await wallet.run({ opId, accountId, agentId: body.agentId, kind: 'transfer', params: p, usdValue: usd })
     return { ...op, token: token.symbol, tokenAddress: p.token, to: p.to, amount: body.amount, valueUsd: usd }
   }
-  if (agent.status === 'deleted') throw new ServiceError('The agent is deleted.', { code: 'invalid_state', status: 409 })
+  if (agent.status === 'deleted') throw new AgentDeletedError()
   const token = await resolveToken({ pool, chain: wallet.chain }, body.token)
   if (!token) throw new ValidationError({ token: 'Unknown token; a symbol such as ETH, USDC, TSLAx or a token address.' })
   const amount = parseTokenAmount(body.amount, token.decimals)
@@ -80,7 +80,7 @@ export async function transfer(
   if (!rows[0].usable) throw new ForbiddenError(`${body.to} was whitelisted recently and is still in its hold period.`, 'address_in_cooldown')
   const held = await balanceOf(wallet.chain, token, agent.wallet_address)
   if (held < amount) {
-    throw new ServiceError(`The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.`, { code: 'insufficient_funds', status: 422 })
+    throw new InsufficientFundsError({ message: `The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.` })
   }
   const value = await tokenUsd(wallet.chain, await createPriceReader(wallet.chain), token, amount)
   const usd = value ? formatUsd(value.amountUsd18) : '0.00'

@@ -76,10 +76,78 @@ export class RateLimitedError extends ServiceError {
   }
 }
 
+/**
+ * 422 `insufficient_funds`: the wallet lacks what an operation moves or pays in gas. The one
+ * class for it: by default in wei (value plus gas), or with a message naming the token.
+ */
+export class InsufficientFundsError extends ServiceError {
+  constructor(p: { needed: bigint; balance: bigint } | { message: string }) {
+    super('message' in p ? p.message : `The agent wallet holds ${p.balance} wei but this needs about ${p.needed} wei (value plus gas).`, {
+      code: 'insufficient_funds',
+      status: 422,
+    })
+  }
+}
+
+/** 422 `simulation_reverted`: a transaction would revert; `message` re-raises a recorded refusal as it was worded. */
+export class SimulationRevertedError extends ServiceError {
+  constructor(reason: string | { message: string }, cause?: unknown) {
+    super(typeof reason === 'string' ? `The transaction would revert: ${reason}` : reason.message, { code: 'simulation_reverted', status: 422, cause })
+  }
+}
+
 /** The same Idempotency-Key sent with another body: 422 `idempotency_key_reused`. */
 export class IdempotencyKeyReusedError extends ServiceError {
   constructor() {
     super('This Idempotency-Key was used with a different request body.', { code: 'idempotency_key_reused', status: 422 })
+  }
+}
+
+/** The request needs an Idempotency-Key and sent none: 400 `idempotency_key_required`. */
+export class IdempotencyKeyRequiredError extends ServiceError {
+  constructor() {
+    super('Send an Idempotency-Key header (any unique string, e.g. a uuid) with this request.', { code: 'idempotency_key_required', status: 400 })
+  }
+}
+
+/**
+ * 409 `idempotency_key_in_progress`: a request with this key is still in flight (retry after its
+ * claim lapses), or its row vanished between two reads.
+ */
+export class IdempotencyKeyInProgressError extends ServiceError {
+  constructor({ retryAfterSeconds }: { retryAfterSeconds?: number } = {}) {
+    super(
+      retryAfterSeconds === undefined ? 'Idempotency key vanished; retry.' : 'A request with this Idempotency-Key is still in flight; retry shortly.',
+      { code: 'idempotency_key_in_progress', status: 409, ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }) },
+    )
+  }
+}
+
+/** 409 `<kind>_in_progress`: another wallet operation of this kind of the agent has not ended. */
+export class OperationInProgressError extends ServiceError {
+  constructor({ kind }: { kind: string }) {
+    super(`A ${kind === 'claim' ? 'fee claim' : kind} of this agent is still in flight; retry when it has ended.`, {
+      code: `${kind}_in_progress`,
+      status: 409,
+      headers: { 'Retry-After': '2' },
+    })
+  }
+}
+
+/**
+ * A wallet operation's recorded failure, re-raised with its own code: 502 when the chain did not
+ * take or confirm it, else 422.
+ */
+export class OperationFailedError extends ServiceError {
+  constructor({ code, message }: { code: string; message: string }) {
+    super(message, { code, status: code === 'submit_failed' || code === 'confirmation_failed' ? 502 : 422 })
+  }
+}
+
+/** 409 `invalid_state`: the agent is deleted. */
+export class AgentDeletedError extends ServiceError {
+  constructor() {
+    super('The agent is deleted.', { code: 'invalid_state', status: 409 })
   }
 }
 
@@ -90,6 +158,13 @@ export class ServiceUnavailableError extends ServiceError {
       status: 503,
       ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
     })
+  }
+}
+
+/** 503 `chain_unavailable`: this service runs without a chain. */
+export class ChainNotConfiguredError extends ServiceUnavailableError {
+  constructor() {
+    super('The chain is not configured.', { code: 'chain_unavailable' })
   }
 }
 

@@ -21,6 +21,7 @@ import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
 import { NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
+import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
 import { ok } from './respond.ts'
 
@@ -71,11 +72,7 @@ export function createApp(deps: AppDeps): Koa {
       return
     }
     if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
-      throw new ServiceError('Method not allowed on this path.', {
-        code: 'method_not_allowed',
-        status: 405,
-        headers: { Allow: ctx.response.get('Allow') || 'GET' },
-      })
+      throw new MethodNotAllowedError({ allow: ctx.response.get('Allow') || 'GET' })
     }
   })
 

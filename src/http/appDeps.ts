@@ -16,6 +16,7 @@ import type { WalletOpPlanner, WalletOpStart, walletOpView } from '../chain/wall
 import type { LocalAccount } from 'viem'
 import type { ModelProvider } from '../domain/chat/ports.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
+import type { Core } from '../core.ts'
 
 /** Money-moving operations from agent wallets (present when a chain is). */
 export type WalletDeps = {
@@ -42,6 +43,8 @@ export type HealthReport = {
 
 /** Everything the HTTP app needs, built by the caller (main.ts, or a test with its own database). */
 export type AppDeps = {
+  /** The use cases (src/core.ts): routes parse, call one, and shape its answer. */
+  core: Core
   config: Config
   logger: Logger
   pool: pg.Pool

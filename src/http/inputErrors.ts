@@ -2,9 +2,13 @@ import { ServiceError } from '../domain/errors.ts'
 
 /** The body (after decoding its Content-Encoding) is over the limit: 413 `payload_too_large`. */
 export class PayloadTooLargeError extends ServiceError {
-  constructor({ limitBytes }: { limitBytes: number }) {
+  constructor({ limitBytes, closeConnection = true }: { limitBytes: number; closeConnection?: boolean }) {
     // The rest of the body is not read: the connection closes after the answer.
-    super(`Request body exceeds ${limitBytes / 1024 / 1024} MB.`, { code: 'payload_too_large', status: 413, headers: { Connection: 'close' } })
+    super(`Request body exceeds ${limitBytes / 1024 / 1024} MB.`, {
+      code: 'payload_too_large',
+      status: 413,
+      ...(closeConnection ? { headers: { Connection: 'close' } } : {}),
+    })
   }
 }
 
@@ -36,5 +40,37 @@ export class InvalidJsonError extends ServiceError {
 export class BodyReadError extends ServiceError {
   constructor({ cause }: { cause?: unknown } = {}) {
     super('The request body could not be read.', { code: 'bad_request', status: 400, cause })
+  }
+}
+
+/** 405 `method_not_allowed`, naming the methods the path takes when known. */
+export class MethodNotAllowedError extends ServiceError {
+  constructor({ allow, notImplemented = false }: { allow?: string | undefined; notImplemented?: boolean } = {}) {
+    super(notImplemented ? 'Method not implemented.' : 'Method not allowed on this path.', {
+      code: 'method_not_allowed',
+      status: 405,
+      ...(allow ? { headers: { Allow: allow } } : {}),
+    })
+  }
+}
+
+/** A request body that is not JSON: 415 `unsupported_media_type`. */
+export class UnsupportedMediaTypeError extends ServiceError {
+  constructor() {
+    super('Send application/json.', { code: 'unsupported_media_type', status: 415 })
+  }
+}
+
+/** Any other client error raised by koa or its libraries: 400 `bad_request`. */
+export class BadRequestError extends ServiceError {
+  constructor() {
+    super('Bad request.', { code: 'bad_request', status: 400 })
+  }
+}
+
+/** A header with a malformed value: 400 `invalid_header`, naming the header. */
+export class InvalidHeaderError extends ServiceError {
+  constructor({ header, message }: { header: string; message: string }) {
+    super(message, { code: 'invalid_header', status: 400, fieldErrors: { [header]: 'Invalid value.' } })
   }
 }

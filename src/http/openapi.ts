@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { agentSchemas, whitelistAddBody, whitelistDeleteBody, whitelistDeleteQuery } from '../domain/agents/agent.schema.ts'
 import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
-import { swapBody } from '../domain/swaps/swap.schema.ts'
+import { swapInput } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
 import { pagingQuery } from './validate.ts'
 import { agentResponse, priceResponse, skillResponse, strategyResponse, whitelistEntryResponse } from './responseSchemas.ts'
@@ -107,8 +107,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
       method: 'post', path: `/launch/${v}`, summary: `Launch a token (${v}); poll GET /launch/{id}`, auth: 'trade', body: launchBody, idempotency: 'required', status: 202,
     })),
     { method: 'get', path: '/launch/{id}', summary: 'Poll a launch', auth: 'read' },
-    { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapBody },
-    { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapBody, idempotency: 'honoured' },
+    { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapInput },
+    { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapInput, idempotency: 'honoured' },
     { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
     { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioQuery },
     { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferBody, idempotency: 'honoured' },

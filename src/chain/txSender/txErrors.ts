@@ -1,20 +1,5 @@
 import { BaseError, ContractFunctionRevertedError } from 'viem'
-import { ServiceError } from '../../domain/errors.ts'
-
-export class InsufficientFundsError extends ServiceError {
-  constructor({ needed, balance }: { needed: bigint; balance: bigint }) {
-    super(`The agent wallet holds ${balance} wei but this needs about ${needed} wei (value plus gas).`, {
-      code: 'insufficient_funds',
-      status: 422,
-    })
-  }
-}
-
-export class SimulationRevertedError extends ServiceError {
-  constructor(reason: string, cause?: unknown) {
-    super(`The transaction would revert: ${reason}`, { code: 'simulation_reverted', status: 422, cause })
-  }
-}
+export { InsufficientFundsError, SimulationRevertedError } from '../../domain/errors.ts'
 
 /** The revert reason of a viem error, if it is one. */
 export function revertReason(err: unknown): string | undefined {

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa'
 import type { Logger } from '../../logger.ts'
 import { ServiceError } from '../../domain/errors.ts'
 import { chainUnavailableOf } from '../../chain/priceReader.ts'
+import { BadRequestError, InvalidJsonError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../inputErrors.ts'
 
 type HttpishError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string; headers?: Record<string, string> }
 
@@ -10,18 +11,18 @@ function fromHttpError(err: HttpishError): ServiceError | undefined {
   const status = err.status ?? err.statusCode
   if (!status || status >= 500) return undefined
   if (status === 413 || err.type === 'entity.too.large') {
-    return new ServiceError('Request body exceeds 1 MB.', { code: 'payload_too_large', status: 413 })
+    return new PayloadTooLargeError({ limitBytes: 1024 * 1024, closeConnection: false })
   }
   if (status === 400 && (err.type === 'entity.parse.failed' || err instanceof SyntaxError)) {
-    return new ServiceError('Request body is not valid JSON.', { code: 'invalid_json', status: 400 })
+    return new InvalidJsonError()
   }
   if (status === 405) {
     const allow = err.headers?.Allow ?? err.headers?.allow
-    return new ServiceError('Method not allowed on this path.', { code: 'method_not_allowed', status: 405, ...(allow ? { headers: { Allow: allow } } : {}) })
+    return new MethodNotAllowedError({ allow })
   }
-  if (status === 501) return new ServiceError('Method not implemented.', { code: 'method_not_allowed', status: 405 })
-  if (status === 415) return new ServiceError('Send application/json.', { code: 'unsupported_media_type', status: 415 })
-  if (status === 400) return new ServiceError('Bad request.', { code: 'bad_request', status: 400 })
+  if (status === 501) return new MethodNotAllowedError({ notImplemented: true })
+  if (status === 415) return new UnsupportedMediaTypeError()
+  if (status === 400) return new BadRequestError()
   return undefined
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { Context, Middleware } from 'koa'
 import type pg from 'pg'
-import { ServiceError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
+import { IdempotencyKeyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
+import { InvalidHeaderError } from '../inputErrors.ts'
 import { principalOf } from './auth.ts'
 
 /** How long an in-flight claim blocks a retry before a crashed request's key can be taken over. */
@@ -37,7 +38,7 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
 }
 
 const invalidHeader = () =>
-  new ServiceError('Idempotency-Key must be 1-255 printable characters.', { code: 'invalid_header', status: 400, fieldErrors: { 'Idempotency-Key': 'Invalid value.' } })
+  new InvalidHeaderError({ header: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable characters.' })
 
 function uuidFrom(hashHex: string): string {
   const h = hashHex.slice(0, 32).split('')
@@ -61,10 +62,7 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
     const key = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined)
     if (!key) {
       if (required) {
-        throw new ServiceError('Send an Idempotency-Key header (any unique string, e.g. a uuid) with this request.', {
-          code: 'idempotency_key_required',
-          status: 400,
-        })
+        throw new IdempotencyKeyRequiredError()
       }
       return next()
     }
@@ -88,17 +86,13 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
         [accountId, route, key],
       )
       const row = rows[0]
-      if (!row) throw new ServiceError('Idempotency key vanished; retry.', { code: 'idempotency_key_in_progress', status: 409 })
+      if (!row) throw new IdempotencyKeyInProgressError()
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReusedError()
       }
       if (row.status !== 'completed') {
-        throw new ServiceError('A request with this Idempotency-Key is still in flight; retry shortly.', {
-          code: 'idempotency_key_in_progress',
-          status: 409,
-          // The first request may be running, or may have died: its claim lapses then.
-          headers: { 'Retry-After': String(Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS)) },
-        })
+        // The first request may be running, or may have died: its claim lapses then.
+        throw new IdempotencyKeyInProgressError({ retryAfterSeconds: Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS) })
       }
       ctx.status = row.response_status
       ctx.body = replayBody(row.response_body, ctx.state.requestId as string | undefined)

@@ -7,7 +7,7 @@ import { ok } from '../respond.ts'
 import { evmAddress, parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
-import { NotFoundError, ServiceError, ServiceUnavailableError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
+import { ChainNotConfiguredError, NotFoundError, OperationFailedError, ServiceError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { NothingToClaimError, createFeesService } from '../../domain/fees/fees.service.ts'
 import { claimParamsSchema } from '../../chain/claimPlanner.ts'
 import type { WalletOpInput } from '../../actors/walletOp.machine.ts'
@@ -22,8 +22,7 @@ export const claimBody = z.strictObject({
 function claimFailed(error: { code: string; message: string } | null): ServiceError {
   const e = error ?? { code: 'claim_failed', message: 'The claim failed.' }
   if (/nothing to claim/i.test(e.message)) return new NothingToClaimError()
-  const status = e.code === 'submit_failed' || e.code === 'confirmation_failed' ? 502 : 422
-  return new ServiceError(e.message, { code: e.code, status })
+  return new OperationFailedError(e)
 }
 
 /**
@@ -47,7 +46,7 @@ export function feeRoutes(deps: AppDeps): Router {
     async (ctx: Context) => {
       const body = parse(claimBody, ctx.request.body ?? {})
       const wallet = deps.wallet
-      if (!wallet) throw new ServiceUnavailableError('The chain is not configured.', { code: 'chain_unavailable' })
+      if (!wallet) throw new ChainNotConfiguredError()
       const { accountId } = principalOf(ctx)
       const idem = ctx.state.idempotency as IdempotencyState | undefined
       const opId = idem?.resourceId ?? randomUUID()

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { limitQuery, parse, rejectQuery } from '../validate.ts'
-import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
+import { ChainNotConfiguredError, NotFoundError, ValidationError } from '../../domain/errors.ts'
 import { PRICE_SCALE } from '../../domain/tokens/priceMath.ts'
 import { createPriceReader } from '../../chain/priceReader.ts'
 import { pegUsd18 } from '../../domain/tokens/priceMath.ts'
@@ -43,7 +43,7 @@ const encodeTupleCursor = (v: unknown[]) => Buffer.from(JSON.stringify(v)).toStr
 export function tokenRoutes(deps: AppDeps): Router {
   const router = new Router()
   const chain = () => {
-    if (!deps.chain) throw new ServiceUnavailableError('The chain is not configured.', { code: 'chain_unavailable' })
+    if (!deps.chain) throw new ChainNotConfiguredError()
     return deps.chain
   }
 

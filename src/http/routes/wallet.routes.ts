@@ -9,7 +9,7 @@ import { evmAddress, limitQuery, parse, uuidParam, rejectQuery } from '../valida
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { portfolio, transactions, transfer } from '../../chain/walletService.ts'
-import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../domain/errors.ts'
+import { ChainNotConfiguredError, NotFoundError, ValidationError } from '../../domain/errors.ts'
 
 export const transferBody = z.strictObject({
   agentId: z.uuid('Must be an agent id.'),
@@ -27,7 +27,7 @@ export const txQuery = z.strictObject({
 export function walletRoutes(deps: AppDeps): Router {
   const router = new Router()
   const wallet = () => {
-    if (!deps.wallet) throw new ServiceUnavailableError('The chain is not configured.', { code: 'chain_unavailable' })
+    if (!deps.wallet) throw new ChainNotConfiguredError()
     return deps.wallet
   }
 

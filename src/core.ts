@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
+import type { ActorRuntime } from './actors/actorRuntime.ts'
+import type { WalletDeps } from './http/appDeps.ts'
+import { createSwapChainPorts } from './chain/swapAdapters.ts'
+import { createSwapAgents } from './db/swapAgents.ts'
+import { createSwapQuoteStore } from './db/swapQuote.store.ts'
+import { ChainNotConfiguredError } from './domain/errors.ts'
+import type { SwapPorts } from './domain/swaps/ports.ts'
+import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
+import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
+import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
+
+/** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
+export type CoreAdapters = {
+  pool: pg.Pool
+  runtime: ActorRuntime
+  /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
+  wallet: WalletDeps | undefined
+}
+
+/**
+ * The composition root: builds the ports once from the adapters and returns the use cases.
+ * Routes (and next, tools, MCP and effect handlers) take `core`; nothing else wires dependencies.
+ *
+ * @example
+ * const core = createCore({ pool, runtime, wallet })
+ * const quote = await core.quoteSwap(readSwapRequest(accountId, body))
+ */
+export function createCore(adapters: CoreAdapters) {
+  const { pool, runtime, wallet } = adapters
+  const swapPorts: SwapPorts | undefined = wallet && {
+    agents: createSwapAgents(pool),
+    quotes: createSwapQuoteStore(pool),
+    ...createSwapChainPorts({ pool, wallet, runtime }),
+    clock: { now: () => Date.now() },
+    newId: randomUUID,
+  }
+  const swaps = () => {
+    if (!swapPorts) throw new ChainNotConfiguredError()
+    return swapPorts
+  }
+  return {
+    quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
+    executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
+    getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
+  }
+}
+
+export type Core = ReturnType<typeof createCore>

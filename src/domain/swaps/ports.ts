@@ -1,0 +1,125 @@
+import type { Address } from 'viem'
+import type { Policy } from '../agents/policy.ts'
+import type { PricedRoute, SwapRoute } from '../../chain/swapRoute.ts'
+import type { SimulatedCall, SwapParams, SwapTokenInfo } from '../../chain/swapPlanner.ts'
+import type { PlannedTx } from '../../chain/txSender.ts'
+import type { walletOpView } from '../../chain/walletOps.ts'
+
+/**
+ * What the swap use cases need from outside. Adapters (src/chain/swapAdapters.ts and
+ * src/db/swapQuote.store.ts) implement these and src/core.ts hands them in; a unit test can pass
+ * plain objects.
+ */
+export type SwapToken = SwapTokenInfo
+export type SwapWarning = { code: string; message: string }
+export type WalletOpView = ReturnType<typeof walletOpView>
+
+/** The agent a swap is from, with its effective policy (guardrails applied). */
+export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string }
+
+export interface SwapAgents {
+  /** The account's agent, or undefined when there is none (or it is another account's). */
+  forSwap(accountId: string, agentId: string): Promise<SwapAgent | undefined>
+}
+
+export interface SwapTokens {
+  /** A symbol names a verified token only: a look-alike launch is named by its address. */
+  lookup(ref: string): Promise<{ token: SwapToken } | { error: string }>
+  /** WETH and USDC (lower case): route hops through them are named by symbol. */
+  readonly weth: Address
+  readonly usdc: Address
+}
+
+/** Reads of one block: every read of one pricing is of the same block. */
+export interface MarketAtBlock {
+  findRoute(q: { tokenIn: Address; tokenOut: Address; amountIn: bigint }): Promise<PricedRoute>
+  priceRoute(route: SwapRoute, amountIn: bigint): Promise<PricedRoute>
+  /** USD values at mid prices of this block: `usd` is a 2-decimal string, null when unpriced. */
+  prices(): Promise<{ usd(token: Address, amount: bigint): Promise<string | null> }>
+  blockTimestamp(): Promise<bigint>
+}
+
+export interface SwapMarket {
+  /** Pins the latest block; started early, it runs while the request is checked. */
+  atLatestBlock(): Promise<MarketAtBlock>
+}
+
+export interface SwapSimulator {
+  /** ETH and tokenIn held by the wallet (0 for a native tokenIn), and the latest base fee. */
+  funds(owner: Address, tokenIn: SwapToken): Promise<{ eth: bigint; token: bigint; baseFeePerGas: bigint | null }>
+  /** The contract the route's input is approved to (null when ETH is paid) and its current allowance. */
+  allowance(route: SwapRoute, tokenIn: SwapToken, owner: Address): Promise<{ spender: Address | null; allowance: bigint }>
+  swapTx(p: { route: SwapRoute; nativeIn: boolean; nativeOut: boolean; amountIn: bigint; minAmountOut: bigint; recipient: Address; deadline: bigint }): PlannedTx
+  approveTx(token: Address, spender: Address): PlannedTx
+  /** Every transaction in order, as the chain would run them. */
+  simulate(owner: Address, txs: PlannedTx[]): Promise<SimulatedCall[]>
+  /** Honeypot / transfer-tax warnings for buying an unverified token (nothing is sent). */
+  sellBackWarnings(p: {
+    wallet: Address
+    route: PricedRoute
+    tokenIn: SwapToken
+    tokenOut: SwapToken
+    amountIn: bigint
+    expectedOut: bigint
+    deadline: bigint
+  }): Promise<SwapWarning[]>
+}
+
+/** What a quote fixed: executing with its `quoteId` must ask for the same swap, and keeps its route and minimum. */
+export type StoredQuote = {
+  accountId: string
+  agentId: string
+  tokenIn: Address
+  nativeIn: boolean
+  tokenOut: Address
+  nativeOut: boolean
+  amountIn: bigint
+  slippageBps: number
+  route: SwapRoute
+  minAmountOut: bigint
+  expiresAt: number
+}
+
+export interface SwapQuoteStore {
+  save(quoteId: string, quote: StoredQuote): Promise<void>
+  /** Refused when unknown or expired (QuoteExpiredError) or used by a swap other than `opId` (QuoteUsedError). */
+  load(p: { accountId: string; quoteId: string; opId: string }): Promise<StoredQuote>
+}
+
+/** A wallet operation as the swap use cases see it. */
+export type SwapOperation = { accountId: string; isSwap: boolean; agentId: string; params: SwapParams; view: WalletOpView }
+
+export interface SwapOperations {
+  spentTodayUsd(agentId: string): Promise<string>
+  find(opId: string): Promise<SwapOperation | undefined>
+  /**
+   * Records the operation (under the agent's lock: `checkSpend` with the spend so far, and the
+   * quote consumed in the same transaction, so it executes once), starts it, waits for its end.
+   */
+  start(p: {
+    opId: string
+    accountId: string
+    agentId: string
+    params: SwapParams
+    usdValue: string
+    checkSpend(spentTodayUsd: string): void
+    consumeQuoteId: string | undefined
+  }): Promise<WalletOpView>
+  /** Waits for the operation's end; undefined when it does not exist. */
+  waitEnd(opId: string): Promise<WalletOpView | undefined>
+}
+
+export interface Clock {
+  now(): number
+}
+
+export type SwapPorts = {
+  agents: SwapAgents
+  tokens: SwapTokens
+  market: SwapMarket
+  simulator: SwapSimulator
+  quotes: SwapQuoteStore
+  operations: SwapOperations
+  clock: Clock
+  newId(): string
+}
