@@ -14,6 +14,8 @@ import { encryptPrivateKey, loadOrCreateMasterKey } from './chain/keystore.ts'
 import { defaultModelOf, loadModelCatalog } from './llm/modelCatalog.ts'
 import { createOpenAiProvider } from './llm/openAiProvider.ts'
 import { createCreditsRepository } from './db/credits.repository.ts'
+import { createAgentsRepository } from './db/agents.repository.ts'
+import { withTransaction } from './db/transaction.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
 import type { AppDeps, HealthReport } from './http/appDeps.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
@@ -106,6 +108,7 @@ export async function createServices(
       throw err
     }
   }
+  const agentsRepository = createAgentsRepository({ pool: db.pool, em: db.orm.em })
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
   const sender = chain
@@ -176,6 +179,8 @@ export async function createServices(
   })
   const agents = createAgentsService({
     pool: db.pool,
+    repository: agentsRepository,
+    withTransaction: (fn) => withTransaction(db.pool, fn),
     runtime,
     tickMs: config.agentTickMs,
     whitelistHoldSeconds: config.whitelistHoldSeconds,
