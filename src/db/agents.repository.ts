@@ -61,7 +61,7 @@ const recordOf = (r: AgentRow): AgentRecord => ({
 
 /**
  * The agent aggregate over MikroORM: the `Agent` and `AgentWhitelist` entities for the plain
- * reads, and one SQL statement for the agent-and-actor read, which joins the actor row (not an
+ * reads (ownership, whitelist), and one SQL statement for the agent-and-actor read, which joins the actor row (not an
  * entity: the actor store owns it) and lays the matured pending guardrail changes over the
  * policy in the same round trip. That read is the hot path of every authenticated agent request
  * (GET /agents/:id, transfers, launches, claims, swaps). Measured with
@@ -121,9 +121,9 @@ export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: Entity
       return rows.map((r) => ({ address: r.address, label: r.label ?? null, usableAt: r.usableAt, createdAt: r.createdAt }))
     },
 
-    async walletKey(agentId) {
-      const agent = await em.fork().findOne(AgentSchema, { id: agentId }, { fields: ['walletKeyEncrypted'] })
-      return agent?.walletKeyEncrypted
+    async assertOwned(accountId, agentId) {
+      // Every agent row has its actor (both are created in one transaction), so the agent row alone answers.
+      if ((await em.fork().count(AgentSchema, { id: agentId, accountId })) === 0) throw new NotFoundError('Agent')
     },
   }
 }

@@ -168,7 +168,7 @@ export function createAgentsService(deps: AgentsDeps) {
 
     /** The agent's audit trail (policy, payout wallet and whitelist changes), newest first. */
     async audit(accountId: string, id: string, page: { limit: number; cursor?: string | undefined }) {
-      await row(accountId, id)
+      await repo.assertOwned(accountId, id)
       return listAudit(pool, { accountId, subjectId: id, ...page })
     },
 
@@ -184,7 +184,7 @@ export function createAgentsService(deps: AgentsDeps) {
     },
 
     async whitelist(accountId: string, agentId: string) {
-      await row(accountId, agentId)
+      await repo.assertOwned(accountId, agentId)
       return (await repo.whitelist(agentId)).map(whitelistView)
     },
 
@@ -209,7 +209,7 @@ export function createAgentsService(deps: AgentsDeps) {
     },
 
     async removeFromWhitelist(accountId: string, agentId: string, address: string, actor: AuditActor) {
-      await row(accountId, agentId)
+      await repo.assertOwned(accountId, agentId)
       const { rows } = await pool.query<WhitelistRow>(
         `with del as (
            delete from agent_whitelist where agent_id = $1 and address = $2

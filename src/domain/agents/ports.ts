@@ -75,6 +75,6 @@ export interface AgentsRepository {
   insert(agent: NewAgent, tx: Queryable): Promise<void>
   /** The agent's whitelist, oldest first. */
   whitelist(agentId: string): Promise<WhitelistEntry[]>
-  /** The stored (encrypted) wallet key of an agent, for signing; undefined when there is no such agent. */
-  walletKey(agentId: string): Promise<string | undefined>
+  /** Throws NotFoundError('Agent') unless the account has this agent (in any status); reads nothing else. */
+  assertOwned(accountId: string, agentId: string): Promise<void>
 }
