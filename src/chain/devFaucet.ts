@@ -38,7 +38,7 @@ export async function devFaucet(
 ) {
   const agent = await agents.findOwned(accountId, agentId)
   if (!agent || agent.status === 'deleted') throw new NotFoundError('Agent')
-  const address = agent.walletAddress as Address
+  const address = agent.walletAddress
   const client = chain.publicClient
   const usdcAddress = chain.manifest.contracts.usdc
   if (eth && eth !== '0') {

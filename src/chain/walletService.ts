@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { formatUnits, getAddress, parseAbiItem, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
-import { ForbiddenError, NotFoundError, ServiceError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
+import { ForbiddenError, ServiceError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
 import { checkPolicy } from '../domain/agents/policyCheck.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
@@ -24,7 +24,7 @@ export function parseTokenAmount(amount: string, decimals: number, field = 'amou
  * passed, within its policy, through the wallet's transaction outbox.
  *
  * @example
- * await transfer({ pool, wallet }, accountId, { agentId, to, token: 'USDC', amount: '25' }, opId)
+ * await transfer({ pool, wallet, agents }, accountId, { agentId, to, token: 'USDC', amount: '25' }, opId)
  */
 export async function transfer(
   { pool, wallet, agents }: { pool: pg.Pool; wallet: WalletDeps; agents: AgentsRepository },
@@ -65,7 +65,7 @@ export async function transfer(
   )
   if (!rows[0]) throw new ForbiddenError(`${body.to} is not on this agent's whitelist.`, 'address_not_whitelisted')
   if (!rows[0].usable) throw new ForbiddenError(`${body.to} was whitelisted recently and is still in its hold period.`, 'address_in_cooldown')
-  const held = await balanceOf(wallet.chain, token, agent.walletAddress as Address)
+  const held = await balanceOf(wallet.chain, token, agent.walletAddress)
   if (held < amount) {
     throw new ServiceError(`The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.`, { code: 'insufficient_funds', status: 422 })
   }
@@ -89,7 +89,7 @@ export async function portfolio(
 ) {
   const agent = await agents.getOwned(accountId, agentId)
   const chain = wallet.chain
-  const owner = agent.walletAddress as Address
+  const owner = agent.walletAddress
   const candidates = new Map<string, TokenInfo>()
   for (const ref of ['ETH', 'USDC', ...chain.manifest.stocks.map((s) => s.symbol)]) {
     const t = await resolveToken({ pool, chain }, ref)

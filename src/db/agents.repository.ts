@@ -21,7 +21,7 @@ type AgentRow = {
   is_public: boolean
   public_description: string | null
   policy: Partial<Policy>
-  wallet_address: string
+  wallet_address: `0x${string}`
   created_at: Date | string
   updated_at: Date | string
   status: string
@@ -35,6 +35,9 @@ const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt,
   a.strategy, a.temperature, a.is_public, a.public_description, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending`
 const FROM = 'from agent a join actor x on x.id = a.id::text'
+
+type WhitelistRow = { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }
+const whitelistEntryOf = (r: WhitelistRow): WhitelistEntry => ({ address: r.address, label: r.label, usableAt: r.usable_at, createdAt: r.created_at })
 
 const recordOf = (r: AgentRow): AgentRecord => ({
   id: r.id,
@@ -119,6 +122,41 @@ export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: Entity
     async whitelist(agentId): Promise<WhitelistEntry[]> {
       const rows = await em.fork().find(AgentWhitelistSchema, { agentId }, { orderBy: { createdAt: 'asc', address: 'asc' } })
       return rows.map((r) => ({ address: r.address, label: r.label ?? null, usableAt: r.usableAt, createdAt: r.createdAt }))
+    },
+
+    // The write and its audit row in one statement (one round trip, one snapshot).
+    async addToWhitelist({ agentId, accountId, address, label, holdSeconds, actor }) {
+      const { rows } = await pool.query<WhitelistRow>(
+        `with ins as (
+           insert into agent_whitelist (agent_id, account_id, address, label, usable_at)
+           values ($1, $2, $3, $4, now() + $5 * interval '1 second')
+           on conflict (agent_id, address) do update set label = coalesce(excluded.label, agent_whitelist.label)
+           returning address, label, usable_at, created_at
+         ), audit as (
+           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
+           select $2, $1::text, 'whitelist.add', '{}'::jsonb, $6::jsonb, null,
+                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), usable_at from ins
+         )
+         select * from ins`,
+        [agentId, accountId, address, label, holdSeconds, JSON.stringify(actor)],
+      )
+      return whitelistEntryOf(rows[0]!)
+    },
+
+    async removeFromWhitelist({ agentId, accountId, address, actor }) {
+      const { rows } = await pool.query<WhitelistRow>(
+        `with del as (
+           delete from agent_whitelist where agent_id = $1 and address = $2
+           returning address, label, usable_at, created_at
+         ), audit as (
+           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
+           select $3, $1::text, 'whitelist.remove', '{}'::jsonb, $4::jsonb,
+                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), null, now() from del
+         )
+         select * from del`,
+        [agentId, address, accountId, JSON.stringify(actor)],
+      )
+      return rows[0] && whitelistEntryOf(rows[0])
     },
 
     async assertOwned(accountId, agentId) {

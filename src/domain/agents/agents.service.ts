@@ -191,39 +191,15 @@ export function createAgentsService(deps: AgentsDeps) {
     async addToWhitelist(accountId: string, agentId: string, { address, label }: { address: string; label?: string | undefined }, actor: AuditActor) {
       const agent = await row(accountId, agentId)
       if (agent.status === 'deleted') throw new InvalidStateError({ event: 'change the whitelist', state: 'deleted' })
-      const { rows } = await pool.query<WhitelistRow>(
-        `with ins as (
-           insert into agent_whitelist (agent_id, account_id, address, label, usable_at)
-           values ($1, $2, $3, $4, now() + $5 * interval '1 second')
-           on conflict (agent_id, address) do update set label = coalesce(excluded.label, agent_whitelist.label)
-           returning address, label, usable_at, created_at
-         ), audit as (
-           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
-           select $2, $1::text, 'whitelist.add', '{}'::jsonb, $6::jsonb, null,
-                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), usable_at from ins
-         )
-         select * from ins`,
-        [agentId, accountId, address, label ?? null, deps.whitelistHoldSeconds, JSON.stringify(actor)],
-      )
-      return whitelistView(whitelistEntryOf(rows[0]!))
+      const entry = await repo.addToWhitelist({ agentId, accountId, address, label: label ?? null, holdSeconds: deps.whitelistHoldSeconds, actor })
+      return whitelistView(entry)
     },
 
     async removeFromWhitelist(accountId: string, agentId: string, address: string, actor: AuditActor) {
       await repo.assertOwned(accountId, agentId)
-      const { rows } = await pool.query<WhitelistRow>(
-        `with del as (
-           delete from agent_whitelist where agent_id = $1 and address = $2
-           returning address, label, usable_at, created_at
-         ), audit as (
-           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
-           select $3, $1::text, 'whitelist.remove', '{}'::jsonb, $4::jsonb,
-                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), null, now() from del
-         )
-         select * from del`,
-        [agentId, address, accountId, JSON.stringify(actor)],
-      )
-      if (!rows[0]) throw new NotFoundError('Whitelist entry')
-      return whitelistView(whitelistEntryOf(rows[0]))
+      const entry = await repo.removeFromWhitelist({ agentId, accountId, address, actor })
+      if (!entry) throw new NotFoundError('Whitelist entry')
+      return whitelistView(entry)
     },
   }
 }
@@ -238,6 +214,3 @@ function whitelistView(r: WhitelistEntry) {
     createdAt: iso(r.createdAt),
   }
 }
-
-type WhitelistRow = { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }
-const whitelistEntryOf = (r: WhitelistRow): WhitelistEntry => ({ address: r.address, label: r.label, usableAt: r.usable_at, createdAt: r.created_at })

@@ -1,6 +1,7 @@
 import type { Queryable } from '../billing/ports.ts'
 import type { Policy } from './policy.ts'
 import type { PendingChangeRow } from './effectiveGuardrails.ts'
+import type { AuditActor } from './auditTrail.ts'
 
 /** Runs `fn` inside BEGIN/COMMIT on one connection (handed in: the domain opens no connection itself). */
 export type WithTransaction = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>
@@ -25,7 +26,7 @@ export type AgentRecord = {
   publicDescription: string | null
   /** Effective (stored policy plus matured pending changes); fields never set are absent. */
   policy: Partial<Policy>
-  walletAddress: string
+  walletAddress: `0x${string}`
   /** ISO 8601. */
   createdAt: string
   updatedAt: string
@@ -75,6 +76,10 @@ export interface AgentsRepository {
   insert(agent: NewAgent, tx: Queryable): Promise<void>
   /** The agent's whitelist, oldest first. */
   whitelist(agentId: string): Promise<WhitelistEntry[]>
+  /** Adds (or relabels) an address, usable after `holdSeconds`, journaled with `actor` in the same statement. */
+  addToWhitelist(input: { agentId: string; accountId: string; address: string; label: string | null; holdSeconds: number; actor: AuditActor }): Promise<WhitelistEntry>
+  /** Removes an address, journaled with `actor` in the same statement; undefined when it was not listed. */
+  removeFromWhitelist(input: { agentId: string; accountId: string; address: string; actor: AuditActor }): Promise<WhitelistEntry | undefined>
   /** Throws NotFoundError('Agent') unless the account has this agent (in any status); reads nothing else. */
   assertOwned(accountId: string, agentId: string): Promise<void>
 }
