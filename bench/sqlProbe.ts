@@ -14,6 +14,8 @@ import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import { agentKind } from '../src/actors/agent.machine.ts'
 import { createAgentsService } from '../src/domain/agents/agents.service.ts'
+import { createAgentsRepository } from '../src/db/agents.repository.ts'
+import { withTransaction } from '../src/db/transaction.ts'
 import { nextTimerDelay } from '../src/actors/actorStore.ts'
 import { createDatabase, dropAllDatabases, round } from './lib.ts'
 
@@ -79,6 +81,8 @@ try {
     const runtime = createActorRuntime({ pool: p, kinds: [agentKind], logger })
     const agents = createAgentsService({
       pool: p,
+      repository: createAgentsRepository({ pool: p, em: db.orm.em }),
+      withTransaction: (fn) => withTransaction(p, fn),
       runtime,
       tickMs: 3_600_000,
       whitelistHoldSeconds: 0,

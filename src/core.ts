@@ -3,10 +3,10 @@ import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
 import type { WalletDeps } from './http/appDeps.ts'
 import { createSwapChainPorts } from './chain/swapAdapters.ts'
-import { createSwapAgents } from './db/swapAgents.ts'
 import { createSwapQuoteStore } from './db/swapQuote.store.ts'
 import { ChainNotConfiguredError } from './domain/errors.ts'
-import type { SwapPorts } from './domain/swaps/ports.ts'
+import type { AgentsRepository } from './domain/agents/ports.ts'
+import type { SwapAgents, SwapPorts } from './domain/swaps/ports.ts'
 import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
@@ -15,6 +15,7 @@ import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
 export type CoreAdapters = {
   pool: pg.Pool
   runtime: ActorRuntime
+  agents: AgentsRepository
   /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
   wallet: WalletDeps | undefined
 }
@@ -24,13 +25,13 @@ export type CoreAdapters = {
  * Routes (and next, tools, MCP and effect handlers) take `core`; nothing else wires dependencies.
  *
  * @example
- * const core = createCore({ pool, runtime, wallet })
+ * const core = createCore({ pool, runtime, wallet, agents })
  * const quote = await core.quoteSwap(readSwapRequest(accountId, body))
  */
 export function createCore(adapters: CoreAdapters) {
-  const { pool, runtime, wallet } = adapters
+  const { pool, runtime, wallet, agents } = adapters
   const swapPorts: SwapPorts | undefined = wallet && {
-    agents: createSwapAgents(pool),
+    agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
     ...createSwapChainPorts({ pool, wallet, runtime }),
     clock: { now: () => Date.now() },
@@ -48,3 +49,13 @@ export function createCore(adapters: CoreAdapters) {
 }
 
 export type Core = ReturnType<typeof createCore>
+
+/** The swap's view of the agents repository: the wallet, the effective policy and the status. */
+function swapAgentsOf(agents: AgentsRepository): SwapAgents {
+  return {
+    async forSwap(accountId, agentId) {
+      const agent = await agents.findOwned(accountId, agentId)
+      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status }
+    },
+  }
+}

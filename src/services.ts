@@ -9,11 +9,14 @@ import { createActorRuntime } from './actors/actorRuntime.ts'
 import { agentKind } from './actors/agent.machine.ts'
 import { createAccountsService } from './domain/accounts/accounts.service.ts'
 import { createSessionsService } from './domain/accounts/sessions.service.ts'
-import { createAgentsService } from './domain/agents/agents.service.ts'
+import { createAgentsService, type AgentWallet } from './domain/agents/agents.service.ts'
+import type { ResolveVerifiedSymbol } from './domain/agents/resolvePolicyTokens.ts'
 import { encryptPrivateKey, loadOrCreateMasterKey } from './chain/keystore.ts'
 import { defaultModelOf, loadModelCatalog } from './llm/modelCatalog.ts'
 import { createOpenAiProvider } from './llm/openAiProvider.ts'
 import { createCreditsRepository } from './db/credits.repository.ts'
+import { createAgentsRepository } from './db/agents.repository.ts'
+import { withTransaction } from './db/transaction.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
 import type { AppDeps, HealthReport, WalletDeps } from './http/appDeps.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
@@ -30,9 +33,7 @@ import { createWalletOpEffects, reserveSpend, runWalletOp, spentTodayUsd, type W
 import { createLaunchesService } from './domain/launches/launches.service.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { checkPolicy } from './domain/agents/policyCheck.ts'
-import type { Policy } from './domain/agents/policy.ts'
 import { isVerifiedSymbol, lookupToken, resolveToken, tokenUsd } from './chain/tokenInfo.ts'
-import { effectivePolicySql } from './domain/agents/effectiveGuardrails.ts'
 import { createPriceReader } from './chain/priceReader.ts'
 import { formatUsd } from './domain/tokens/priceMath.ts'
 import { seedOf } from './chain/launchTx.ts'
@@ -107,6 +108,7 @@ export async function createServices(
       throw err
     }
   }
+  const agentsRepository = createAgentsRepository({ pool: db.pool, em: db.orm.em })
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
   const sender = chain
@@ -177,19 +179,13 @@ export async function createServices(
   })
   const agents = createAgentsService({
     pool: db.pool,
+    repository: agentsRepository,
+    withTransaction: (fn) => withTransaction(db.pool, fn),
     runtime,
     tickMs: config.agentTickMs,
     whitelistHoldSeconds: config.whitelistHoldSeconds,
-    resolveVerifiedSymbol: chain
-      ? async (symbol) => {
-          const r = await lookupToken({ pool: db.pool, chain }, symbol, { verifiedSymbolsOnly: true })
-          return 'token' in r ? { address: r.token.address } : r
-        }
-      : undefined,
-    createWallet(agentId) {
-      const privateKey = generatePrivateKey()
-      return { address: privateKeyToAccount(privateKey).address.toLowerCase(), encryptedKey: encryptPrivateKey({ masterKey, agentId, privateKey }) }
-    },
+    resolveVerifiedSymbol: chain && verifiedSymbolResolver(db.pool, chain),
+    createWallet: (agentId) => newAgentWallet(masterKey, agentId),
   })
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
 
@@ -226,6 +222,7 @@ export async function createServices(
     ? createLaunchesService({
         pool: db.pool,
         runtime,
+        agents: agentsRepository,
         isVerifiedSymbol: (symbol) => isVerifiedSymbol({ pool: db.pool, chain }, symbol),
         quotes: { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] },
         precheck: async (input) => {
@@ -246,14 +243,14 @@ export async function createServices(
    * (the other venues move nothing but gas). Checked once here for an early answer.
    */
   async function launchPolicy(input: LaunchInput) {
-    const { rows } = await db.pool.query<{ policy: Partial<Policy> }>(`select ${effectivePolicySql('a')} as policy from agent a where a.id = $1`, [input.agentId])
+    const agent = await agentsRepository.findOwned(input.accountId, input.agentId)
     const quote = chain ? await resolveToken({ pool: db.pool, chain }, input.quote) : undefined
     const value = chain && quote && input.venue === 'self-funded'
       ? await tokenUsd(chain, await createPriceReader(chain), quote, seedOf(chain.manifest, input))
       : undefined
     const usdValue = value ? formatUsd(value.amountUsd18) : '0.00'
     const checkSpend = (spent: string) =>
-      checkPolicy(rows[0]?.policy, { tokens: [quote ?? { symbol: input.quote }], usdValue, spentTodayUsd: spent })
+      checkPolicy(agent?.policy, { tokens: [quote ?? { symbol: input.quote }], usdValue, spentTodayUsd: spent })
     checkSpend(await spentTodayUsd(db.pool, input.agentId))
     return { usdValue, checkSpend }
   }
@@ -277,14 +274,15 @@ export async function createServices(
         }
       : undefined,
     wallet,
-    core: createCore({ pool: db.pool, runtime, wallet }),
-    faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain }) : undefined,
+    core: createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository }),
+    faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain }) : undefined,
     pool: db.pool,
     redis,
     indexer,
     accounts,
     sessions,
     agents,
+    agentsRepository,
     runtime,
     models,
     defaultModel: defaultModelOf(models),
@@ -308,6 +306,20 @@ export async function createServices(
       await chain?.stop()
       await embedded?.stop()
     },
+  }
+}
+
+/** A fresh custodial wallet for a new agent, its key encrypted bound to the agent id. */
+function newAgentWallet(masterKey: Buffer, agentId: string): AgentWallet {
+  const privateKey = generatePrivateKey()
+  return { address: privateKeyToAccount(privateKey).address.toLowerCase(), encryptedKey: encryptPrivateKey({ masterKey, agentId, privateKey }) }
+}
+
+/** Resolves a policy token-list symbol to a verified token only. */
+function verifiedSymbolResolver(pool: Database['pool'], chain: ChainHandle): ResolveVerifiedSymbol {
+  return async (symbol) => {
+    const r = await lookupToken({ pool, chain }, symbol, { verifiedSymbolsOnly: true })
+    return 'token' in r ? { address: r.token.address } : r
   }
 }
 

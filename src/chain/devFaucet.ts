@@ -1,9 +1,9 @@
-import type pg from 'pg'
 import { erc20Abi, formatEther, formatUnits, parseEther, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor } from './chain.ts'
 import { MockUSDCArtifact } from './artifacts/index.ts'
 import { NotFoundError } from '../domain/errors.ts'
+import type { AgentsRepository } from '../domain/agents/ports.ts'
 
 /**
  * The dev faucet with its calls taken one at a time: each reads a balance before setting it and
@@ -11,10 +11,10 @@ import { NotFoundError } from '../domain/errors.ts'
  * deployer's nonce.
  *
  * @example
- * const faucet = createDevFaucet({ pool, chain })
+ * const faucet = createDevFaucet({ agents, chain })
  * await faucet(accountId, { agentId, eth: '10', usdc: '10000' })
  */
-export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle }) {
+export function createDevFaucet(deps: { agents: AgentsRepository; chain: ChainHandle }) {
   let tail: Promise<unknown> = Promise.resolve()
   return (accountId: string, body: Parameters<typeof devFaucet>[2]) => {
     const run = tail.then(() => devFaucet(deps, accountId, body), () => devFaucet(deps, accountId, body))
@@ -29,20 +29,16 @@ export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle }) {
  * `createDevFaucet`, which serialises calls.
  *
  * @example
- * await devFaucet({ pool, chain }, accountId, { agentId, eth: '10', usdc: '10000' })
+ * await devFaucet({ agents, chain }, accountId, { agentId, eth: '10', usdc: '10000' })
  */
 export async function devFaucet(
-  { pool, chain }: { pool: pg.Pool; chain: ChainHandle },
+  { agents, chain }: { agents: AgentsRepository; chain: ChainHandle },
   accountId: string,
   { agentId, eth, usdc }: { agentId: string; eth?: string | undefined; usdc?: string | undefined },
 ) {
-  const { rows } = await pool.query<{ wallet_address: Address }>(
-    `select a.wallet_address from agent a join actor x on x.id = a.id::text
-      where a.id = $1 and a.account_id = $2 and x.status <> 'deleted'`,
-    [agentId, accountId],
-  )
-  if (!rows[0]) throw new NotFoundError('Agent')
-  const address = rows[0].wallet_address
+  const agent = await agents.findOwned(accountId, agentId)
+  if (!agent || agent.status === 'deleted') throw new NotFoundError('Agent')
+  const address = agent.walletAddress
   const client = chain.publicClient
   const usdcAddress = chain.manifest.contracts.usdc
   if (eth && eth !== '0') {

@@ -2,26 +2,13 @@ import type pg from 'pg'
 import { formatUnits, getAddress, parseAbiItem, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
-import { AgentDeletedError, ForbiddenError, InsufficientFundsError, NotFoundError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
+import { AgentDeletedError, ForbiddenError, InsufficientFundsError, ValidationError, IdempotencyKeyReusedError } from '../domain/errors.ts'
 import { checkPolicy } from '../domain/agents/policyCheck.ts'
-import type { Policy } from '../domain/agents/policy.ts'
-import { effectivePolicySql } from '../domain/agents/effectiveGuardrails.ts'
+import type { AgentsRepository } from '../domain/agents/ports.ts'
 import { balanceOf, resolveToken, tokenUsd, type TokenInfo } from './tokenInfo.ts'
 import { chainUnavailableOf, createPriceReader } from './priceReader.ts'
 import { formatPrice, formatUsd } from '../domain/tokens/priceMath.ts'
 import type { TransferParams } from './transferPlanner.ts'
-
-type AgentRow = { wallet_address: Address; policy: Partial<Policy>; status: string }
-
-async function ownAgent(pool: pg.Pool, accountId: string, agentId: string): Promise<AgentRow> {
-  const { rows } = await pool.query<AgentRow>(
-    `select a.wallet_address, ${effectivePolicySql('a')} as policy, x.status from agent a join actor x on x.id = a.id::text
-      where a.id = $1 and a.account_id = $2`,
-    [agentId, accountId],
-  )
-  if (!rows[0]) throw new NotFoundError('Agent')
-  return rows[0]
-}
 
 /** Parses a decimal amount for a token: > 0 and no more decimals than the token has. */
 export function parseTokenAmount(amount: string, decimals: number, field = 'amount'): bigint {
@@ -37,15 +24,15 @@ export function parseTokenAmount(amount: string, decimals: number, field = 'amou
  * passed, within its policy, through the wallet's transaction outbox.
  *
  * @example
- * await transfer({ pool, wallet }, accountId, { agentId, to, token: 'USDC', amount: '25' }, opId)
+ * await transfer({ pool, wallet, agents }, accountId, { agentId, to, token: 'USDC', amount: '25' }, opId)
  */
 export async function transfer(
-  { pool, wallet }: { pool: pg.Pool; wallet: WalletDeps },
+  { pool, wallet, agents }: { pool: pg.Pool; wallet: WalletDeps; agents: AgentsRepository },
   accountId: string,
   body: { agentId: string; to: Address; token: string; amount: string },
   opId: string,
 ) {
-  const agent = await ownAgent(pool, accountId, body.agentId)
+  const agent = await agents.getOwned(accountId, body.agentId)
   // A retry (same Idempotency-Key) after a crash answers with the transfer already made, before
   // any check that the first one changed the outcome of (balance, daily cap).
   const prior = await pool.query<{ params: TransferParams; usd: string; agent_id: string }>(
@@ -78,7 +65,7 @@ export async function transfer(
   )
   if (!rows[0]) throw new ForbiddenError(`${body.to} is not on this agent's whitelist.`, 'address_not_whitelisted')
   if (!rows[0].usable) throw new ForbiddenError(`${body.to} was whitelisted recently and is still in its hold period.`, 'address_in_cooldown')
-  const held = await balanceOf(wallet.chain, token, agent.wallet_address)
+  const held = await balanceOf(wallet.chain, token, agent.walletAddress)
   if (held < amount) {
     throw new InsufficientFundsError({ message: `The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.` })
   }
@@ -95,10 +82,14 @@ export async function transfer(
  * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched or traded),
  * valued in USD, with cost basis and unrealised PnL from the agent's own swaps.
  */
-export async function portfolio({ pool, wallet }: { pool: pg.Pool; wallet: WalletDeps }, accountId: string, agentId: string) {
-  const agent = await ownAgent(pool, accountId, agentId)
+export async function portfolio(
+  { pool, wallet, agents }: { pool: pg.Pool; wallet: WalletDeps; agents: AgentsRepository },
+  accountId: string,
+  agentId: string,
+) {
+  const agent = await agents.getOwned(accountId, agentId)
   const chain = wallet.chain
-  const owner = agent.wallet_address
+  const owner = agent.walletAddress
   const candidates = new Map<string, TokenInfo>()
   for (const ref of ['ETH', 'USDC', ...chain.manifest.stocks.map((s) => s.symbol)]) {
     const t = await resolveToken({ pool, chain }, ref)
@@ -227,8 +218,13 @@ async function costBasis(pool: pg.Pool, agentId: string): Promise<Map<string, st
 }
 
 /** The wallet's transaction outbox, newest first. */
-export async function transactions(pool: pg.Pool, accountId: string, agentId: string, { limit, before }: { limit: number; before?: string | undefined }) {
-  await ownAgent(pool, accountId, agentId)
+export async function transactions(
+  { pool, agents }: { pool: pg.Pool; agents: AgentsRepository },
+  accountId: string,
+  agentId: string,
+  { limit, before }: { limit: number; before?: string | undefined },
+) {
+  await agents.assertOwned(accountId, agentId)
   const params: unknown[] = [agentId, limit + 1]
   const cond = before ? `and (created_at, id) < ((select created_at from chain_tx where id = $3), $3)` : ''
   if (before) params.push(before)

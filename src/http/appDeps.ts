@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts'
 import type { AccountsService } from '../domain/accounts/accounts.service.ts'
 import type { SessionsService } from '../domain/accounts/sessions.service.ts'
 import type { AgentsService } from '../domain/agents/agents.service.ts'
+import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { Model } from '../llm/modelCatalog.ts'
 import type { RateLimitStore } from './rateLimit.ts'
@@ -51,6 +52,8 @@ export type AppDeps = {
   accounts: AccountsService
   sessions: SessionsService
   agents: AgentsService
+  /** The agent aggregate's storage: every read of an agent of an account goes through it. */
+  agentsRepository: AgentsRepository
   runtime: ActorRuntime
   models: Map<string, Model>
   /** The catalog's one `default: true` entry (new agents and chats that name no model). */

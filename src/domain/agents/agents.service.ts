@@ -3,17 +3,22 @@ import type pg from 'pg'
 import type { ActorRuntime } from '../../actors/actorRuntime.ts'
 import { NotFoundError, InvalidStateError } from '../errors.ts'
 import type { AgentCreateBody, AgentUpdateBody } from './agent.schema.ts'
-import { DEFAULT_POLICY, policySchema, policyView, type Policy } from './policy.ts'
-import { withTransaction } from '../../db/transaction.ts'
-import { effectivePayoutSql, effectivePolicySql, pendingChangesSql, pendingChangesView, type PendingChangeRow } from './effectiveGuardrails.ts'
+import { DEFAULT_POLICY, policySchema, policyView } from './policy.ts'
+import { pendingChangesView } from './effectiveGuardrails.ts'
 import { resolvePolicyTokens, type ResolveVerifiedSymbol } from './resolvePolicyTokens.ts'
 import { applyGuardrailChange } from './applyGuardrailChange.ts'
 import { listAudit, type AuditActor } from './auditTrail.ts'
+import type { AgentRecord, AgentsRepository, WhitelistEntry, WithTransaction } from './ports.ts'
+import { isoTimestamp as iso } from '../util/isoTimestamp.ts'
 
 export type AgentWallet = { address: string; encryptedKey: string }
 
 export type AgentsDeps = {
   pool: pg.Pool
+  /** The agent aggregate's storage (src/db/agents.repository.ts). */
+  repository: AgentsRepository
+  /** Runs statements in one transaction (src/db/transaction.ts, handed in). */
+  withTransaction: WithTransaction
   runtime: ActorRuntime
   /** Makes a custodial wallet for a new agent; the key is encrypted bound to the agent id. */
   createWallet(agentId: string): AgentWallet
@@ -26,63 +31,31 @@ export type AgentsDeps = {
   rowCacheMs?: number
 }
 
-type AgentRow = {
-  id: string
-  account_id: string
-  name: string
-  model: string
-  skills: string[]
-  system_prompt: string | null
-  payout_wallet: string | null
-  persona: string | null
-  strategy: string | null
-  temperature: number | null
-  is_public: boolean
-  public_description: string | null
-  policy: Policy
-  wallet_address: string
-  created_at: Date | string
-  updated_at: Date | string
-  status: string
-  snapshot: { context?: { reason?: string | null } }
-  /** Policy and payout-wallet changes still in their hold. */
-  pending: PendingChangeRow[]
-}
-
-/** Timestamps arrive as Date or, through MikroORM's pool type parsers, as strings (ISO ones pass through). */
-const iso = (v: Date | string) => (typeof v === 'string' && ISO_UTC.test(v) ? v : new Date(v).toISOString())
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-
-// The policy and payout wallet as they apply now (matured pending changes included).
-const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
-  a.strategy, a.temperature, a.is_public, a.public_description, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
-  a.updated_at, x.status, x.snapshot, ${pendingChangesSql('a')} as pending`
-
 /**
  * The agent resource as the API shows it: camelCase, as every response is (request bodies stay
  * snake_case). The one place that shapes an agent for a response; never the wallet key.
  */
-export function agentView(row: AgentRow, live?: { status: string; reason: string | null }) {
+export function agentView(agent: AgentRecord, live?: { status: string; reason: string | null }) {
   return {
-    id: row.id,
-    name: row.name,
-    model: row.model,
-    skills: row.skills,
-    systemPrompt: row.system_prompt,
-    payoutWallet: row.payout_wallet,
-    persona: row.persona,
-    strategy: row.strategy,
-    temperature: row.temperature,
-    isPublic: row.is_public,
-    publicDescription: row.public_description,
-    policy: policyView({ ...DEFAULT_POLICY, ...row.policy }),
-    walletAddress: row.wallet_address,
-    status: live?.status ?? row.status,
-    statusReason: live ? live.reason : (row.snapshot?.context?.reason ?? null),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
+    id: agent.id,
+    name: agent.name,
+    model: agent.model,
+    skills: agent.skills,
+    systemPrompt: agent.systemPrompt,
+    payoutWallet: agent.payoutWallet,
+    persona: agent.persona,
+    strategy: agent.strategy,
+    temperature: agent.temperature,
+    isPublic: agent.isPublic,
+    publicDescription: agent.publicDescription,
+    policy: policyView({ ...DEFAULT_POLICY, ...agent.policy }),
+    walletAddress: agent.walletAddress,
+    status: live?.status ?? agent.status,
+    statusReason: live ? live.reason : agent.statusReason,
+    createdAt: agent.createdAt,
+    updatedAt: agent.updatedAt,
     // Loosening changes of the policy or payout wallet that wait for their hold, soonest first.
-    pendingChanges: pendingChangesView(row.pending),
+    pendingChanges: pendingChangesView(agent.pending),
   }
 }
 export type AgentView = ReturnType<typeof agentView>
@@ -99,18 +72,18 @@ export type AgentsService = ReturnType<typeof createAgentsService>
  * await agents.command(accountId, agent.id, 'agent.start')
  */
 export function createAgentsService(deps: AgentsDeps) {
-  const { pool, runtime } = deps
+  const { pool, runtime, repository: repo, withTransaction } = deps
 
   const rowCacheMs = deps.rowCacheMs ?? 2000
   /** Agent rows by id, for reads; the status is always taken from the actor, never from here. */
-  const rowCache = new Map<string, { row: AgentRow; at: number }>()
+  const rowCache = new Map<string, { row: AgentRecord; at: number }>()
   const ROW_CACHE_MAX = 10_000
 
   /** The agent row for a read: from memory when fresh, with the live status of its actor. */
-  async function readRow(accountId: string, id: string): Promise<{ row: AgentRow; status: string; reason: string | null }> {
+  async function readRow(accountId: string, id: string): Promise<{ row: AgentRecord; status: string; reason: string | null }> {
     const hit = rowCache.get(id)
     const r = hit && Date.now() - hit.at < rowCacheMs ? hit.row : await row(accountId, id)
-    if (r.account_id !== accountId) throw new NotFoundError('Agent')
+    if (r.accountId !== accountId) throw new NotFoundError('Agent')
     if (!hit || hit.row !== r) {
       rowCache.delete(id)
       rowCache.set(id, { row: r, at: Date.now() })
@@ -121,33 +94,22 @@ export function createAgentsService(deps: AgentsDeps) {
     return { row: r, status: entry?.status ?? r.status, reason }
   }
 
-  async function row(accountId: string, id: string): Promise<AgentRow> {
-    const { rows } = await pool.query<AgentRow>({
-      name: 'agent.row',
-      text: `select ${COLUMNS} from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
-      values: [id, accountId],
-    })
-    const r = rows[0]
-    if (!r) throw new NotFoundError('Agent')
-    // Normalised once here, so a cached row's reads skip parsing dates.
-    return { ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }
-  }
+  const row = (accountId: string, id: string) => repo.getOwned(accountId, id)
 
   return {
     async create(accountId: string, body: AgentCreateBody): Promise<AgentView> {
       const id = randomUUID()
       const wallet = deps.createWallet(id)
       const policy = policySchema.parse({ ...DEFAULT_POLICY, ...(await resolvePolicyTokens(body.policy, deps.resolveVerifiedSymbol)) })
-      const entry = await withTransaction(pool, async (client) => {
-        await client.query(
-          `insert into agent (id, account_id, name, model, skills, system_prompt, payout_wallet, persona, strategy,
-             temperature, is_public, public_description, policy, wallet_address, wallet_key_encrypted)
-           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
-          [
-            id, accountId, body.name, body.model, body.skills, body.system_prompt ?? null, body.payout_wallet ?? null,
-            body.persona ?? null, body.strategy ?? null, body.temperature ?? null, body.is_public ?? false,
-            body.public_description ?? null, JSON.stringify(policy), wallet.address, wallet.encryptedKey,
-          ],
+      const entry = await withTransaction(async (client) => {
+        await repo.insert(
+          {
+            id, accountId, name: body.name, model: body.model, skills: body.skills, systemPrompt: body.system_prompt ?? null,
+            payoutWallet: body.payout_wallet ?? null, persona: body.persona ?? null, strategy: body.strategy ?? null,
+            temperature: body.temperature ?? null, isPublic: body.is_public ?? false, publicDescription: body.public_description ?? null,
+            policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey,
+          },
+          client,
         )
         return runtime.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: deps.tickMs } }, client)
       })
@@ -156,18 +118,9 @@ export function createAgentsService(deps: AgentsDeps) {
     },
 
     async list(accountId: string, { limit, after }: { limit: number; after?: { createdAt: string; id: string } | undefined }) {
-      const params: unknown[] = [accountId, limit + 1]
-      let cond = ''
-      if (after) {
-        params.push(after.createdAt, after.id)
-        cond = 'and (a.created_at, a.id) < ($3::timestamptz, $4::uuid)'
-      }
-      const { rows } = await pool.query<AgentRow>(
-        `select ${COLUMNS} from agent a join actor x on x.id = a.id::text
-          where a.account_id = $1 ${cond} order by a.created_at desc, a.id desc limit $2`,
-        params,
-      )
-      return { agents: rows.slice(0, limit).map((r) => agentView(r)), last: rows.length > limit ? rows[limit - 1] : undefined }
+      const rows = await repo.list(accountId, { limit: limit + 1, after })
+      const last = rows.length > limit ? rows[limit - 1] : undefined
+      return { agents: rows.slice(0, limit).map((r) => agentView(r)), last: last && { createdAt: last.cursorAt, id: last.id } }
     },
 
     async get(accountId: string, id: string): Promise<AgentView> {
@@ -194,7 +147,7 @@ export function createAgentsService(deps: AgentsDeps) {
       for (const c of columns) if (patch[c] !== undefined) put(c, patch[c])
       const guarded = policy || patch.payout_wallet !== undefined
       if (sets.length === 0 && !guarded) return agentView(current)
-      await withTransaction(pool, async (client) => {
+      await withTransaction(async (client) => {
         // Guarded by the actor's status in the same statement, so an update never lands on a deleted
         // agent; it also locks the row, so concurrent updates apply one after the other.
         const { rowCount } = await client.query(
@@ -215,7 +168,7 @@ export function createAgentsService(deps: AgentsDeps) {
 
     /** The agent's audit trail (policy, payout wallet and whitelist changes), newest first. */
     async audit(accountId: string, id: string, page: { limit: number; cursor?: string | undefined }) {
-      await row(accountId, id)
+      await repo.assertOwned(accountId, id)
       return listAudit(pool, { accountId, subjectId: id, ...page })
     },
 
@@ -231,61 +184,33 @@ export function createAgentsService(deps: AgentsDeps) {
     },
 
     async whitelist(accountId: string, agentId: string) {
-      await row(accountId, agentId)
-      const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
-        `select address, label, usable_at, created_at from agent_whitelist where agent_id = $1 order by created_at, address`,
-        [agentId],
-      )
-      return rows.map(whitelistView)
+      await repo.assertOwned(accountId, agentId)
+      return (await repo.whitelist(agentId)).map(whitelistView)
     },
 
     async addToWhitelist(accountId: string, agentId: string, { address, label }: { address: string; label?: string | undefined }, actor: AuditActor) {
       const agent = await row(accountId, agentId)
       if (agent.status === 'deleted') throw new InvalidStateError({ event: 'change the whitelist', state: 'deleted' })
-      const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
-        `with ins as (
-           insert into agent_whitelist (agent_id, account_id, address, label, usable_at)
-           values ($1, $2, $3, $4, now() + $5 * interval '1 second')
-           on conflict (agent_id, address) do update set label = coalesce(excluded.label, agent_whitelist.label)
-           returning address, label, usable_at, created_at
-         ), audit as (
-           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
-           select $2, $1::text, 'whitelist.add', '{}'::jsonb, $6::jsonb, null,
-                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), usable_at from ins
-         )
-         select * from ins`,
-        [agentId, accountId, address, label ?? null, deps.whitelistHoldSeconds, JSON.stringify(actor)],
-      )
-      return whitelistView(rows[0]!)
+      const entry = await repo.addToWhitelist({ agentId, accountId, address, label: label ?? null, holdSeconds: deps.whitelistHoldSeconds, actor })
+      return whitelistView(entry)
     },
 
     async removeFromWhitelist(accountId: string, agentId: string, address: string, actor: AuditActor) {
-      await row(accountId, agentId)
-      const { rows } = await pool.query<{ address: string; label: string | null; usable_at: Date | string; created_at: Date | string }>(
-        `with del as (
-           delete from agent_whitelist where agent_id = $1 and address = $2
-           returning address, label, usable_at, created_at
-         ), audit as (
-           insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
-           select $3, $1::text, 'whitelist.remove', '{}'::jsonb, $4::jsonb,
-                  jsonb_build_object('address', address, 'label', label, 'usable_at', usable_at), null, now() from del
-         )
-         select * from del`,
-        [agentId, address, accountId, JSON.stringify(actor)],
-      )
-      if (!rows[0]) throw new NotFoundError('Whitelist entry')
-      return whitelistView(rows[0])
+      await repo.assertOwned(accountId, agentId)
+      const entry = await repo.removeFromWhitelist({ agentId, accountId, address, actor })
+      if (!entry) throw new NotFoundError('Whitelist entry')
+      return whitelistView(entry)
     },
   }
 }
 
 /** A whitelist entry as the API shows it (camelCase). */
-function whitelistView(r: { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }) {
+function whitelistView(r: WhitelistEntry) {
   return {
     address: r.address,
     label: r.label,
-    usableAt: iso(r.usable_at),
-    usable: new Date(r.usable_at).getTime() <= Date.now(),
-    createdAt: iso(r.created_at),
+    usableAt: iso(r.usableAt),
+    usable: new Date(r.usableAt).getTime() <= Date.now(),
+    createdAt: iso(r.createdAt),
   }
 }

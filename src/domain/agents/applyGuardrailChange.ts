@@ -1,4 +1,4 @@
-import type pg from 'pg'
+import type { Queryable } from '../billing/ports.ts'
 import { DEFAULT_POLICY, type Policy } from './policy.ts'
 import { planGuardrailChange, type GuardrailPatch } from './guardrailChange.ts'
 import { writeAudit, type AuditActor } from './auditTrail.ts'
@@ -26,7 +26,7 @@ const splitPayout = (values: Record<string, unknown>) => {
  * @example
  * await withTransaction(pool, (db) => applyGuardrailChange(db, { agentId, accountId, actor, patch, holdSeconds: 86_400 }))
  */
-export async function applyGuardrailChange(db: pg.PoolClient, p: ApplyGuardrailChangeParams): Promise<void> {
+export async function applyGuardrailChange(db: Queryable, p: ApplyGuardrailChangeParams): Promise<void> {
   const { rows } = await db.query<{ policy: Partial<Policy>; payout_wallet: string | null }>(
     `with matured as (delete from agent_pending_change where agent_id = $1 and effective_at <= now() returning field, value)
      update agent a set

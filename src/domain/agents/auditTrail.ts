@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { Queryable } from '../billing/ports.ts'
 import type { Principal } from '../accounts/scopes.ts'
 import { ValidationError } from '../errors.ts'
 
@@ -26,7 +27,7 @@ export type AuditEntry = {
  * @example
  * await writeAudit(client, { accountId, subjectId: agentId, action: 'policy.change', actor, before, after, effectiveAfterSeconds: 0 })
  */
-export async function writeAudit(db: pg.Pool | pg.PoolClient, e: AuditEntry): Promise<void> {
+export async function writeAudit(db: Queryable, e: AuditEntry): Promise<void> {
   await db.query(
     `insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)
      values ($1, $2, $3, '{}'::jsonb, $4::jsonb, $5::jsonb, $6::jsonb, now() + $7 * interval '1 second')`,

@@ -1,9 +1,9 @@
 import type pg from 'pg'
 import type { ChainHandle } from '../../chain/chain.ts'
 import { InvalidStateError, NotFoundError, ServiceError, ServiceUnavailableError, ValidationError } from '../errors.ts'
-import { DEFAULT_POLICY, type Policy } from '../agents/policy.ts'
+import { DEFAULT_POLICY } from '../agents/policy.ts'
 import { PolicyViolationError } from '../agents/policyCheck.ts'
-import { effectivePayoutSql, effectivePolicySql } from '../agents/effectiveGuardrails.ts'
+import type { AgentsRepository } from '../agents/ports.ts'
 import { NO_FEES, hasCreatorFees, readCreatorFees, type CreatorFeePosition } from './creatorFees.ts'
 import { mapLimit } from '../util/mapLimit.ts'
 import { chainUnavailable, createPriceReader, type PriceReader } from '../../chain/priceReader.ts'
@@ -26,7 +26,6 @@ export class NothingToClaimError extends ServiceError {
   }
 }
 
-type AgentRow = { id: string; wallet_address: string; payout_wallet: string | null; policy: Partial<Policy>; status: string }
 type TokenRow = {
   address: string
   symbol: string
@@ -44,11 +43,11 @@ export type FeesService = ReturnType<typeof createFeesService>
  * claims to the agent's payout wallet, and platform fee totals from the indexer's tables.
  *
  * @example
- * const fees = createFeesService({ pool, chain })
+ * const fees = createFeesService({ pool, chain, agents })
  * const e = await fees.earnings(accountId, agentId)
  * const plan = await fees.planClaim(accountId, agentId)
  */
-export function createFeesService({ pool, chain }: { pool: pg.Pool; chain: ChainHandle | undefined }) {
+export function createFeesService({ pool, chain, agents }: { pool: pg.Pool; chain: ChainHandle | undefined; agents: AgentsRepository }) {
   const requireChain = () => {
     if (!chain) throw new ServiceUnavailableError('The chain is not configured.', { code: 'chain_unavailable' })
     return chain
@@ -56,15 +55,7 @@ export function createFeesService({ pool, chain }: { pool: pg.Pool; chain: Chain
   const quoteDecimals = (c: ChainHandle, symbol: string) => c.manifest.quoteAssets[symbol]?.decimals
 
   /** The caller's own agent, else 404 (another account's agent is "not found"). */
-  async function ownAgent(accountId: string, agentId: string): Promise<AgentRow> {
-    const { rows } = await pool.query<AgentRow>(
-      `select a.id, a.wallet_address, ${effectivePayoutSql('a')} as payout_wallet, ${effectivePolicySql('a')} as policy, x.status
-         from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
-      [agentId, accountId],
-    )
-    if (!rows[0]) throw new NotFoundError('Agent')
-    return rows[0]
-  }
+  const ownAgent = (accountId: string, agentId: string) => agents.getOwned(accountId, agentId)
 
   async function agentTokens(c: ChainHandle, agentId: string, tokenAddress?: string): Promise<TokenRow[]> {
     const params: unknown[] = [agentId, c.chainId]
@@ -145,7 +136,7 @@ export function createFeesService({ pool, chain }: { pool: pg.Pool; chain: Chain
       })
       return {
         agentId,
-        payoutAddress: agent.payout_wallet ?? agent.wallet_address,
+        payoutAddress: agent.payoutWallet ?? agent.walletAddress,
         tokens: rows,
         earnedUsd: formatUsd(earnedUsd),
         claimableUsd: formatUsd(claimableUsd),
@@ -174,10 +165,10 @@ export function createFeesService({ pool, chain }: { pool: pg.Pool; chain: Chain
       if (tokenAddress && tokens.length === 0) throw new ValidationError({ tokenAddress: 'Not a token this agent launched.' })
       if (tokenAddress && !hasCreatorFees(tokens[0]!.venue)) throw new NothingToClaimError(SELF_FUNDED_NOTE)
       // Only the on-chain creator can claim; a token row is ours by launch, its creator by the chain.
-      const claimable = tokens.filter((t) => hasCreatorFees(t.venue) && t.creator_address.toLowerCase() === agent.wallet_address.toLowerCase())
+      const claimable = tokens.filter((t) => hasCreatorFees(t.venue) && t.creator_address.toLowerCase() === agent.walletAddress.toLowerCase())
       const prices = await createPriceReader(c)
       const fees = await positions(c, claimable, prices.block)
-      const to = (agent.payout_wallet ?? agent.wallet_address).toLowerCase()
+      const to = (agent.payoutWallet ?? agent.walletAddress).toLowerCase()
       const claims: ClaimParams['claims'] = []
       let usd = 0n
       for (const [i, t] of claimable.entries()) {

@@ -3,12 +3,14 @@ import type { ActorRuntime } from '../../actors/actorRuntime.ts'
 import { launchProgress, type LaunchInput, type LaunchVenue } from '../../actors/launch.machine.ts'
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../errors.ts'
 import type { LaunchBody } from './launch.schema.ts'
-import { DEFAULT_POLICY, type Policy } from '../agents/policy.ts'
-import { effectivePolicySql } from '../agents/effectiveGuardrails.ts'
+import { DEFAULT_POLICY } from '../agents/policy.ts'
+import type { AgentRecord, AgentsRepository } from '../agents/ports.ts'
 
 export type LaunchesDeps = {
   pool: pg.Pool
   runtime: ActorRuntime
+  /** The agent aggregate: the launching agent, its status and its effective policy. */
+  agents: AgentsRepository
   /** Quote asset symbols each venue accepts (from the deployment manifest). */
   quotes: Record<LaunchVenue, readonly string[]>
   /** Synchronous checks before anything is created (funds, simulation); throws a ServiceError. */
@@ -80,7 +82,7 @@ export function createLaunchesService(deps: LaunchesDeps) {
     accountId: string,
     venue: LaunchVenue,
     body: { agentId?: string | undefined; symbol?: string | undefined; quote?: string | undefined; seedAmount?: string | undefined },
-  ): Promise<{ fieldErrors: Record<string, string>; agent?: { status: string; policy: Policy } | undefined }> {
+  ): Promise<{ fieldErrors: Record<string, string>; agent?: AgentRecord | undefined }> {
     const fieldErrors: Record<string, string> = {}
     const allowed = deps.quotes[venue] ?? []
     if (body.quote !== undefined && !allowed.includes(body.quote)) {
@@ -91,11 +93,7 @@ export function createLaunchesService(deps: LaunchesDeps) {
       fieldErrors.symbol = `${body.symbol} is the symbol of a verified asset; a launch cannot take it.`
     }
     if (body.agentId === undefined) return { fieldErrors }
-    const { rows } = await pool.query<{ status: string; policy: Policy }>(
-      `select x.status, ${effectivePolicySql('a')} as policy from agent a join actor x on x.id = a.id::text where a.id = $1 and a.account_id = $2`,
-      [body.agentId, accountId],
-    )
-    const agent = rows[0]
+    const agent = await deps.agents.findOwned(accountId, body.agentId)
     if (!agent) fieldErrors.agentId = 'No such agent in this account.'
     else if (agent.status === 'deleted') fieldErrors.agentId = 'The agent is deleted.'
     return { fieldErrors, agent }

@@ -30,7 +30,7 @@ export function agentRoutes(deps: AppDeps): Router {
   router.get('/', requireScope('read'), async (ctx) => {
     const q = parse(pagingQuery, ctx.query)
     const { agents, last } = await deps.agents.list(account(ctx), { limit: q.limit, after: decodeCursor(q.cursor) })
-    ok(ctx, { agents, nextCursor: last ? encodeCursor(last.created_at, last.id) : null })
+    ok(ctx, { agents, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
   })
   router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
     const body = parse(schemas.create, ctx.request.body)

@@ -31,7 +31,7 @@ function claimFailed(error: { code: string; message: string } | null): ServiceEr
  */
 export function feeRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/fees' })
-  const fees = createFeesService({ pool: deps.pool, chain: deps.chain })
+  const fees = createFeesService({ pool: deps.pool, chain: deps.chain, agents: deps.agentsRepository })
 
   router.get('/earnings', requireScope('read'), async (ctx) => {
     const { agentId } = parse(earningsQuery, ctx.query)

@@ -33,7 +33,7 @@ export function walletRoutes(deps: AppDeps): Router {
 
   router.get('/wallet/portfolio', requireScope('read'), async (ctx) => {
     const { agentId } = parse(portfolioQuery, ctx.query)
-    ok(ctx, await portfolio({ pool: deps.pool, wallet: wallet() }, principalOf(ctx).accountId, agentId))
+    ok(ctx, await portfolio({ pool: deps.pool, wallet: wallet(), agents: deps.agentsRepository }, principalOf(ctx).accountId, agentId))
   })
 
   router.post(
@@ -44,7 +44,7 @@ export function walletRoutes(deps: AppDeps): Router {
     async (ctx: Context) => {
       const body = parse(transferBody, ctx.request.body)
       const opId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
-      ok(ctx, await transfer({ pool: deps.pool, wallet: wallet() }, principalOf(ctx).accountId, body, opId))
+      ok(ctx, await transfer({ pool: deps.pool, wallet: wallet(), agents: deps.agentsRepository }, principalOf(ctx).accountId, body, opId))
     },
   )
 
@@ -57,7 +57,7 @@ export function walletRoutes(deps: AppDeps): Router {
       before = Buffer.from(q.cursor, 'base64url').toString()
       if (!/^[A-Za-z0-9:_-]{1,200}$/.test(before)) throw new ValidationError({ cursor: 'Invalid cursor.' })
     }
-    ok(ctx, await transactions(deps.pool, principalOf(ctx).accountId, id!, { limit: q.limit, before }))
+    ok(ctx, await transactions({ pool: deps.pool, agents: deps.agentsRepository }, principalOf(ctx).accountId, id!, { limit: q.limit, before }))
   })
   return router
 }
