@@ -38,6 +38,10 @@ import { formatUsd } from './domain/tokens/priceMath.ts'
 import { seedOf } from './chain/launchTx.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
+import { createDepositsRepository } from './db/deposits.repository.ts'
+import { newDepositKey } from './chain/depositWallet.ts'
+import { getDepositInfo } from './domain/billing/getDepositInfo.ts'
+import { chainUnavailable } from './chain/priceReader.ts'
 import { randomUUID } from 'node:crypto'
 
 const KEY_REVOKED_CHANNEL = 'api-key-revoked'
@@ -107,7 +111,9 @@ export async function createServices(
     }
   }
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
-  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
+  const credits = createCreditsRepository(db.pool)
+  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } }) : undefined
+  const deposits = chain ? depositServices(chain) : undefined
   const sender = chain
     ? createTxSender({
         pool: db.pool,
@@ -257,6 +263,24 @@ export async function createServices(
     return { usdValue, checkSpend }
   }
 
+  /** Each account's deposit address (made on first use) and what GET /billing/deposit shows. */
+  function depositServices(chain: ChainHandle) {
+    const { quoteAssets, contracts } = chain.manifest
+    const usdcDecimals = quoteAssets.USDC?.decimals ?? 6
+    const repo = createDepositsRepository(db.pool, { chainId: chain.chainId, decimals: { ETH: 18, USDC: usdcDecimals } })
+    const address = (accountId: string) => repo.address(accountId, (id) => newDepositKey(masterKey, id))
+    const terms = { chainId: chain.chainId, confirmations: config.depositConfirmations, usdc: { address: contracts.usdc, decimals: usdcDecimals } }
+    return {
+      address,
+      info: (accountId: string) =>
+        getDepositInfo({
+          terms,
+          depositAddress: address,
+          pendingDeposits: async (id) => repo.pending(id, Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }).catch((err) => { throw chainUnavailable(err) }))),
+        }, { accountId }),
+    }
+  }
+
   return {
     config,
     logger,
@@ -281,7 +305,8 @@ export async function createServices(
             spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
           }
         : undefined,
-    faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain }) : undefined,
+    faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain, depositAddress: deposits!.address }) : undefined,
+    deposits,
     pool: db.pool,
     redis,
     indexer,
@@ -292,7 +317,7 @@ export async function createServices(
     models,
     defaultModel: defaultModelOf(models),
     modelProvider: createOpenAiProvider(config.modelProvider),
-    credits: createCreditsRepository(db.pool),
+    credits,
     rateLimitStore,
     health,
     async start() {

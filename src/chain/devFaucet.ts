@@ -1,9 +1,13 @@
 import type pg from 'pg'
 import { erc20Abi, formatEther, formatUnits, parseEther, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
+import { fundDeposit } from './fundDeposit.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor } from './chain.ts'
 import { MockUSDCArtifact } from './artifacts/index.ts'
 import { NotFoundError } from '../domain/errors.ts'
+
+/** An agent wallet (`agentId`) or the caller's account deposit address (`accountDeposit: true`). */
+export type FaucetRequest = { agentId?: string | undefined; accountDeposit?: boolean | undefined; eth?: string | undefined; usdc?: string | undefined }
 
 /**
  * The dev faucet with its calls taken one at a time: each reads a balance before setting it and
@@ -14,10 +18,12 @@ import { NotFoundError } from '../domain/errors.ts'
  * const faucet = createDevFaucet({ pool, chain })
  * await faucet(accountId, { agentId, eth: '10', usdc: '10000' })
  */
-export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle }) {
+export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle; depositAddress(accountId: string): Promise<string> }) {
   let tail: Promise<unknown> = Promise.resolve()
-  return (accountId: string, body: Parameters<typeof devFaucet>[2]) => {
-    const run = tail.then(() => devFaucet(deps, accountId, body), () => devFaucet(deps, accountId, body))
+  const once = (accountId: string, body: FaucetRequest): Promise<object> =>
+    body.agentId ? devFaucet(deps, accountId, { ...body, agentId: body.agentId }) : fundDeposit(deps, accountId, body)
+  return (accountId: string, body: FaucetRequest) => {
+    const run = tail.then(() => once(accountId, body), () => once(accountId, body))
     tail = run.catch(() => {})
     return run
   }
