@@ -38,10 +38,7 @@ import { formatUsd } from './domain/tokens/priceMath.ts'
 import { seedOf } from './chain/launchTx.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
-import { createDepositsRepository } from './db/deposits.repository.ts'
-import { newDepositKey } from './chain/depositWallet.ts'
-import { getDepositInfo } from './domain/billing/getDepositInfo.ts'
-import { chainUnavailable } from './chain/priceReader.ts'
+import { createDepositServices } from './chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
 
 const KEY_REVOKED_CHANNEL = 'api-key-revoked'
@@ -111,9 +108,8 @@ export async function createServices(
     }
   }
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
-  const credits = createCreditsRepository(db.pool)
-  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } }) : undefined
-  const deposits = chain ? depositServices(chain) : undefined
+  const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits: createCreditsRepository(db.pool) } })
+  const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
   const sender = chain
     ? createTxSender({
         pool: db.pool,
@@ -136,9 +132,7 @@ export async function createServices(
     if (n > 0) logger.info({ transactions: n }, 're-broadcast stored transactions that were not confirmed')
   }
   /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
-  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner }
-  planners.claim = claimPlanner
-  planners.swap = createSwapPlanner()
+  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
   const runtime = createActorRuntime({
     pool: db.pool,
     kinds: [agentKind, launchKind, walletOpKind],
@@ -263,24 +257,6 @@ export async function createServices(
     return { usdValue, checkSpend }
   }
 
-  /** Each account's deposit address (made on first use) and what GET /billing/deposit shows. */
-  function depositServices(chain: ChainHandle) {
-    const { quoteAssets, contracts } = chain.manifest
-    const usdcDecimals = quoteAssets.USDC?.decimals ?? 6
-    const repo = createDepositsRepository(db.pool, { chainId: chain.chainId, decimals: { ETH: 18, USDC: usdcDecimals } })
-    const address = (accountId: string) => repo.address(accountId, (id) => newDepositKey(masterKey, id))
-    const terms = { chainId: chain.chainId, confirmations: config.depositConfirmations, usdc: { address: contracts.usdc, decimals: usdcDecimals } }
-    return {
-      address,
-      info: (accountId: string) =>
-        getDepositInfo({
-          terms,
-          depositAddress: address,
-          pendingDeposits: async (id) => repo.pending(id, Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }).catch((err) => { throw chainUnavailable(err) }))),
-        }, { accountId }),
-    }
-  }
-
   return {
     config,
     logger,
@@ -317,7 +293,7 @@ export async function createServices(
     models,
     defaultModel: defaultModelOf(models),
     modelProvider: createOpenAiProvider(config.modelProvider),
-    credits,
+    credits: createCreditsRepository(db.pool),
     rateLimitStore,
     health,
     async start() {
