@@ -281,7 +281,7 @@ export async function createServices(
             spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
           }
         : undefined,
-    faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain, depositAddress: deposits!.address }) : undefined,
+    faucet: chain?.embedded ? createDevFaucet({ pool: db.pool, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
     deposits,
     pool: db.pool,
     redis,

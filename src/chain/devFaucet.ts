@@ -15,10 +15,10 @@ export type FaucetRequest = { agentId?: string | undefined; accountDeposit?: boo
  * deployer's nonce.
  *
  * @example
- * const faucet = createDevFaucet({ pool, chain })
+ * const faucet = createDevFaucet({ pool, chain, depositAddress, confirmations: 2 })
  * await faucet(accountId, { agentId, eth: '10', usdc: '10000' })
  */
-export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle; depositAddress(accountId: string): Promise<string> }) {
+export function createDevFaucet(deps: { pool: pg.Pool; chain: ChainHandle; depositAddress(accountId: string): Promise<string>; confirmations: number }) {
   let tail: Promise<unknown> = Promise.resolve()
   const once = (accountId: string, body: FaucetRequest): Promise<object> =>
     body.agentId ? devFaucet(deps, accountId, { ...body, agentId: body.agentId }) : fundDeposit(deps, accountId, body)

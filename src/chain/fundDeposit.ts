@@ -7,14 +7,15 @@ import { MockUSDCArtifact } from './artifacts/index.ts'
  * The dev faucet's deposit: real transfers to the caller's account deposit address, so the
  * indexer credits them as it would any deposit (after the confirmations). ETH is a plain
  * transaction from the deployer (topped up with `anvil_setBalance` when short), USDC a mint
- * (a `Transfer` from the zero address). Called through `createDevFaucet`, which serialises calls
+ * (a `Transfer` from the zero address); then it mines the blocks they need to reach their
+ * confirmations, so the next indexer pass credits them. Called through `createDevFaucet`, which serialises calls
  * (one deployer nonce).
  *
  * @example
- * await fundDeposit({ pool, chain, depositAddress }, accountId, { eth: '0.01', usdc: '10' })
+ * await fundDeposit({ pool, chain, depositAddress, confirmations: 2 }, accountId, { eth: '0.01', usdc: '10' })
  */
 export async function fundDeposit(
-  { chain, depositAddress }: { pool: pg.Pool; chain: ChainHandle; depositAddress(accountId: string): Promise<string> },
+  { chain, depositAddress, confirmations }: { pool: pg.Pool; chain: ChainHandle; depositAddress(accountId: string): Promise<string>; confirmations: number },
   accountId: string,
   { eth, usdc }: { eth?: string | undefined; usdc?: string | undefined },
 ) {
@@ -37,5 +38,7 @@ export async function fundDeposit(
     const r = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
     transactions.push({ asset: 'USDC', amount: usdc, txHash: hash, blockNumber: Number(r.blockNumber) })
   }
+  // The dev chain mines only on transactions: mine the blocks the deposits need to be credited.
+  if (transactions.length && confirmations > 1) await client.request({ method: 'anvil_mine' as never, params: [`0x${(confirmations - 1).toString(16)}`] as never })
   return { accountDeposit: true, address, transactions }
 }
