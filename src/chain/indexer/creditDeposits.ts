@@ -2,7 +2,7 @@ import { withTransaction } from '../../db/transaction.ts'
 import { depositCredits, depositRef, type DepositAsset } from '../../domain/billing/depositCredits.ts'
 import { pegUsd18 } from '../../domain/tokens/priceMath.ts'
 import { createPriceReader } from '../priceReader.ts'
-import { chainHash, readCheckpoint, type IndexerContext } from './indexerContext.ts'
+import { chainHash, type IndexerContext } from './indexerContext.ts'
 
 type PendingRow = { tx_hash: string; log_index: number; account_id: string; asset: DepositAsset; amount: string; block_number: string; block_hash: string }
 
@@ -17,11 +17,13 @@ type PendingRow = { tx_hash: string; log_index: number; account_id: string; asse
 export async function creditConfirmedDeposits(ctx: IndexerContext, head: number): Promise<number> {
   const d = ctx.deposits
   if (!d) return 0
-  const upTo = Math.min(await readCheckpoint(ctx), head - d.confirmations + 1)
+  // One statement per pass (indexed on pending rows), checkpoint included: most passes find none.
   const { rows } = await ctx.pool.query<PendingRow>(
     `select tx_hash, log_index, account_id, asset, amount::text, block_number, block_hash from deposit
-      where chain_id = $1 and status = 'pending' and block_number <= $2 order by block_number, tx_hash, log_index`,
-    [ctx.chainId, upTo],
+      where chain_id = $1 and status = 'pending' and block_number <= $2
+        and block_number <= (select block_number from chain_checkpoint where chain_id = $1)
+      order by block_number, tx_hash, log_index`,
+    [ctx.chainId, head - d.confirmations + 1],
   )
   const onChain = new Map<string, string | null>()
   let credited = 0
