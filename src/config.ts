@@ -54,6 +54,8 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   /** Admin CLI `deploy-contracts` only: the funded key that deploys the reference contracts. */
   DEPLOYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte hex key').optional(),
   TX_CONFIRM_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
+  /** Blocks a deposit needs (its own included) before it is credited. */
+  DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -111,5 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     faultInject: e.FAULT_INJECT,
     deployerPrivateKey: e.DEPLOYER_PRIVATE_KEY as `0x${string}` | undefined,
     txConfirmTimeoutMs: e.TX_CONFIRM_TIMEOUT_SECONDS * 1000,
+    /** 2 on the embedded chain (blocks come only with transactions), 12 elsewhere, unless set. */
+    depositConfirmations: e.DEPOSIT_CONFIRMATIONS ?? (embeddedChain ? 2 : 12),
   }
 }

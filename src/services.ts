@@ -39,6 +39,7 @@ import { formatUsd } from './domain/tokens/priceMath.ts'
 import { seedOf } from './chain/launchTx.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
+import { createDepositServices } from './chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
 import { createCore } from './core.ts'
 
@@ -110,7 +111,8 @@ export async function createServices(
   }
   const agentsRepository = createAgentsRepository({ pool: db.pool, em: db.orm.em })
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
-  const indexer = chain ? createIndexer({ pool: db.pool, chain, logger }) : undefined
+  const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits: createCreditsRepository(db.pool) } })
+  const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
   const sender = chain
     ? createTxSender({
         pool: db.pool,
@@ -133,9 +135,7 @@ export async function createServices(
     if (n > 0) logger.info({ transactions: n }, 're-broadcast stored transactions that were not confirmed')
   }
   /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
-  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner }
-  planners.claim = claimPlanner
-  planners.swap = createSwapPlanner()
+  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
   const runtime = createActorRuntime({
     pool: db.pool,
     kinds: [agentKind, launchKind, walletOpKind],
@@ -275,7 +275,8 @@ export async function createServices(
       : undefined,
     wallet,
     core: createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository }),
-    faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain }) : undefined,
+    faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
+    deposits,
     pool: db.pool,
     redis,
     indexer,

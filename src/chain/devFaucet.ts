@@ -1,9 +1,13 @@
 import { erc20Abi, formatEther, formatUnits, parseEther, parseUnits, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
+import { fundDeposit } from './fundDeposit.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor } from './chain.ts'
 import { MockUSDCArtifact } from './artifacts/index.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
+
+/** An agent wallet (`agentId`) or the caller's account deposit address (`accountDeposit: true`). */
+export type FaucetRequest = { agentId?: string | undefined; accountDeposit?: boolean | undefined; eth?: string | undefined; usdc?: string | undefined }
 
 /**
  * The dev faucet with its calls taken one at a time: each reads a balance before setting it and
@@ -11,13 +15,15 @@ import type { AgentsRepository } from '../domain/agents/ports.ts'
  * deployer's nonce.
  *
  * @example
- * const faucet = createDevFaucet({ agents, chain })
+ * const faucet = createDevFaucet({ agents, chain, depositAddress, confirmations: 2 })
  * await faucet(accountId, { agentId, eth: '10', usdc: '10000' })
  */
-export function createDevFaucet(deps: { agents: AgentsRepository; chain: ChainHandle }) {
+export function createDevFaucet(deps: { agents: AgentsRepository; chain: ChainHandle; depositAddress(accountId: string): Promise<string>; confirmations: number }) {
   let tail: Promise<unknown> = Promise.resolve()
-  return (accountId: string, body: Parameters<typeof devFaucet>[2]) => {
-    const run = tail.then(() => devFaucet(deps, accountId, body), () => devFaucet(deps, accountId, body))
+  const once = (accountId: string, body: FaucetRequest): Promise<object> =>
+    body.agentId ? devFaucet(deps, accountId, { ...body, agentId: body.agentId }) : fundDeposit(deps, accountId, body)
+  return (accountId: string, body: FaucetRequest) => {
+    const run = tail.then(() => once(accountId, body), () => once(accountId, body))
     tail = run.catch(() => {})
     return run
   }

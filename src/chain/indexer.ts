@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
 import type { ChainHandle } from './chain.ts'
+import type { CreditsRepository } from '../domain/billing/ports.ts'
 import { createIndexerContext } from './indexer/indexerContext.ts'
 import { createHeadFollower } from './indexer/followHeads.ts'
 import { runPass, type SyncResult } from './indexer/pass.ts'
@@ -14,12 +15,14 @@ export type { SyncResult } from './indexer/pass.ts'
  *   FeeLocker:                       FeesAccrued, CreatorFeesClaimed                      indexer/feeLocker.ts
  *   SelfFundedToken (any address):   SelfFundedLaunch                                     indexer/selfFunded.ts
  *   AMM pools of launched tokens:    Swap, Sync                                           indexer/ammPool.ts
+ *   Deposit addresses:               USDC Transfer to them, plain ETH transactions to them indexer/deposits.ts
  * and writes tokens, trades, market snapshots, creator fee events, the recent block hashes and
  * the checkpoint in one database transaction per block range (indexer/writeRange.ts).
  *
  * One pass (indexer/pass.ts): reorg check and rewind (indexer/reorg.ts), ranges up to the head
  * (indexer/indexRange.ts), re-confirmation of outbox rows a reorg put back
- * (indexer/reconfirmOutbox.ts).
+ * (indexer/reconfirmOutbox.ts), then deposits that have their confirmations are credited
+ * (indexer/creditDeposits.ts).
  */
 
 export type IndexerOptions = {
@@ -36,6 +39,11 @@ export type IndexerOptions = {
   reorgDepth?: number
   /** Blocks per range (one getLogs + one database transaction); default 2000. */
   maxRange?: number
+  /**
+   * Follow transfers to accounts' deposit addresses and credit them after `confirmations`
+   * blocks (indexer/deposits.ts, indexer/creditDeposits.ts); absent = deposits are not followed.
+   */
+  deposits?: { confirmations: number; credits: CreditsRepository }
 }
 
 export type Indexer = ReturnType<typeof createIndexer>
@@ -54,7 +62,7 @@ export type Indexer = ReturnType<typeof createIndexer>
  * await indexer.stop()
  */
 export function createIndexer(opts: IndexerOptions) {
-  const ctx = createIndexerContext({ pool: opts.pool, chain: opts.chain, logger: opts.logger, reorgDepth: Math.max(2, opts.reorgDepth ?? 64) })
+  const ctx = createIndexerContext({ pool: opts.pool, chain: opts.chain, logger: opts.logger, reorgDepth: Math.max(2, opts.reorgDepth ?? 64), deposits: opts.deposits })
   const passOptions = { confirmations: opts.confirmations ?? 0, maxRange: Math.max(1, opts.maxRange ?? 2000) }
 
   let tail: Promise<unknown> = Promise.resolve()

@@ -18,6 +18,7 @@ import type { LocalAccount } from 'viem'
 import type { ModelProvider } from '../domain/chat/ports.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
 import type { Core } from '../core.ts'
+import type { FaucetRequest } from '../chain/devFaucet.ts'
 
 /** Money-moving operations from agent wallets (present when a chain is). */
 export type WalletDeps = {
@@ -70,5 +71,7 @@ export type AppDeps = {
   previewLaunch?(accountId: string, venue: LaunchVenue, body: LaunchBody): Promise<object>
   wallet?: WalletDeps | undefined
   /** Only on the embedded chain. */
-  faucet?(accountId: string, body: { agentId: string; eth?: string | undefined; usdc?: string | undefined }): Promise<object>
+  faucet?(accountId: string, body: FaucetRequest): Promise<object>
+  /** Credit deposits on chain (present when a chain is): the account's address, terms and pending transfers. */
+  deposits?: { info(accountId: string): Promise<object> } | undefined
 }

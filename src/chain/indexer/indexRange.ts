@@ -11,6 +11,7 @@ import { knownTokens, latestCurveState } from './storedState.ts'
 import { decodeVenueALog, venueAGraduated, venueATokenCreated } from './venueA.ts'
 import { venueBPoolLaunched } from './venueB.ts'
 import { writeRange } from './writeRange.ts'
+import { findDeposits } from './deposits.ts'
 
 /**
  * Indexes blocks [from, to] (one getLogs per source, one database transaction). Pass 1 finds
@@ -35,7 +36,8 @@ export async function indexRange(ctx: IndexerContext, from: number, to: number, 
 
   const tailFrom = Math.max(from, to - ctx.reorgDepth + 1, head - ctx.reorgDepth + 1)
   const allLogs = [...venueLogs, ...selfFundedLogs, ...poolLogs]
-  const headers = await rangeHeaders(ctx, { from, to, tailFrom, logs: allLogs })
+  const deposits = await findDeposits(ctx, from, to)
+  const headers = await rangeHeaders(ctx, { from, to, tailFrom, logs: [...allLogs, ...deposits] })
 
   // Traders of pool swaps are the accounts that sent the transactions.
   const swapTxs = [...new Set(poolLogs.filter((l) => l.eventName === 'Swap').map((l) => l.transactionHash))]
@@ -53,7 +55,7 @@ export async function indexRange(ctx: IndexerContext, from: number, to: number, 
   allLogs.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1))
   for (const l of allLogs) decodeLog(ctx, state, l)
 
-  await writeRange(ctx, { from, to, newTokens, graduations, tokens, trades: state.trades, snapshots: state.snapshots, fees: state.fees, headers, tailFrom })
+  await writeRange(ctx, { from, to, newTokens, graduations, tokens, trades: state.trades, snapshots: state.snapshots, fees: state.fees, deposits, headers, tailFrom })
   if (newTokens.size || state.trades.length) ctx.log.debug({ from, to, tokens: newTokens.size, trades: state.trades.length }, 'indexed')
 }
 

@@ -3,6 +3,7 @@ import { BlockNotFoundError, erc20Abi, getAddress, type Hex, type PublicClient }
 import type { Logger } from '../../logger.ts'
 import type { ChainHandle } from '../chain.ts'
 import type { DeploymentManifest } from '../manifest.ts'
+import type { CreditsRepository } from '../../domain/billing/ports.ts'
 
 /** What every part of the indexer reads: the database, the chain, and the deployment's addresses (lower case). */
 export type IndexerContext = {
@@ -18,14 +19,21 @@ export type IndexerContext = {
   /** Recent block hashes kept to find a common ancestor. */
   reorgDepth: number
   log: Logger
+  /** Credit deposits (indexer/deposits.ts, creditDeposits.ts); absent = deposits are not followed. */
+  deposits?: DepositIndexing | undefined
 }
+
+/** What crediting deposits needs: the confirmations, the ledger, and the chain for prices at a block. */
+export type DepositIndexing = { confirmations: number; credits: CreditsRepository; chain: ChainHandle }
 
 export const lower = (a: string) => a.toLowerCase()
 
 /** Parallel RPC reads. */
 export const RPC_PARALLEL = 16
 
-export function createIndexerContext({ pool, chain, logger, reorgDepth }: { pool: pg.Pool; chain: ChainHandle; logger: Logger; reorgDepth: number }): IndexerContext {
+export function createIndexerContext({ pool, chain, logger, reorgDepth, deposits }: {
+  pool: pg.Pool; chain: ChainHandle; logger: Logger; reorgDepth: number; deposits?: Omit<DepositIndexing, 'chain'> | undefined
+}): IndexerContext {
   const { contracts } = chain.manifest
   return {
     pool,
@@ -39,6 +47,7 @@ export function createIndexerContext({ pool, chain, logger, reorgDepth }: { pool
     quoteSymbols: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [lower(q.address), symbol])),
     reorgDepth,
     log: logger.child({ component: 'indexer' }),
+    deposits: deposits && { ...deposits, chain },
   }
 }
 

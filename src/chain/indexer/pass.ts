@@ -2,6 +2,7 @@ import { readCheckpoint, type IndexerContext } from './indexerContext.ts'
 import { CheckpointMovedError, RangeReorgedError } from './indexerErrors.ts'
 import { indexRange } from './indexRange.ts'
 import { reconfirmOutbox } from './reconfirmOutbox.ts'
+import { creditConfirmedDeposits } from './creditDeposits.ts'
 import { rebroadcast, reconcile, verifyUnindexedOutbox } from './reorg.ts'
 
 export type SyncResult = {
@@ -17,7 +18,8 @@ export type SyncResult = {
 /**
  * One pass: undo a reorg if the chain changed under the stored hashes, re-send outbox rows mined
  * in removed blocks, index up to `head - confirmations` in ranges of at most `maxRange` blocks,
- * then re-confirm the outbox rows a reorg put back.
+ * then re-confirm the outbox rows a reorg put back and credit the deposits that have their
+ * confirmations.
  */
 export async function runPass(ctx: IndexerContext, { confirmations, maxRange }: { confirmations: number; maxRange: number }): Promise<SyncResult> {
   const { client, log } = ctx
@@ -54,5 +56,6 @@ export async function runPass(ctx: IndexerContext, { confirmations, maxRange }: 
     }
   }
   await reconfirmOutbox(ctx)
+  await creditConfirmedDeposits(ctx, head)
   return { checkpoint: await readCheckpoint(ctx), head, reorgedTo, rebroadcast: rebroadcastCount }
 }

@@ -16,7 +16,7 @@ async function readHeader({ client }: IndexerContext, n: number): Promise<Header
  */
 export async function rangeHeaders(
   ctx: IndexerContext,
-  { from, to, tailFrom, logs }: { from: number; to: number; tailFrom: number; logs: EventLog[] },
+  { from, to, tailFrom, logs }: { from: number; to: number; tailFrom: number; logs: Array<Pick<EventLog, 'blockNumber' | 'blockHash'>> },
 ): Promise<Map<number, Header>> {
   const wanted = new Set<number>([to])
   for (let n = tailFrom; n <= to; n++) wanted.add(n)

@@ -53,6 +53,11 @@ async function rewind(ctx: IndexerContext, ancestor: number, removedTxBlocks: st
     await db.query(`delete from trade where chain_id = $1 and block_number > $2`, [chainId, ancestor])
     await db.query(`delete from token_snapshot where chain_id = $1 and block_number > $2`, [chainId, ancestor])
     await db.query(`delete from creator_fee_event where chain_id = $1 and block_number > $2`, [chainId, ancestor])
+    // A deposit removed before its confirmations is forgotten; a credited one stays (the ledger is
+    // append-only), which only a reorg deeper than the confirmations can cause.
+    await db.query(`delete from deposit where chain_id = $1 and block_number > $2 and status = 'pending'`, [chainId, ancestor])
+    const { rows: deep } = await db.query<{ tx_hash: string }>(`select tx_hash from deposit where chain_id = $1 and block_number > $2`, [chainId, ancestor])
+    if (deep.length) ctx.log.error({ transactions: deep.map((d) => d.tx_hash) }, 'a reorg removed deposits that were already credited')
     await db.query(
       `update token set graduated = false, graduated_block = null,
               pool_address = case when venue = 'venue-a' then null else pool_address end

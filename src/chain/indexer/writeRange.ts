@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { withTransaction } from '../../db/transaction.ts'
 import type { IndexerContext } from './indexerContext.ts'
 import { CheckpointMovedError } from './indexerErrors.ts'
+import { writeDeposits, type DepositRow } from './deposits.ts'
 import type { FeeRow, Graduation, Header, NewToken, SnapshotRow, TokenInfo, TradeRow } from './indexedRows.ts'
 
 /** Everything decoded from one block range, ready to write. */
@@ -14,6 +15,8 @@ export type RangeRows = {
   trades: TradeRow[]
   snapshots: SnapshotRow[]
   fees: FeeRow[]
+  /** Transfers to deposit addresses, written `pending`. */
+  deposits: DepositRow[]
   headers: Map<number, Header>
   /** Headers from here up are kept for reorg checks. */
   tailFrom: number
@@ -47,6 +50,7 @@ export async function writeRange(ctx: IndexerContext, r: RangeRows): Promise<voi
     await writeGraduations(db, r.graduations, r.tokens)
     await writeTrades(ctx, db, r.trades, agentOf, at)
     await writeSnapshotsAndFees(ctx, db, r.snapshots, r.fees)
+    await writeDeposits(ctx, db, r.deposits)
     for (const h of r.headers.values()) {
       if (h.number < r.tailFrom) continue
       await db.query(`insert into chain_block (chain_id, number, hash) values ($1,$2,$3) on conflict (chain_id, number) do update set hash = excluded.hash`, [

@@ -9,6 +9,7 @@ import { Migration20261123000008_quote_single_use } from './Migration20261123000
 import { Migration20261123120000_effect_lease } from './Migration20261123120000_effect_lease.ts'
 import { Migration20261123120000_policy_audit } from './Migration20261123120000_policy_audit.ts'
 import { Migration20261123150000_credits } from './Migration20261123150000_credits.ts'
+import { Migration20261123160000_deposits } from './Migration20261123160000_deposits.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   { name: 'Migration20261123120000_effect_lease', class: Migration20261123120000_effect_lease },
   { name: 'Migration20261123120000_policy_audit', class: Migration20261123120000_policy_audit },
   { name: 'Migration20261123150000_credits', class: Migration20261123150000_credits },
+  { name: 'Migration20261123160000_deposits', class: Migration20261123160000_deposits },
 ]

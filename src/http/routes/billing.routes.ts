@@ -6,6 +6,7 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { creditKindSchema } from '../../domain/billing/creditKinds.ts'
 import { getBilling } from '../../domain/billing/getBilling.ts'
 import { listCreditTransactions } from '../../domain/billing/listCreditTransactions.ts'
+import { NotFoundError } from '../../domain/errors.ts'
 
 export const billingTransactionsQuery = pagingQuery.extend({ kind: creditKindSchema.optional() })
 
@@ -22,6 +23,10 @@ export function billingRoutes(deps: AppDeps): Router {
       { accountId: principalOf(ctx).accountId, limit: q.limit, kind: q.kind, after: decodeCursor(q.cursor) },
     )
     ok(ctx, { transactions, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
+  })
+  router.get('/billing/deposit', rejectQuery, requireScope('read'), async (ctx) => {
+    if (!deps.deposits) throw new NotFoundError('Route')
+    ok(ctx, await deps.deposits.info(principalOf(ctx).accountId))
   })
   return router
 }

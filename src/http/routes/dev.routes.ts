@@ -12,7 +12,12 @@ const amount = (max: number) =>
     .regex(/^\d{1,9}(\.\d{1,6})?$/, 'A decimal amount such as "10".')
     .refine((v) => Number(v) <= max, `At most ${max} per request.`)
 
-export const faucetBody = z.strictObject({ agentId: z.uuid(), eth: amount(100).optional(), usdc: amount(1_000_000).optional() })
+/** An agent wallet (`agentId`) or the caller's account deposit address (`accountDeposit: true`), not both. */
+export const faucetBody = z
+  .strictObject({ agentId: z.uuid().optional(), accountDeposit: z.literal(true).optional(), eth: amount(100).optional(), usdc: amount(1_000_000).optional() })
+  .superRefine((b, ctx) => {
+    if (!b.agentId === !b.accountDeposit) ctx.addIssue({ code: 'custom', path: ['agentId'], message: 'Send agentId, or accountDeposit: true (not both).' })
+  })
 
 /** Dev faucet, only on the embedded chain (404 anywhere else). */
 export function devRoutes(deps: AppDeps): Router {
