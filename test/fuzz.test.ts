@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect } from 'node:net'
 import { brotliCompressSync as brotliMax, constants, deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
-import { startTestApp, type TestApp } from './support/app.ts'
+import { startTestApp, type TestApp, rawHttp } from './support/app.ts'
 import { cursorArb, NASTY_KEYS, NASTY_STRINGS, operationsOf, valueOf, type JsonSchema, type Operation } from './support/openapiArbitraries.ts'
 
 /**
@@ -226,17 +225,7 @@ async function runAll(cases: Case[], deadline = Infinity): Promise<{ failures: O
 const report = (failures: Outcome[]) =>
   failures.slice(0, 12).map((f) => `${f.problem}: ${f.c.label} | ${f.c.method} ${f.c.url.slice(0, 160)} auth=${f.c.auth} ${JSON.stringify(f.c.headers).slice(0, 200)} -> ${f.status} ${f.body}`)
 
-/** Raw bytes on a socket, for what fetch cannot send; the server closes the connection after answering. */
-function rawRequest(bytes: string): Promise<string> {
-  const { hostname, port } = new URL(app.url)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes))
-    let data = ''
-    socket.on('data', (d) => (data += d))
-    socket.on('error', reject)
-    socket.on('close', () => resolve(data))
-  })
-}
+const rawRequest = (bytes: string) => rawHttp(app.url, bytes)
 
 describe(`schema-driven fuzzing (FUZZ_SEED=${SEED})`, () => {
   it('covers every operation of the OpenAPI document', () => {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect } from 'node:net'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { randomUUID } from 'node:crypto'
-import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
+import { apiClient, startTestApp, type Api, type TestApp, rawHttp } from './support/app.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
@@ -155,21 +154,13 @@ describe('path parameters', () => {
   })
 })
 
-/** Writes raw bytes to the server and reads the whole answer (the server closes the connection). */
-function rawRequest(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
-  const { hostname, port } = new URL(app.url)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes))
-    let data = ''
-    socket.on('data', (d) => (data += d))
-    socket.on('error', reject)
-    socket.on('close', () => {
-      const [head, body] = data.split('\r\n\r\n') as [string, string]
-      const [statusLine, ...lines] = head.split('\r\n')
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
-      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined })
-    })
-  })
+/** Sends raw bytes and parses the answer's status line, headers and JSON body. */
+async function rawRequest(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+  const data = await rawHttp(app.url, bytes)
+  const [head, body] = data.split('\r\n\r\n') as [string, string]
+  const [statusLine, ...lines] = head.split('\r\n')
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined }
 }
 
 describe("requests Node's HTTP parser refuses", () => {

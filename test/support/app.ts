@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
+import { connect } from 'node:net'
 import type { Server } from 'node:http'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/logger.ts'
@@ -75,4 +76,16 @@ export async function waitForLaunchEnd(api: Api, id: string): Promise<any> {
     if (Date.now() > until) throw new Error(`launch ${id} stuck in ${res.body.status}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/** Writes raw bytes to the server at `baseUrl` and reads the whole answer (for what fetch cannot send). */
+export function rawHttp(baseUrl: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes))
+    let data = ''
+    socket.on('data', (d) => (data += d))
+    socket.on('error', reject)
+    socket.on('close', () => resolve(data))
+  })
 }

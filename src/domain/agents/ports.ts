@@ -6,24 +6,27 @@ import type { AuditActor } from './auditTrail.ts'
 /** Runs `fn` inside BEGIN/COMMIT on one connection (handed in: the domain opens no connection itself). */
 export type WithTransaction = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>
 
-/**
- * An agent of an account as it applies now: its configuration, its actor's status, and its
- * policy and payout wallet with the pending changes whose hold has passed laid over them.
- */
-export type AgentRecord = {
+/** What an agent's owner sets (in an `AgentRecord`, `payoutWallet` is the effective one). */
+type AgentConfig = {
   id: string
   accountId: string
   name: string
   model: string
   skills: string[]
   systemPrompt: string | null
-  /** Effective: a matured pending change included. */
   payoutWallet: string | null
   persona: string | null
   strategy: string | null
   temperature: number | null
   isPublic: boolean
   publicDescription: string | null
+}
+
+/**
+ * An agent of an account as it applies now: its configuration, its actor's status, and its
+ * policy and payout wallet with the pending changes whose hold has passed laid over them.
+ */
+export type AgentRecord = AgentConfig & {
   /** Effective (stored policy plus matured pending changes); fields never set are absent. */
   policy: Partial<Policy>
   walletAddress: `0x${string}`
@@ -40,19 +43,7 @@ export type AgentRecord = {
 }
 
 /** A new agent's row: its configuration and its wallet (the key encrypted bound to the agent id). */
-export type NewAgent = {
-  id: string
-  accountId: string
-  name: string
-  model: string
-  skills: string[]
-  systemPrompt: string | null
-  payoutWallet: string | null
-  persona: string | null
-  strategy: string | null
-  temperature: number | null
-  isPublic: boolean
-  publicDescription: string | null
+export type NewAgent = AgentConfig & {
   policy: Policy
   walletAddress: string
   walletKeyEncrypted: string
