@@ -28,7 +28,7 @@ const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
  */
 export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvider {
   if (options.baseUrl === undefined && options.apiKey === undefined) return notConfiguredProvider()
-  // Every option is explicit, so the SDK never falls back to reading process.env itself.
+  // Every option is explicit, so the SDK never falls back to reading the environment itself.
   const client = new OpenAI({
     baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
     // Local servers (Ollama, vLLM) take no key; the SDK still wants a value.
