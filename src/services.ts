@@ -110,8 +110,9 @@ export async function createServices(
     }
   }
   const agentsRepository = createAgentsRepository({ pool: db.pool, em: db.orm.em })
+  const credits = createCreditsRepository(db.pool)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
-  const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits: createCreditsRepository(db.pool) } })
+  const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } })
   const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
   const sender = chain
     ? createTxSender({
@@ -288,7 +289,7 @@ export async function createServices(
     models,
     defaultModel: defaultModelOf(models),
     modelProvider: createOpenAiProvider(config.modelProvider),
-    credits: createCreditsRepository(db.pool),
+    credits,
     rateLimitStore,
     health,
     async start() {
