@@ -109,8 +109,7 @@ export async function createServices(
       throw err
     }
   }
-  const agentsRepository = createAgentsRepository({ pool: db.pool, em: db.orm.em })
-  const credits = createCreditsRepository(db.pool)
+  const { agentsRepository, credits } = createRepositories(db)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } })
   const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
@@ -332,4 +331,9 @@ async function rpcHealth(chain: ChainHandle): Promise<HealthReport['rpc']> {
   } catch {
     return { configured: true, ok: false, chainId: chain.chainId, latestBlock: null }
   }
+}
+
+/** The repositories over the database, built once and shared by the app, the effects and the indexer. */
+function createRepositories(db: Database) {
+  return { agentsRepository: createAgentsRepository({ pool: db.pool, em: db.orm.em }), credits: createCreditsRepository(db.pool) }
 }
