@@ -10,6 +10,7 @@ import type { SwapAgents, SwapPorts } from './domain/swaps/ports.ts'
 import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
+import { agentView } from './domain/agents/agents.service.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -45,6 +46,9 @@ export function createCore(adapters: CoreAdapters) {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
+    getAgent: async ({ accountId, agentId }: { accountId: string; agentId: string }) => agentView(await agents.getOwned(accountId, agentId)),
+    /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
+    listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
   }
 }
 

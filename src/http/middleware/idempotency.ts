@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { stableUuid } from '../../domain/util/stableUuid.ts'
 import type { Context, Middleware } from 'koa'
 import type pg from 'pg'
 import { IdempotencyKeyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
@@ -39,14 +40,6 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
 
 const invalidHeader = () =>
   new InvalidHeaderError({ header: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable characters.' })
-
-function uuidFrom(hashHex: string): string {
-  const h = hashHex.slice(0, 32).split('')
-  h[12] = '5'
-  h[16] = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)
-  const s = h.join('')
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`
-}
 
 /**
  * `Idempotency-Key` for money-moving POSTs, scoped to (account, route, key), with a SHA-256
@@ -99,7 +92,7 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
       ctx.set('Idempotent-Replayed', 'true')
       return
     }
-    const resourceId = uuidFrom(createHash('sha256').update(`${accountId}\n${route}\n${key}`).digest('hex'))
+    const resourceId = stableUuid(accountId, route, key)
     ctx.state.idempotency = { key, resourceId } satisfies IdempotencyState
     let stored = false
     try {

@@ -1,0 +1,78 @@
+import { z } from 'zod'
+import { NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../domain/errors.ts'
+import { fieldErrorsOf } from '../domain/fieldErrors.ts'
+import type { Core } from '../core.ts'
+import type { Tool } from './tool.ts'
+
+/** What a tool call answers: its result, or the API's error (`code` as on the HTTP routes). */
+export type ToolOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; error: { error: string; code: string; fieldErrors?: FieldErrors }; status: number }
+
+/**
+ * How the front door binds the agent: a chat turn or a run acts for one agent (an `agent_id`
+ * naming another one is refused as not found); an MCP client names it with `agent_id`, which
+ * may be left out when the account has exactly one agent.
+ */
+export type AgentBinding = { bound: string } | 'choose'
+
+export type CallToolInput = {
+  core: Core
+  accountId: string
+  agent: AgentBinding
+  /** Stable per call: a model's tool call id, an MCP idempotency key. */
+  callId: string
+  /** `preview` answers what a fund-moving tool would do and changes nothing. */
+  mode?: 'run' | 'preview'
+}
+
+const agentIdArg = z.uuid('Must be an agent id.').optional().describe('The agent to act for; may be left out when the account has exactly one agent.')
+const withAgent = new WeakMap<Tool, z.ZodObject>()
+
+/** The tool's arguments as every front door parses them: its own fields and an optional `agent_id`. */
+export function toolArgs(tool: Tool): z.ZodObject {
+  let schema = withAgent.get(tool)
+  if (!schema) withAgent.set(tool, (schema = tool.args.extend({ agent_id: agentIdArg })))
+  return schema
+}
+
+/** The arguments' JSON Schema (draft 2020-12), as a model's tool list and MCP's `inputSchema` show it. */
+export function toolJsonSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(toolArgs(tool), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  return schema
+}
+
+/**
+ * Validates the arguments, binds the agent and calls the tool; a refusal is returned as the
+ * API's error (the model is told why), anything else is thrown.
+ *
+ * @example
+ * const outcome = await callTool(swapExecuteTool, { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1' },
+ *   { core, accountId, agent: { bound: agentId }, callId: toolCall.id })
+ */
+export async function callTool(tool: Tool, rawArgs: unknown, input: CallToolInput): Promise<ToolOutcome> {
+  try {
+    const parsed = toolArgs(tool).safeParse(rawArgs ?? {})
+    if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error), 'Invalid tool arguments.')
+    const { agent_id: named, ...args } = parsed.data as { agent_id?: string } & Record<string, unknown>
+    const agentId = await bindAgent(input, named)
+    const call = { core: input.core, accountId: input.accountId, agentId, callId: input.callId }
+    const result = input.mode === 'preview' && tool.preview ? await tool.preview(call, args) : await tool.run(call, args)
+    return { ok: true, result }
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err
+    const error = { error: err.message, code: err.code, ...(err.fieldErrors ? { fieldErrors: err.fieldErrors } : {}) }
+    return { ok: false, error, status: err.status }
+  }
+}
+
+async function bindAgent(input: CallToolInput, named: string | undefined): Promise<string> {
+  if (input.agent !== 'choose') {
+    if (named !== undefined && named !== input.agent.bound) throw new NotFoundError('Agent')
+    return input.agent.bound
+  }
+  if (named) return named
+  const agents = await input.core.listAgentIds(input.accountId, 2)
+  if (agents.length === 1) return agents[0]!
+  throw new ValidationError({ agent_id: agents.length === 0 ? 'The account has no agent: create one first.' : 'Required: the account has more than one agent.' })
+}

@@ -1,0 +1,29 @@
+import type { Scope } from '../domain/accounts/scopes.ts'
+import type { Tool } from './tool.ts'
+import { getAgentTool } from './agentTools.ts'
+import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
+
+/**
+ * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
+ * serve these; each feature adds its tools here.
+ */
+export const TOOLS: readonly Tool[] = [getAgentTool, swapQuoteTool, swapExecuteTool] as unknown as readonly Tool[]
+
+const byName = new Map(TOOLS.map((t) => [t.name, t]))
+
+export const TOOL_NAMES: ReadonlySet<string> = new Set(byName.keys())
+
+export function findTool(name: string): Tool | undefined {
+  return byName.get(name)
+}
+
+/**
+ * The tools a caller may see: those its scopes allow and, when `granted` is given (an agent's
+ * skills), only those granted.
+ *
+ * @example
+ * toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(agent.skills) })
+ */
+export function toolsFor({ scopes, granted }: { scopes: readonly Scope[]; granted?: ReadonlySet<string> }): Tool[] {
+  return TOOLS.filter((t) => scopes.includes(t.scope) && (!granted || granted.has(t.name)))
+}

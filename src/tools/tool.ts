@@ -1,0 +1,48 @@
+import type { z } from 'zod'
+import type { Core } from '../core.ts'
+import type { Scope } from '../domain/accounts/scopes.ts'
+
+/**
+ * Who a tool acts for, resolved by the front door before the tool runs: the account, the agent
+ * (bound by a chat turn or a run; chosen by `agent_id` over MCP) and a stable call id (the
+ * model's tool call id, or an MCP client's idempotency key) from which a fund-moving tool
+ * derives its operation id, so that a retried call never moves funds twice.
+ */
+export type ToolCall = {
+  core: Core
+  accountId: string
+  agentId: string
+  callId: string
+}
+
+/**
+ * One action an agent can take, as a model or an MCP client sees it: a snake_case name, a
+ * description written for a model, the arguments as a zod object (the use case's fields without
+ * the agent, which the front door binds), the scope it needs and whether it moves funds.
+ * `run` calls the same use case of `core` as the HTTP route, so the policy, the whitelist and the
+ * caps hold exactly as on the API. A fund-moving tool has a `preview` that answers what would
+ * happen (the quote, the launch preview, the transfer and its fee) and changes nothing.
+ */
+export type Tool<Args extends z.ZodObject = z.ZodObject> = {
+  name: string
+  description: string
+  args: Args
+  scope: Scope
+  movesFunds: boolean
+  run(call: ToolCall, args: z.infer<Args>): Promise<unknown>
+  preview?(call: ToolCall, args: z.infer<Args>): Promise<unknown>
+}
+
+/**
+ * Declares a tool with its argument types inferred from `args`.
+ *
+ * @example
+ * export const getAgentTool = defineTool({
+ *   name: 'get_agent', description: 'Read this agent…', args: z.strictObject({}), scope: 'read', movesFunds: false,
+ *   run: ({ core, accountId, agentId }) => core.getAgent({ accountId, agentId }),
+ * })
+ */
+export function defineTool<Args extends z.ZodObject>(tool: Tool<Args>): Tool<Args> {
+  if (tool.movesFunds && !tool.preview) throw new Error(`Tool ${tool.name} moves funds and needs a preview.`)
+  return tool
+}
