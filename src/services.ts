@@ -41,7 +41,11 @@ import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { createDepositServices } from './chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
-import { createCore } from './core.ts'
+import { createCore, type Core } from './core.ts'
+import { chatTurnKind } from './actors/chatTurn.machine.ts'
+import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
+import { createChatBus } from './actors/chatBus.ts'
+import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
 
 const KEY_REVOKED_CHANNEL = 'api-key-revoked'
 const EMBEDDED_CHAIN_ID = 31337
@@ -136,16 +140,26 @@ export async function createServices(
   }
   /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
   const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
+  const modelProvider = createOpenAiProvider(config.modelProvider)
+  const chatBus = createChatBus()
+  const chatMessages = createChatMessagesRepository(db.pool)
+  let core: Core | undefined
+  const chatEffects = createChatTurnEffects({
+    pool: db.pool, provider: modelProvider, credits, agents: agentsRepository, messages: chatMessages, models, bus: chatBus,
+    core: () => core!, maxTokens: config.chat.maxTokens, historyLimit: config.chat.historyMessages,
+  })
   const runtime = createActorRuntime({
     pool: db.pool,
-    kinds: [agentKind, launchKind, walletOpKind],
-    effectHandlers:
-      chain && sender
+    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind],
+    effectHandlers: {
+      ...(chain && sender
         ? {
             ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }),
             ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }),
           }
-        : {},
+        : {}),
+      ...chatEffects,
+    },
     logger,
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
@@ -260,6 +274,10 @@ export async function createServices(
     run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
     spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
   }
+  core = createCore({
+    pool: db.pool, runtime, wallet, agents: agentsRepository,
+    chat: { models, defaultModel: defaultModelOf(models), provider: modelProvider, credits, messages: chatMessages, bus: chatBus, limits: config.chat },
+  })
   return {
     config,
     logger,
@@ -274,7 +292,7 @@ export async function createServices(
         }
       : undefined,
     wallet,
-    core: createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository }),
+    core,
     faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
     deposits,
     pool: db.pool,
@@ -287,7 +305,7 @@ export async function createServices(
     runtime,
     models,
     defaultModel: defaultModelOf(models),
-    modelProvider: createOpenAiProvider(config.modelProvider),
+    modelProvider,
     credits,
     rateLimitStore,
     health,

@@ -1,0 +1,19 @@
+import { z } from 'zod'
+
+/** The longest chat message accepted, in characters. */
+export const MAX_CHAT_MESSAGE_CHARS = 8000
+
+/** `POST /agents/:id/chat`. */
+export const chatRequestSchema = z.strictObject({
+  message: z.string().trim().min(1, 'Must not be empty.').max(MAX_CHAT_MESSAGE_CHARS, `At most ${MAX_CHAT_MESSAGE_CHARS} characters.`),
+  model: z.string().min(1).max(100).optional(),
+  temperature: z.number().min(0, 'Between 0 and 2.').max(2, 'Between 0 and 2.').optional(),
+  stream: z.boolean().optional(),
+})
+export type ChatRequest = z.infer<typeof chatRequestSchema>
+
+/** `GET /agents/:id/messages`. */
+export const listMessagesQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  before: z.iso.datetime({ offset: true }).optional(),
+})
