@@ -9,7 +9,7 @@ type Row = {
   model: string | null
   tool_calls: ChatMessage['toolCalls'] | null
   tool_call_id: string | null
-  created_at: Date
+  created_at: Date | string
   cursor_at: string
 }
 
@@ -20,7 +20,7 @@ const messageOf = (r: Row): ChatMessage => ({
   model: r.model,
   ...(r.tool_calls?.length ? { toolCalls: r.tool_calls } : {}),
   ...(r.tool_call_id ? { toolCallId: r.tool_call_id } : {}),
-  createdAt: r.created_at.toISOString(),
+  createdAt: new Date(r.created_at).toISOString(),
   cursorAt: r.cursor_at,
 })
 

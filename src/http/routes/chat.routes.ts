@@ -29,7 +29,11 @@ export function chatRoutes({ core }: AppDeps): Router {
 
   router.post('/:id/chat', rejectQuery, requireScope('trade'), async (ctx) => {
     const input = { accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), body: ctx.request.body }
-    if (wantsStream(ctx)) return streamTurn(ctx, core, input)
+    if (wantsStream(ctx)) {
+      const body = ctx.request.body
+      // `Accept: text/event-stream` alone asks for a streamed turn too.
+      return streamTurn(ctx, core, { ...input, body: body && typeof body === 'object' && !Array.isArray(body) ? { ...body, stream: true } : body })
+    }
     const { turnId } = await core.startChatTurn(input)
     const outcome = await core.awaitChatTurn({ turnId })
     if (outcome.done) ok(ctx, outcome.answer)
