@@ -14,6 +14,8 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>
 
 /** `GET /agents/:id/messages`. */
 export const listMessagesQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  // A plain decimal integer (as the other lists: `0x10` and `1e2` are refused).
+  limit: z.string().regex(/^[0-9]{1,3}$/, 'An integer from 1 to 100.').transform(Number)
+    .pipe(z.number().int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.')).default(20),
   before: z.iso.datetime({ offset: true }).optional(),
 })
