@@ -10,7 +10,7 @@ import { apiClient, type Api } from '../test/support/app.ts'
  * machine's Postgres or DATABASE_URL, rate limits out of the way) with one account's key, and
  * cleans everything up afterwards, even on failure.
  */
-export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api }) => Promise<void>): Promise<void> {
+export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api }) => Promise<void>, extraEnv: Record<string, string> = {}): Promise<void> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
   const dbName = `bench_${name}_${Date.now()}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -19,7 +19,7 @@ export async function withService(name: string, fn: (s: { url: string; apiKey: s
   const url = new URL(adminUrl)
   url.pathname = `/${dbName}`
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
-  const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '100000000' }
+  const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '100000000', ...extraEnv }
   const server = await startServer(env)
   try {
     const { apiKey } = await adminCreateAccount(env)

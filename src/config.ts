@@ -56,6 +56,14 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   TX_CONFIRM_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
   /** Blocks a deposit needs (its own included) before it is credited. */
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Model calls per chat turn at most; tool calls asked for in the last one are skipped. */
+  CHAT_MAX_ROUNDS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Completion tokens per model call at most (what is reserved for the answer). */
+  CHAT_MAX_TOKENS: z.coerce.number().int().min(16).max(100_000).default(1024),
+  /** How long `POST /agents/:id/chat` waits for the turn before answering 202. */
+  CHAT_WAIT_SECONDS: z.coerce.number().min(0.01).max(600).default(60),
+  /** Earlier messages read for a turn's prompt at most (then bounded by the model's context window). */
+  CHAT_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(1000).default(50),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -115,5 +123,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     txConfirmTimeoutMs: e.TX_CONFIRM_TIMEOUT_SECONDS * 1000,
     /** 2 on the embedded chain (blocks come only with transactions), 12 elsewhere, unless set. */
     depositConfirmations: e.DEPOSIT_CONFIRMATIONS ?? (embeddedChain ? 2 : 12),
+    chat: { maxRounds: e.CHAT_MAX_ROUNDS, maxTokens: e.CHAT_MAX_TOKENS, waitMs: Math.round(e.CHAT_WAIT_SECONDS * 1000), historyMessages: e.CHAT_HISTORY_MESSAGES },
   }
 }

@@ -41,7 +41,14 @@ import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { createDepositServices } from './chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
-import { createCore } from './core.ts'
+import { createCore, type Core } from './core.ts'
+import { chatTurnKind } from './actors/chatTurn.machine.ts'
+import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
+import { createChatBus } from './actors/chatBus.ts'
+import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
+import type { CreditsRepository } from './domain/billing/ports.ts'
+import type { AgentsRepository } from './domain/agents/ports.ts'
+import type { Model } from './llm/modelCatalog.ts'
 
 const KEY_REVOKED_CHANNEL = 'api-key-revoked'
 const EMBEDDED_CHAIN_ID = 31337
@@ -136,16 +143,14 @@ export async function createServices(
   }
   /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
   const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
+  const chat = createChatParts({ pool: db.pool, config, credits, agents: agentsRepository, models, core: () => core })
   const runtime = createActorRuntime({
     pool: db.pool,
-    kinds: [agentKind, launchKind, walletOpKind],
-    effectHandlers:
-      chain && sender
-        ? {
-            ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }),
-            ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }),
-          }
-        : {},
+    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind],
+    effectHandlers: {
+      ...chat.effects,
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }) } : {}),
+    },
     logger,
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
@@ -260,6 +265,7 @@ export async function createServices(
     run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
     spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
   }
+  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, chat: chat.adapters })
   return {
     config,
     logger,
@@ -274,7 +280,7 @@ export async function createServices(
         }
       : undefined,
     wallet,
-    core: createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository }),
+    core,
     faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
     deposits,
     pool: db.pool,
@@ -287,7 +293,7 @@ export async function createServices(
     runtime,
     models,
     defaultModel: defaultModelOf(models),
-    modelProvider: createOpenAiProvider(config.modelProvider),
+    modelProvider: chat.adapters.provider,
     credits,
     rateLimitStore,
     health,
@@ -336,4 +342,16 @@ async function rpcHealth(chain: ChainHandle): Promise<HealthReport['rpc']> {
 /** The repositories over the database, built once and shared by the app, the effects and the indexer. */
 function createRepositories(db: Database) {
   return { agentsRepository: createAgentsRepository({ pool: db.pool, em: db.orm.em }), credits: createCreditsRepository(db.pool) }
+}
+
+/** Hosted chat's parts: the model provider, the messages, the live bus, and the chat turn's effects (which call `core`, built later). */
+function createChatParts(p: { pool: Database['pool']; config: Config; credits: CreditsRepository; agents: AgentsRepository; models: Map<string, Model>; core(): Core }) {
+  const provider = createOpenAiProvider(p.config.modelProvider)
+  const bus = createChatBus()
+  const messages = createChatMessagesRepository(p.pool)
+  const effects = createChatTurnEffects({
+    pool: p.pool, provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core,
+    maxTokens: p.config.chat.maxTokens, historyLimit: p.config.chat.historyMessages,
+  })
+  return { effects, adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat } }
 }

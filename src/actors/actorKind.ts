@@ -1,3 +1,4 @@
+import type pg from 'pg'
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine } from 'xstate'
 
 /**
@@ -55,9 +56,19 @@ export type EffectRow = {
   attempts: number
 }
 
+/** A write made in the transaction that records an effect's outcome (see `EffectContext.finishWith`). */
+export type FinishWrite = (tx: pg.PoolClient) => Promise<void>
+
 export type EffectContext = {
   /** Records progress (e.g. signed bytes stored before broadcast) so a retry resumes, never redoes. */
   record(update: { status: 'prepared' | 'sent'; externalRef?: string; result?: unknown }): Promise<void>
+  /**
+   * Registers a write (a ledger charge, a message row) committed in the same transaction that
+   * marks the effect done and puts its outcome event in the actor's inbox: both commit or
+   * neither does, and a worker whose lease was taken over writes nothing. Only on success: a
+   * handler that throws has its writes dropped.
+   */
+  finishWith(write: FinishWrite): void
 }
 
 /**

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
-import type { EffectHandler, EffectRow } from './actorKind.ts'
+import type { EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
 import * as effects from './effectStore.ts'
 
 export type EffectWorkerOptions = {
@@ -29,8 +29,11 @@ export function createEffectWorker(o: EffectWorkerOptions) {
   const { pool, logger, owner, leaseMs } = o
   const running = new Set<string>()
 
-  async function finish(effect: EffectRow, outcome: Omit<Parameters<typeof effects.finishEffect>[2], 'owner'>) {
-    if (await effects.finishEffect(pool, effect, { owner, ...outcome })) await o.afterFinish(effect.actorId)
+  async function finish(effect: EffectRow, outcome: Omit<Parameters<typeof effects.finishEffect>[2], 'owner'>, writes: FinishWrite[] = []) {
+    const finished = writes.length === 0
+      ? await effects.finishEffect(pool, effect, { owner, ...outcome })
+      : await finishInTransaction(pool, (tx) => effects.finishEffect(tx, effect, { owner, ...outcome }), writes)
+    if (finished) await o.afterFinish(effect.actorId)
   }
 
   async function run(effect: EffectRow): Promise<void> {
@@ -48,8 +51,12 @@ export function createEffectWorker(o: EffectWorkerOptions) {
     try {
       const handler = o.handlers[effect.kind]
       if (!handler) throw new Error(`No handler for effect ${effect.kind}`)
-      const event = await handler(effect, { record: (u) => effects.recordEffectProgress(pool, effect.id, u) })
-      await finish(effect, { status: 'done', event: event ? { ...event, effectId: effect.id } : null })
+      const writes: FinishWrite[] = []
+      const event = await handler(effect, {
+        record: (u) => effects.recordEffectProgress(pool, effect.id, u),
+        finishWith: (write) => void writes.push(write),
+      })
+      await finish(effect, { status: 'done', event: event ? { ...event, effectId: effect.id } : null }, writes)
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
       if (!o.persistent.has(effect.kind) && effect.attempts + 1 >= o.maxAttempts) {
@@ -73,5 +80,25 @@ export function createEffectWorker(o: EffectWorkerOptions) {
       const claimed = await effects.claimEffects(pool, { owner, leaseMs, ...sel })
       claimed.forEach((e) => void o.track(run(e)))
     },
+  }
+}
+
+/**
+ * Finishes an effect and runs the handler's writes in one transaction. When this worker no
+ * longer holds the lease, nothing is written (the writes are skipped and the transaction ends).
+ */
+async function finishInTransaction(pool: pg.Pool, finishEffect: (tx: pg.PoolClient) => Promise<boolean>, writes: FinishWrite[]): Promise<boolean> {
+  const tx = await pool.connect()
+  try {
+    await tx.query('begin')
+    const finished = await finishEffect(tx)
+    if (finished) for (const write of writes) await write(tx)
+    await tx.query('commit')
+    return finished
+  } catch (err) {
+    await tx.query('rollback').catch(() => {})
+    throw err
+  } finally {
+    tx.release()
   }
 }

@@ -201,3 +201,17 @@ export class ModelProviderNotConfiguredError extends ServiceError {
     )
   }
 }
+
+/** A model asked for a tool its agent's skills (or the chat scopes) do not grant: told so as the tool's result. */
+export class ToolNotGrantedError extends ServiceError {
+  constructor(name: string) {
+    super(`The tool ${name} is not available to this agent (its skills do not grant it).`, { code: 'tool_not_granted', status: 403 })
+  }
+}
+
+/** A chat turn ended in failure: its error as the turn recorded it (e.g. 502 model_provider_error, 402 insufficient_credits). */
+export class ChatTurnFailedError extends ServiceError {
+  constructor({ code, message, status }: { code: string; message: string; status: number }) {
+    super(message, { code, status })
+  }
+}

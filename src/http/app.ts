@@ -20,6 +20,7 @@ import { devRoutes } from './routes/dev.routes.ts'
 import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
+import { chatRoutes } from './routes/chat.routes.ts'
 import { NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
@@ -129,6 +130,7 @@ export function createApp(deps: AppDeps): Koa {
   api.use(swapRoutes(deps).routes())
   api.use(feeRoutes(deps).routes())
   api.use(billingRoutes(deps).routes())
+  api.use(chatRoutes(deps).routes())
 
   // Public routes answer first; anything else under /api/v1 needs credentials.
   app.use(publicApi.routes())

@@ -5,6 +5,8 @@ import { swapInput } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
 import { pagingQuery } from './validate.ts'
 import { agentResponse, priceResponse, skillResponse, strategyResponse, whitelistEntryResponse } from './responseSchemas.ts'
+import { chatAnswerResponse, chatMessageResponse } from './responseSchemas.ts'
+import { chatRequestSchema, listMessagesQuerySchema } from '../domain/chat/chat.schema.ts'
 import { createKeyBody, profileBody } from './routes/account.routes.ts'
 import { siweBody } from './routes/auth.routes.ts'
 import { faucetBody } from './routes/dev.routes.ts'
@@ -115,6 +117,15 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
+    {
+      method: 'post', path: '/agents/{id}/chat', auth: 'trade', body: chatRequestSchema, response: ref('ChatAnswer'),
+      summary: 'One chat turn: 200 with the answer, 202 { id, status } past the wait, or Server-Sent Events (stream: true or Accept: text/event-stream)',
+    },
+    { method: 'get', path: '/agents/{id}/chat/{turnId}', summary: 'A chat turn: its answer once ended (202 { id, status } before)', auth: 'read', response: ref('ChatAnswer') },
+    {
+      method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
+      response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },
+    },
     { method: 'get', path: '/billing', summary: 'Credits, reserved, spent today and this month (1 credit = 0.001 USD)', auth: 'read' },
     { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
@@ -166,6 +177,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
         Skill: output(skillResponse),
         Strategy: output(strategyResponse),
         Price: output(priceResponse),
+        ChatAnswer: output(chatAnswerResponse),
+        ChatMessage: output(chatMessageResponse),
         Error: {
           type: 'object',
           required: ['error', 'code'],

@@ -80,3 +80,33 @@ export const priceResponse = z.object({
   quote: z.string().optional(),
   phase: z.enum(['curve', 'pool']).optional(),
 })
+
+const usageResponse = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() })
+
+/** A chat turn's answer (DESIGN §9), as `POST /agents/:id/chat` and `GET /agents/:id/chat/:turnId` send it. */
+export const chatAnswerResponse = z.object({
+  id: z.uuid().describe('the turn id'),
+  role: z.literal('assistant'),
+  status: z.enum(['completed']),
+  content: z.string(),
+  model: z.string(),
+  toolCalls: z.array(z.object({
+    id: z.string(),
+    name: z.string(),
+    arguments: z.unknown().describe('the arguments the model sent, parsed when they are JSON'),
+    status: z.enum(['ok', 'refused', 'skipped', 'pending']),
+    result: z.unknown().describe("the tool's result, or its refusal { error, code }"),
+  })),
+  usage: usageResponse,
+  credits: z.number().int(),
+  cost: z.number().describe('USD'),
+})
+
+export const chatMessageResponse = z.object({
+  id: z.uuid(),
+  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  content: z.string(),
+  model: nullableString,
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+  createdAt: isoTime,
+})

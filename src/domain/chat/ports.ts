@@ -1,3 +1,5 @@
+import type { Queryable } from '../billing/ports.ts'
+
 /**
  * What the domain needs from a model provider. `src/llm/openAiProvider.ts` implements it with the
  * `openai` SDK; the composition root hands it in. Shapes are ours, not the SDK's, so a use case
@@ -51,4 +53,85 @@ export interface ModelProvider {
   complete(request: ModelRequest): Promise<ModelResult>
   /** The same call streamed; ends with one `done` event carrying the reported usage. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>
+}
+
+/** A stored chat message, as `GET /agents/:id/messages` shows it. */
+export type ChatMessage = {
+  id: string
+  role: 'user' | 'assistant' | 'system' | 'tool'
+  content: string
+  model: string | null
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>
+  toolCallId?: string
+  createdAt: string
+  /** The exact timestamp, for cursors. */
+  cursorAt: string
+}
+
+export type NewChatMessage = {
+  accountId: string
+  agentId: string
+  turnId: string
+  /** Unique per turn: `user`, `model:<effect id>`, `tool:<call id>`; a second write with it is a no-op. */
+  key: string
+  role: ChatMessage['role']
+  content: string
+  model: string | null
+  toolCalls?: ModelToolCall[] | undefined
+  toolCallId?: string | undefined
+}
+
+/** Chat messages' storage (src/db/chatMessages.repository.ts). */
+export interface ChatMessagesRepository {
+  /** Writes a message once per (turn, key), in the caller's transaction when given. */
+  insert(message: NewChatMessage, tx?: Queryable): Promise<void>
+  /** An agent's messages, newest first, at most `limit`, strictly before `before` when given. */
+  list(agentId: string, opts: { limit: number; before?: Date | undefined }): Promise<ChatMessage[]>
+  /** User and assistant text of an agent's earlier turns (not `turnId`), newest first, for the prompt. */
+  history(agentId: string, turnId: string, limit: number): Promise<ModelMessage[]>
+}
+
+/** What chat needs of a catalog model (src/llm/modelCatalog.ts `Model`). */
+export type ChatModel = {
+  id: string
+  inputCreditsPerMillion: number
+  outputCreditsPerMillion: number
+  contextWindow: number
+  supportsTools: boolean
+}
+
+export type ChatTurnToolCall = { id: string; name: string; arguments: string; status: string; result: unknown }
+
+/** A chat turn as its actor records it. */
+export type ChatTurnState = {
+  id: string
+  agentId: string
+  status: 'thinking' | 'acting' | 'completed' | 'failed'
+  content: string
+  model: string
+  toolCalls: ChatTurnToolCall[]
+  usage: ModelUsage
+  credits: number
+  error: { code: string; message: string; status: number } | null
+}
+
+export type NewChatTurn = {
+  turnId: string
+  accountId: string
+  agentId: string
+  model: string
+  temperature: number | null
+  stream: boolean
+  maxRounds: number
+  tools: string[]
+  message: string
+}
+
+/** Chat turns as actors (src/actors/chatTurns.ts). */
+export interface ChatTurns {
+  /** Creates the turn's actor and writes its user message, in one transaction. */
+  start(turn: NewChatTurn): Promise<void>
+  /** Waits (woken by the turn's commits) until it ended or `waitMs` passed; undefined for an unknown turn. */
+  wait(turnId: string, waitMs: number): Promise<ChatTurnState | undefined>
+  get(turnId: string): Promise<(ChatTurnState & { accountId: string }) | undefined>
 }

@@ -1,0 +1,152 @@
+import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { z } from 'zod'
+import { ValidationError } from '../domain/errors.ts'
+import type { ModelMessage } from '../domain/chat/ports.ts'
+import type { ActorKind } from './actorKind.ts'
+import { MODEL_CALL, modelCallEventSchema, type ModelCallParams } from './modelCall.effect.ts'
+import { TOOL_CALL, toolCallEventSchema, type ToolCallParams } from './toolCall.effect.ts'
+
+export type ChatTurnInput = {
+  turnId: string
+  accountId: string
+  agentId: string
+  /** The catalog id of the model. */
+  model: string
+  temperature: number | null
+  /** The provider is streamed (deltas published on the chat bus) rather than called at once. */
+  stream: boolean
+  /** Model calls at most (CHAT_MAX_ROUNDS); a tool call asked for in the last one is skipped. */
+  maxRounds: number
+  /** The tools the agent's skills grant (names), fixed when the turn starts. */
+  tools: string[]
+  message: string
+}
+
+export type ChatToolCallView = { id: string; name: string; arguments: string; status: 'pending' | 'ok' | 'refused' | 'skipped'; result: unknown }
+type Usage = { promptTokens: number; completionTokens: number; totalTokens: number }
+
+export type ChatTurnContext = ChatTurnInput & {
+  round: number
+  /** This turn's messages as the model sees them: the user message, assistant messages, tool results. */
+  transcript: ModelMessage[]
+  toolCalls: ChatToolCallView[]
+  pending: string[]
+  content: string
+  /** The model the provider says answered last. */
+  answeredBy: string | null
+  usage: Usage
+  credits: number
+  error: { code: string; message: string; status: number } | null
+}
+
+export const chatTurnEventSchema = z.union([modelCallEventSchema, toolCallEventSchema])
+type ChatTurnEvent = z.infer<typeof chatTurnEventSchema>
+
+const addUsage = (a: Usage, b: Usage | null): Usage =>
+  b ? { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens } : a
+
+/**
+ * One chat turn: `thinking` (a model call, a claimed effect billed once) -> `acting` (one effect
+ * per tool call the model asked for, keyed by its call id) -> `thinking` ... -> `completed`, or
+ * `failed` (the provider failed, credits ran out). Reusable pieces: the model-call and tool-call
+ * effects (modelCall.effect.ts, toolCall.effect.ts) take their inputs from this context.
+ */
+export const chatTurnMachine = setup({
+  types: { context: {} as ChatTurnContext, events: {} as ChatTurnEvent, input: {} as ChatTurnInput },
+  actions: {
+    [MODEL_CALL]: (_, _p: ModelCallParams) => {},
+    [TOOL_CALL]: (_, _p: ToolCallParams) => {},
+  },
+  guards: {
+    wantsTools: ({ context, event }) => event.type === 'model.done' && event.toolCalls.length > 0 && context.round < context.maxRounds,
+    allToolsDone: ({ context }) => context.pending.length === 0,
+  },
+}).createMachine({
+  id: 'chatturn',
+  initial: 'thinking',
+  context: ({ input }) => ({
+    ...input,
+    round: 1,
+    transcript: [{ role: 'user', content: input.message }],
+    toolCalls: [],
+    pending: [],
+    content: '',
+    answeredBy: null,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    credits: 0,
+    error: null,
+  }),
+  states: {
+    thinking: {
+      entry: { type: MODEL_CALL, params: ({ context }) => ({ round: context.round }) },
+      on: {
+        'model.done': [
+          {
+            guard: 'wantsTools',
+            target: 'acting',
+            actions: assign(({ context, event }) => ({
+              ...recordAnswer(context, event),
+              toolCalls: [...context.toolCalls, ...event.toolCalls.map((c) => ({ ...c, status: 'pending' as const, result: null }))],
+              pending: event.toolCalls.map((c) => c.id),
+            })),
+          },
+          {
+            target: 'completed',
+            actions: assign(({ context, event }) => ({
+              ...recordAnswer(context, event),
+              // Asked for in the last round: not run, the turn ends with what it has.
+              toolCalls: [...context.toolCalls, ...event.toolCalls.map((c) => ({ ...c, status: 'skipped' as const, result: null }))],
+            })),
+          },
+        ],
+        'model.failed': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+        'chat.model.failed': { target: 'failed', actions: assign({ error: ({ event }) => ({ code: 'model_call_failed', message: event.error, status: 502 }) }) },
+      },
+    },
+    acting: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        for (const call of context.toolCalls.filter((c) => context.pending.includes(c.id))) {
+          enqueue({ type: TOOL_CALL, params: { callId: call.id, name: call.name, arguments: call.arguments } })
+        }
+      }),
+      always: { guard: 'allToolsDone', target: 'thinking', actions: assign({ round: ({ context }) => context.round + 1 }) },
+      on: {
+        'tool.done': {
+          actions: assign(({ context, event }) => ({
+            pending: context.pending.filter((id) => id !== event.callId),
+            toolCalls: context.toolCalls.map((c) => (c.id === event.callId ? { ...c, status: event.status, result: event.result } : c)),
+            transcript: [...context.transcript, { role: 'tool' as const, toolCallId: event.callId, content: JSON.stringify(event.result) }],
+          })),
+        },
+        'chat.tool.failed': { target: 'failed', actions: assign({ error: ({ event }) => ({ code: 'tool_call_failed', message: event.error, status: 502 }) }) },
+      },
+    },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+  },
+})
+
+function recordAnswer(context: ChatTurnContext, event: Extract<ChatTurnEvent, { type: 'model.done' }>) {
+  return {
+    content: event.content,
+    answeredBy: event.model,
+    usage: addUsage(context.usage, event.usage),
+    credits: context.credits + event.credits,
+    transcript: [...context.transcript, { role: 'assistant' as const, content: event.content || null, toolCalls: event.toolCalls }],
+  }
+}
+
+export const CHAT_TURN_FINAL = new Set(['completed', 'failed'])
+
+export const chatTurnKind: ActorKind = {
+  kind: 'chatturn',
+  machine: chatTurnMachine,
+  machineVersion: 1,
+  parseEvent(event: unknown): AnyEventObject {
+    const parsed = chatTurnEventSchema.safeParse(event)
+    if (!parsed.success) throw new ValidationError({ type: 'unknown chat turn event' })
+    return parsed.data
+  },
+  statusOf: (s: AnyMachineSnapshot) => String(s.value),
+  effects: [MODEL_CALL, TOOL_CALL],
+}

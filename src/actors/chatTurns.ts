@@ -1,0 +1,56 @@
+import type pg from 'pg'
+import type { ChatMessagesRepository, ChatTurns, ChatTurnState } from '../domain/chat/ports.ts'
+import type { ActorEntry } from './actorKind.ts'
+import type { ActorRuntime } from './actorRuntime.ts'
+import { CHAT_TURN_FINAL, chatTurnKind, type ChatTurnContext, type ChatTurnInput } from './chatTurn.machine.ts'
+
+/** The turn as the domain reads it, from its actor's entry. */
+function stateOf(entry: ActorEntry): ChatTurnState & { accountId: string } {
+  const c = entry.snapshot.context as ChatTurnContext
+  return {
+    id: c.turnId,
+    accountId: c.accountId,
+    agentId: c.agentId,
+    status: entry.status as ChatTurnState['status'],
+    content: c.content,
+    model: c.model,
+    toolCalls: c.toolCalls,
+    usage: c.usage,
+    credits: c.credits,
+    error: c.error,
+  }
+}
+
+/**
+ * Chat turns over the actor runtime: a turn is a `chatturn` actor whose id is the turn id,
+ * created in one transaction with the user message; waiting listens to its commits.
+ */
+export function createChatTurns({ pool, runtime, messages }: { pool: pg.Pool; runtime: ActorRuntime; messages: ChatMessagesRepository }): ChatTurns {
+  return {
+    async start(turn) {
+      const input: ChatTurnInput = turn
+      const db = await pool.connect()
+      let entry: ActorEntry
+      try {
+        await db.query('begin')
+        await messages.insert({ accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: 'user', role: 'user', content: turn.message, model: turn.model }, db)
+        entry = await runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input }, db)
+        await db.query('commit')
+      } catch (err) {
+        await db.query('rollback').catch(() => {})
+        throw err
+      } finally {
+        db.release()
+      }
+      runtime.afterExternalCommit(entry)
+    },
+    async wait(turnId, waitMs) {
+      const entry = await runtime.waitFor(turnId, (e) => CHAT_TURN_FINAL.has(e.status), waitMs)
+      return entry && entry.kind.kind === chatTurnKind.kind ? stateOf(entry) : undefined
+    },
+    async get(turnId) {
+      const entry = await runtime.get(turnId)
+      return entry && entry.kind.kind === chatTurnKind.kind ? stateOf(entry) : undefined
+    },
+  }
+}

@@ -1,0 +1,93 @@
+import { Router } from '@koa/router'
+import type { Context } from 'koa'
+import { randomUUID } from 'node:crypto'
+import { PassThrough } from 'node:stream'
+import type { AppDeps } from '../appDeps.ts'
+import { ok } from '../respond.ts'
+import { uuidParam, rejectQuery } from '../validate.ts'
+import { principalOf, requireScope } from '../middleware/auth.ts'
+import { NotFoundError, ServiceError } from '../../domain/errors.ts'
+import type { Core } from '../../core.ts'
+
+const param = (ctx: Context, name: string, what: string): string => {
+  const id = (ctx.params as Record<string, string | undefined>)[name]
+  if (!uuidParam.safeParse(id).success) throw new NotFoundError(what)
+  return id as string
+}
+
+const wantsStream = (ctx: Context) =>
+  (ctx.request.body as { stream?: unknown } | undefined)?.stream === true || (ctx.get('Accept') ?? '').includes('text/event-stream')
+
+/**
+ * Hosted chat: `POST /agents/:id/chat` runs one chat turn (an actor) and answers when it ends
+ * (200 with the answer), after the wait (202 with `{ id, status }`), or as Server-Sent Events;
+ * `GET /agents/:id/chat/:turnId` reads a turn; `GET /agents/:id/messages` pages the history.
+ */
+export function chatRoutes({ core }: AppDeps): Router {
+  const router = new Router({ prefix: '/agents' })
+  const account = (ctx: Context) => principalOf(ctx).accountId
+
+  router.post('/:id/chat', rejectQuery, requireScope('trade'), async (ctx) => {
+    const input = { accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), body: ctx.request.body }
+    if (wantsStream(ctx)) {
+      const body = ctx.request.body
+      // `Accept: text/event-stream` alone asks for a streamed turn too.
+      return streamTurn(ctx, core, { ...input, body: body && typeof body === 'object' && !Array.isArray(body) ? { ...body, stream: true } : body })
+    }
+    const { turnId } = await core.startChatTurn(input)
+    const outcome = await core.awaitChatTurn({ turnId })
+    if (outcome.done) ok(ctx, outcome.answer)
+    else ok(ctx, outcome.pending, 202)
+  })
+
+  router.get('/:id/chat/:turnId', rejectQuery, requireScope('read'), async (ctx) => {
+    const outcome = await core.getChatTurn({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), turnId: param(ctx, 'turnId', 'Chat turn') })
+    if (outcome.done) ok(ctx, outcome.answer)
+    else ok(ctx, outcome.pending, 202)
+  })
+
+  router.get('/:id/messages', requireScope('read'), async (ctx) => {
+    ok(ctx, await core.listMessages({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), query: ctx.query }))
+  })
+  return router
+}
+
+/**
+ * Answers a turn as Server-Sent Events: `delta` (text as the provider streams it), `tool_call`,
+ * `tool_result`, then `done` (the answer object) or `error` (`{ error, code }`). The listener is
+ * on before the turn starts; a refusal at the start is a plain JSON error. A client that goes
+ * away stops the events, not the turn.
+ */
+async function streamTurn(ctx: Context, core: Core, input: { accountId: string; agentId: string; body: unknown }) {
+  const turnId = randomUUID()
+  const out = new PassThrough()
+  const send = (event: string, data: unknown) => void out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+  const off = core.subscribeChatTurn(turnId, (e) => {
+    const { type, ...data } = e
+    send(type, data)
+  })
+  try {
+    await core.startChatTurn({ ...input, turnId })
+  } catch (err) {
+    off()
+    throw err
+  }
+  ctx.req.socket.setTimeout(0)
+  ctx.status = 200
+  ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' })
+  ctx.body = out
+  void core
+    .awaitChatTurn({ turnId })
+    .then(
+      (outcome) =>
+        outcome.done
+          ? send('done', { ...outcome.answer, meta: { requestId: ctx.state.requestId as string, timestamp: new Date().toISOString() } })
+          : send('error', { error: 'The turn is still running; read it later with GET /agents/:id/chat/:turnId.', code: 'turn_pending', ...outcome.pending }),
+      (err: unknown) =>
+        send('error', err instanceof ServiceError ? { error: err.message, code: err.code } : { error: 'Internal error.', code: 'internal_error' }),
+    )
+    .finally(() => {
+      off()
+      out.end()
+    })
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { assign, setup, type AnyEventObject } from 'xstate'
+import { createLogger } from '../src/logger.ts'
+import { createActorRuntime } from '../src/actors/actorRuntime.ts'
+import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
+import { useMigratedDatabase } from './support/db.ts'
+
+/** One effect (`paid.work`) that reports `paid.done`; its handler writes a row with the outcome. */
+const paidMachine = setup({
+  types: {
+    context: {} as { result: string | null },
+    events: {} as { type: 'paid.run' } | { type: 'paid.done'; value: string; effectId: string } | { type: 'paid.work.failed'; effectId: string },
+  },
+  actions: { 'paid.work': () => {} },
+}).createMachine({
+  id: 'paid',
+  initial: 'idle',
+  context: { result: null },
+  states: {
+    idle: { on: { 'paid.run': 'working' } },
+    working: {
+      entry: 'paid.work',
+      on: { 'paid.done': { target: 'done', actions: assign({ result: ({ event }) => event.value }) }, 'paid.work.failed': 'failed' },
+    },
+    done: { type: 'final' },
+    failed: { type: 'final' },
+  },
+})
+const paidKind: ActorKind = {
+  kind: 'paid',
+  machine: paidMachine,
+  machineVersion: 1,
+  parseEvent: (e) => e as AnyEventObject,
+  statusOf: (s) => String(s.value),
+  effects: ['paid.work'],
+}
+
+const logger = createLogger({ level: 'silent' })
+const db = useMigratedDatabase()
+
+describe('effect results that carry writes (finishWith)', () => {
+  it('commits the write with the outcome event once; a failing write rolls both back and the effect is retried', async () => {
+    const pool = db().pool
+    await pool.query('create table if not exists finish_probe (ref text primary key, attempt int not null)')
+    let attempts = 0
+    const handler: EffectHandler = async (effect, ctx) => {
+      const attempt = ++attempts
+      ctx.finishWith(async (tx) => {
+        await tx.query('insert into finish_probe (ref, attempt) values ($1, $2)', [effect.id, attempt])
+        // The first attempt's write fails after the effect row and the inbox event were written.
+        if (attempt === 1) throw new Error('write failed')
+      })
+      return { type: 'paid.done', value: `attempt-${attempt}` }
+    }
+    const runtime = createActorRuntime({ pool, kinds: [paidKind], logger, effectHandlers: { 'paid.work': handler }, pollMs: 20, maxEffectAttempts: 5 })
+    await runtime.start()
+    try {
+      const id = randomUUID()
+      await runtime.create('paid', { id, accountId: randomUUID(), input: {} })
+      await runtime.send(id, { type: 'paid.run' })
+      const entry = await runtime.waitFor(id, (e) => e.status !== 'working', 10_000)
+      expect(entry?.status).toBe('done')
+      expect(entry?.snapshot.context).toEqual({ result: 'attempt-2' })
+      const { rows } = await pool.query('select ref, attempt from finish_probe')
+      expect(rows).toEqual([{ ref: expect.stringMatching(new RegExp(`^${id}:`)), attempt: 2 }])
+      const inbox = await pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and dedupe_key like 'effect:%'`, [id])
+      expect(inbox.rows[0].n).toBe(1)
+    } finally {
+      await runtime.stop()
+    }
+  })
+})
