@@ -13,7 +13,12 @@ import { openDatabase } from '../src/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import { agentKind } from '../src/actors/agent.machine.ts'
-import { createAgentsService } from '../src/domain/agents/agents.service.ts'
+import { createAgentActors } from '../src/actors/agentActors.ts'
+import { createAgentRowCache } from '../src/domain/agents/agentRowCache.ts'
+import { createAgent } from '../src/domain/agents/createAgent.ts'
+import { getAgent } from '../src/domain/agents/getAgent.ts'
+import { startAgent } from '../src/domain/agents/startAgent.ts'
+import { stopAgent } from '../src/domain/agents/stopAgent.ts'
 import { createAgentsRepository } from '../src/db/agents.repository.ts'
 import { withTransaction } from '../src/db/transaction.ts'
 import { nextTimerDelay } from '../src/actors/actorStore.ts'
@@ -79,19 +84,23 @@ try {
   for (const mode of ['unnamed', 'named'] as const) {
     const p = mode === 'named' ? namedStatements(pool) : pool
     const runtime = createActorRuntime({ pool: p, kinds: [agentKind], logger })
-    const agents = createAgentsService({
-      pool: p,
-      repository: createAgentsRepository({ pool: p, em: db.orm.em }),
-      withTransaction: (fn) => withTransaction(p, fn),
-      runtime,
-      tickMs: 3_600_000,
-      whitelistHoldSeconds: 0,
-      createWallet: (id) => ({ address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`, encryptedKey: 'probe' }),
-    })
-    const agent = await agents.create(accountId, { name: 'probe', model: 'gpt-4o-mini', skills: ['trading'] })
+    const reads = {
+      agents: createAgentsRepository({ pool: p, em: db.orm.em }),
+      actors: createAgentActors({ runtime, tickMs: 3_600_000 }),
+      rows: createAgentRowCache({ ttlMs: 2000 }),
+    }
+    const agent = await createAgent(
+      {
+        ...reads,
+        withTransaction: (fn) => withTransaction(p, fn),
+        createWallet: (id) => ({ address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`, encryptedKey: 'probe' }),
+        newId: randomUUID,
+      },
+      { accountId, name: 'probe', model: 'gpt-4o-mini', skills: ['trading'] },
+    )
     results.push(await measure(`[${mode}] raw upsert 1 KB jsonb (commit)`, backendPid, (i) => p.query(upsert, [1, JSON.stringify({ i, filler })])))
     results.push(await measure(`[${mode}] select 1`, backendPid, () => p.query('select 1')))
-    results.push(await measure(`[${mode}] agents.get (join select)`, backendPid, () => agents.get(accountId, agent.id)))
+    results.push(await measure(`[${mode}] agents.get (join select)`, backendPid, () => getAgent(reads, { accountId, agentId: agent.id })))
     results.push(
       await measure(`[${mode}] runtime.send start/stop (commit CTE)`, backendPid, (i) =>
         runtime.send(agent.id, { type: i % 2 === 0 ? 'agent.start' : 'agent.stop' }),
@@ -99,7 +108,7 @@ try {
     )
     results.push(
       await measure(`[${mode}] agents.command start/stop (commit + select)`, backendPid, (i) =>
-        agents.command(accountId, agent.id, i % 2 === 0 ? 'agent.start' : 'agent.stop'),
+        (i % 2 === 0 ? startAgent : stopAgent)(reads, { accountId, agentId: agent.id }),
       ),
     )
     // leave the agent stopped

@@ -3,7 +3,8 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/logger.ts'
 import { openDatabase } from '../src/db/orm.ts'
 import { startEmbeddedPostgres } from '../src/db/embeddedPostgres.ts'
-import { createAccountsService } from '../src/domain/accounts/accounts.service.ts'
+import { createAccount } from '../src/domain/accounts/createAccount.ts'
+import { createAccountsRepository } from '../src/db/accounts.repository.ts'
 import { createCreditsRepository } from '../src/db/credits.repository.ts'
 import { grantCredits } from '../src/domain/billing/grantCredits.ts'
 import { codePointLength } from '../src/domain/util/text.ts'
@@ -50,8 +51,8 @@ async function main() {
   if (!name || codePointLength(name) > 64) fail('--name is required (1-64 characters)')
 
   await withDatabase(async (db, config) => {
-    const accounts = createAccountsService({ em: db.orm.em, keyCacheMs: 0, starterCredits: config.starterCredits })
-    const { account, apiKey } = await accounts.createAccountWithKey({ name, isOperator: values.operator })
+    const deps = { accounts: createAccountsRepository(db.orm.em), starterCredits: config.starterCredits }
+    const { account, apiKey } = await createAccount(deps, { name, isOperator: values.operator })
     process.stdout.write(`${JSON.stringify({ accountId: account.id, apiKey })}\n`)
   })
 }

@@ -10,7 +10,6 @@ import type { SwapAgents, SwapPorts } from './domain/swaps/ports.ts'
 import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
-import { agentView } from './domain/agents/agents.service.ts'
 import { startChatTurn, type ChatDeps, type StartChatTurnInput } from './domain/chat/startChatTurn.ts'
 import { awaitChatTurn, getChatTurn } from './domain/chat/getChatTurn.ts'
 import { listMessages } from './domain/chat/listMessages.ts'
@@ -20,6 +19,41 @@ import { createChatTurns } from './actors/chatTurns.ts'
 import type { ChatBus, ChatBusEvent } from './actors/chatBus.ts'
 import { toolsFor } from './tools/registry.ts'
 import { MODEL_SCOPES } from './actors/toolCall.effect.ts'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Config } from './config.ts'
+import { createAccountsRepository } from './db/accounts.repository.ts'
+import { createSessionsRepository } from './db/sessions.repository.ts'
+import { withTransaction } from './db/transaction.ts'
+import { createAgentActors } from './actors/agentActors.ts'
+import { newAgentWallet, verifiedSymbolResolver } from './chain/agentAdapters.ts'
+import { createKeyCache } from './domain/accounts/keyCache.ts'
+import { createAccount } from './domain/accounts/createAccount.ts'
+import { findOrCreateAccount } from './domain/accounts/findOrCreateAccount.ts'
+import { getAccount } from './domain/accounts/getAccount.ts'
+import { updateAccount } from './domain/accounts/updateAccount.ts'
+import { createApiKey, type CreateApiKeyInput } from './domain/accounts/createApiKey.ts'
+import { listApiKeys } from './domain/accounts/listApiKeys.ts'
+import { revokeApiKey } from './domain/accounts/revokeApiKey.ts'
+import { authenticateKey } from './domain/accounts/authenticateKey.ts'
+import { issueNonce } from './domain/accounts/issueNonce.ts'
+import { signIn, type SignInInput } from './domain/accounts/signIn.ts'
+import { resolveSession } from './domain/accounts/resolveSession.ts'
+import { signOut } from './domain/accounts/signOut.ts'
+import type { KeyPage } from './domain/accounts/ports.ts'
+import type { ProfileBody } from './domain/accounts/account.schema.ts'
+import { createAgentRowCache } from './domain/agents/agentRowCache.ts'
+import { createAgent, type CreateAgentInput } from './domain/agents/createAgent.ts'
+import { getAgent, type AgentRef } from './domain/agents/getAgent.ts'
+import { listAgents, type ListAgentsInput } from './domain/agents/listAgents.ts'
+import { updateAgent, type UpdateAgentInput } from './domain/agents/updateAgent.ts'
+import { startAgent } from './domain/agents/startAgent.ts'
+import { stopAgent } from './domain/agents/stopAgent.ts'
+import { deleteAgent } from './domain/agents/deleteAgent.ts'
+import { listWhitelist } from './domain/agents/listWhitelist.ts'
+import { addToWhitelist, type AddToWhitelistInput } from './domain/agents/addToWhitelist.ts'
+import { removeFromWhitelist, type RemoveFromWhitelistInput } from './domain/agents/removeFromWhitelist.ts'
+import { listAgentAudit, type ListAgentAuditInput } from './domain/agents/listAgentAudit.ts'
+import { listAudit } from './domain/agents/auditTrail.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -29,6 +63,19 @@ export type CoreAdapters = {
   /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
   wallet: WalletDeps | undefined
   chat: ChatAdapters
+  /** Accounts, keys, sessions and agents: the ORM their repositories work over, and their settings. */
+  identity: IdentityAdapters
+}
+
+export type IdentityAdapters = {
+  em: EntityManager
+  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds'>
+  /** The wallet master key: a new agent's wallet key is encrypted with it. */
+  masterKey: Buffer
+  /** The chain id a sign-in message must name. */
+  chainId: number
+  /** Tells the other nodes a key was revoked (Redis pub/sub), so they drop it from their caches. */
+  publishKeyRevoked?: ((hash: string) => void) | undefined
 }
 
 /**
@@ -57,7 +104,8 @@ export function createCore(adapters: CoreAdapters) {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
-    getAgent: async ({ accountId, agentId }: { accountId: string; agentId: string }) => agentView(await agents.getOwned(accountId, agentId)),
+    ...accountUseCases(adapters.identity),
+    ...agentUseCases(adapters),
     /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
     listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
     startChatTurn: (input: StartChatTurnInput) => startChatTurn(chat.deps, input),
@@ -105,4 +153,54 @@ function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters) {
     newId: randomUUID,
   }
   return { deps, messages: chat.messages, bus: chat.bus, waitMs: chat.limits.waitMs }
+}
+
+/** Accounts, API keys and dashboard sessions (src/domain/accounts). */
+function accountUseCases({ em, config, chainId, publishKeyRevoked }: IdentityAdapters) {
+  const accounts = createAccountsRepository(em)
+  const sessions = createSessionsRepository(em)
+  const keyCache = createKeyCache({ ttlMs: config.apiKeyCacheMs })
+  const created = { accounts, starterCredits: config.starterCredits }
+  const signing = { ...created, sessions, chainId, sessionTtlSeconds: config.sessionTtlSeconds, nonceTtlSeconds: config.siweNonceTtlSeconds }
+  return {
+    createAccount: (input: { name: string; isOperator?: boolean }) => createAccount(created, input),
+    findOrCreateAccount: (input: { address: string }) => findOrCreateAccount(created, input),
+    getAccount: (input: { accountId: string }) => getAccount({ accounts }, input),
+    updateAccount: (input: ProfileBody & { accountId: string }) => updateAccount({ accounts }, input),
+    createApiKey: (input: CreateApiKeyInput) => createApiKey({ accounts }, input),
+    listApiKeys: (input: { accountId: string } & KeyPage) => listApiKeys({ accounts }, input),
+    revokeApiKey: (input: { accountId: string; keyId: string }) => revokeApiKey({ accounts, keyCache, publishRevoked: publishKeyRevoked }, input),
+    authenticateKey: (input: { value: string }) => authenticateKey({ accounts, keyCache }, input),
+    /** Drops a key from this node's cache: a revocation seen on another node. */
+    forgetApiKey: (hash: string) => keyCache.revoke(hash),
+    issueNonce: () => issueNonce(signing),
+    signIn: (input: SignInInput) => signIn(signing, input),
+    resolveSession: (input: { token: string }) => resolveSession({ accounts, sessions }, input),
+    signOut: (input: { token: string }) => signOut({ sessions }, input),
+  }
+}
+
+/** Agents: configuration, lifecycle (the agent actor), whitelist and audit trail (src/domain/agents). */
+function agentUseCases({ pool, runtime, wallet, agents, identity }: CoreAdapters) {
+  const { config, masterKey } = identity
+  const actors = createAgentActors({ runtime, tickMs: config.agentTickMs })
+  const rows = createAgentRowCache({ ttlMs: 2000 })
+  const resolveVerifiedSymbol = wallet && verifiedSymbolResolver(pool, wallet.chain)
+  const tx = { withTransaction: <T>(fn: (db: pg.PoolClient) => Promise<T>) => withTransaction(pool, fn) }
+  const reads = { agents, actors, rows }
+  const hold = { whitelistHoldSeconds: config.whitelistHoldSeconds }
+  const creating = { ...reads, ...tx, resolveVerifiedSymbol, createWallet: (id: string) => newAgentWallet(masterKey, id), newId: randomUUID }
+  return {
+    createAgent: (input: CreateAgentInput) => createAgent(creating, input),
+    getAgent: (input: AgentRef) => getAgent(reads, input),
+    listAgents: (input: ListAgentsInput) => listAgents({ agents }, input),
+    updateAgent: (input: UpdateAgentInput) => updateAgent({ ...reads, ...tx, ...hold, resolveVerifiedSymbol }, input),
+    startAgent: (input: AgentRef) => startAgent(reads, input),
+    stopAgent: (input: AgentRef) => stopAgent(reads, input),
+    deleteAgent: (input: AgentRef) => deleteAgent(reads, input),
+    listWhitelist: (input: AgentRef) => listWhitelist({ agents }, input),
+    addToWhitelist: (input: AddToWhitelistInput) => addToWhitelist({ agents, ...hold }, input),
+    removeFromWhitelist: (input: RemoveFromWhitelistInput) => removeFromWhitelist({ agents }, input),
+    listAgentAudit: (input: ListAgentAuditInput) => listAgentAudit({ agents, audit: (q) => listAudit(pool, q) }, input),
+  }
 }

@@ -1,26 +1,23 @@
 import { Redis } from 'ioredis'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { LocalAccount } from 'viem'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
 import { openDatabase, type Database } from './db/orm.ts'
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embeddedPostgres.ts'
 import { acquireNodeLock } from './db/nodeLock.ts'
 import { createActorRuntime } from './actors/actorRuntime.ts'
+import type { EffectHandler } from './actors/actorKind.ts'
 import { agentKind } from './actors/agent.machine.ts'
-import { createAccountsService } from './domain/accounts/accounts.service.ts'
-import { createSessionsService } from './domain/accounts/sessions.service.ts'
-import { createAgentsService, type AgentWallet } from './domain/agents/agents.service.ts'
-import type { ResolveVerifiedSymbol } from './domain/agents/resolvePolicyTokens.ts'
-import { encryptPrivateKey, loadOrCreateMasterKey } from './chain/keystore.ts'
+import { loadOrCreateMasterKey } from './chain/keystore.ts'
 import { defaultModelOf, loadModelCatalog } from './llm/modelCatalog.ts'
 import { createOpenAiProvider } from './llm/openAiProvider.ts'
 import { createCreditsRepository } from './db/credits.repository.ts'
+import type { CreditsRepository } from './domain/billing/ports.ts'
 import { createAgentsRepository } from './db/agents.repository.ts'
-import { withTransaction } from './db/transaction.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
 import type { AppDeps, HealthReport, WalletDeps } from './http/appDeps.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
-import { createTxSender } from './chain/txSender.ts'
+import { createTxSender, type TxSender } from './chain/txSender.ts'
 import { createLaunchEffects, simulateLaunch } from './chain/launchEffects.ts'
 import { loadAgentAccount } from './chain/agentWallet.ts'
 import { previewLaunch } from './chain/launchPreview.ts'
@@ -33,7 +30,7 @@ import { createWalletOpEffects, reserveSpend, runWalletOp, spentTodayUsd, type W
 import { createLaunchesService } from './domain/launches/launches.service.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { checkPolicy } from './domain/agents/policyCheck.ts'
-import { isVerifiedSymbol, lookupToken, resolveToken, tokenUsd } from './chain/tokenInfo.ts'
+import { isVerifiedSymbol, resolveToken, tokenUsd } from './chain/tokenInfo.ts'
 import { createPriceReader } from './chain/priceReader.ts'
 import { formatUsd } from './domain/tokens/priceMath.ts'
 import { seedOf } from './chain/launchTx.ts'
@@ -41,12 +38,11 @@ import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { createDepositServices } from './chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
-import { createCore, type Core } from './core.ts'
+import { createCore, type Core, type IdentityAdapters } from './core.ts'
 import { chatTurnKind } from './actors/chatTurn.machine.ts'
 import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
 import { createChatBus } from './actors/chatBus.ts'
 import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
-import type { CreditsRepository } from './domain/billing/ports.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
 import type { Model } from './llm/modelCatalog.ts'
 
@@ -87,141 +83,16 @@ export async function createServices(
 ): Promise<Services> {
   // Read first: a bad catalog stops the boot before anything is started.
   const models = loadModelCatalog(config.modelsFile)
-  let embedded: EmbeddedPostgresHandle | undefined
-  const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
-  // Before the migrations: a second process refuses at once instead of racing the first.
-  const nodeLock = sharedDatabase ? undefined : await acquireNodeLock(url, logger).catch(async (err: unknown) => {
-    await embedded?.stop()
-    throw err
-  })
-  const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
-
-  let redis: Redis | undefined
-  let subscriber: Redis | undefined
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
-    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'))
-    await redis.connect().catch((err) => logger.warn({ err: err.message }, 'redis not reachable at start'))
-  }
-
+  const stores = await openStores(config, logger, { pgMode, sharedDatabase })
+  const { db, redis } = stores
   const masterKey = await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
-  let chain: ChainHandle | undefined
-  if (withChain) {
-    try {
-      chain = await startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger })
-    } catch (err) {
-      await db.close()
-      await nodeLock?.release()
-      await embedded?.stop()
-      throw err
-    }
-  }
   const { agentsRepository, credits } = createRepositories(db)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
-  const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } })
-  const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
-  const sender = chain
-    ? createTxSender({
-        pool: db.pool,
-        chain,
-        logger,
-        confirmTimeoutMs: config.txConfirmTimeoutMs,
-        awaitIndexed: indexer && ((block: bigint) => indexer.waitForBlock(block)),
-        fault: config.faultInject
-          ? (point) => {
-              if (point === config.faultInject) {
-                logger.warn({ point }, 'FAULT_INJECT: killing this process')
-                process.kill(process.pid, 'SIGKILL')
-              }
-            }
-          : undefined,
-      })
-    : undefined
-  if (sender) {
-    const n = await sender.rebroadcastPending()
-    if (n > 0) logger.info({ transactions: n }, 're-broadcast stored transactions that were not confirmed')
-  }
-  /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
-  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
+  const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, withChain, credits, masterKey })
   const chat = createChatParts({ pool: db.pool, config, credits, agents: agentsRepository, models, core: () => core })
-  const runtime = createActorRuntime({
-    pool: db.pool,
-    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind],
-    effectHandlers: {
-      ...chat.effects,
-      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }) } : {}),
-    },
-    logger,
-    cacheSize: config.actorCacheSize,
-    commitConcurrency: config.actorCommitConcurrency,
-    // Holding the boot lock, this is the only runtime on the database.
-    soleRuntime: !sharedDatabase,
-    ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
-  })
-  // Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly.
-  const sweep = () => void sweepIdempotencyKeys(db.pool).catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
-  sweep()
-  const sweeper = setInterval(sweep, 3_600_000).unref()
-  const accounts = createAccountsService({
-    em: db.orm.em,
-    keyCacheMs: config.apiKeyCacheMs,
-    starterCredits: config.starterCredits,
-    onKeyRevoked: (hash) => void redis?.publish(KEY_REVOKED_CHANNEL, hash).catch(() => {}),
-  })
-  if (config.redisUrl) {
-    // Other nodes drop a deleted key from their caches at once.
-    subscriber = new Redis(config.redisUrl, { lazyConnect: true })
-    subscriber.on('error', () => {})
-    subscriber.on('message', (_channel, hash: string) => accounts.forgetKey(hash))
-    await subscriber.connect().then(() => subscriber?.subscribe(KEY_REVOKED_CHANNEL)).catch(() => {})
-  }
-  const sessions = createSessionsService({
-    em: db.orm.em,
-    accounts,
-    chainId: chain?.chainId ?? EMBEDDED_CHAIN_ID,
-    sessionTtlSeconds: config.sessionTtlSeconds,
-    nonceTtlSeconds: config.siweNonceTtlSeconds,
-  })
-  const agents = createAgentsService({
-    pool: db.pool,
-    repository: agentsRepository,
-    withTransaction: (fn) => withTransaction(db.pool, fn),
-    runtime,
-    tickMs: config.agentTickMs,
-    whitelistHoldSeconds: config.whitelistHoldSeconds,
-    resolveVerifiedSymbol: chain && verifiedSymbolResolver(db.pool, chain),
-    createWallet: (agentId) => newAgentWallet(masterKey, agentId),
-  })
+  const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, loadAccount, sharedDatabase, runtimePollMs, chatEffects: chat.effects })
+  const sweeper = startIdempotencySweep(db, logger)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
-
-  async function health(): Promise<HealthReport> {
-    const t0 = performance.now()
-    const dbOk = await db.pool.query('select 1').then(() => true, () => false)
-    const latencyMs = dbOk ? Math.round((performance.now() - t0) * 10) / 10 : null
-    const redisOk = redis ? await redis.ping().then((r) => r === 'PONG', () => false) : null
-    const rpcOk = chain ? await chain.publicClient.getBlockNumber().then(() => true, () => false) : true
-    const ok = dbOk && redisOk !== false && rpcOk
-    return {
-      status: ok ? 'ok' : 'degraded',
-      database: { ok: dbOk, latencyMs },
-      redis: { configured: !!redis, ok: redisOk },
-      rpc: chain ? await rpcHealth(chain) : { configured: false, ok: null, chainId: null, latestBlock: null },
-      venues: chain
-        ? {
-            configured: true,
-            // Lower case, as every address the API returns.
-            addresses: {
-              'venue-a': chain.manifest.contracts.venueA.toLowerCase(),
-              'venue-b': chain.manifest.contracts.venueB.toLowerCase(),
-              router: chain.manifest.contracts.router.toLowerCase(),
-              factory: chain.manifest.contracts.factory.toLowerCase(),
-              weth: chain.manifest.contracts.weth.toLowerCase(),
-              usdc: chain.manifest.contracts.usdc.toLowerCase(),
-            },
-          }
-        : { configured: false, addresses: null },
-    }
-  }
 
   const launches = chain
     ? createLaunchesService({
@@ -265,7 +136,8 @@ export async function createServices(
     run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
     spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
   }
-  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, chat: chat.adapters })
+  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters })
+  const subscriber = await subscribeKeyRevocations(config, core)
   return {
     config,
     logger,
@@ -286,9 +158,6 @@ export async function createServices(
     pool: db.pool,
     redis,
     indexer,
-    accounts,
-    sessions,
-    agents,
     agentsRepository,
     runtime,
     models,
@@ -296,7 +165,7 @@ export async function createServices(
     modelProvider: chat.adapters.provider,
     credits,
     rateLimitStore,
-    health,
+    health: () => healthReport({ db, redis, chain }),
     async start() {
       await runtime.start()
       indexer?.start()
@@ -308,25 +177,166 @@ export async function createServices(
       if ('close' in rateLimitStore && typeof rateLimitStore.close === 'function') rateLimitStore.close()
       subscriber?.disconnect()
       redis?.disconnect()
-      await db.close()
-      await nodeLock?.release()
+      await stores.close()
       await chain?.stop()
-      await embedded?.stop()
+      await stores.stopEmbedded()
     },
   }
 }
 
-/** A fresh custodial wallet for a new agent, its key encrypted bound to the agent id. */
-function newAgentWallet(masterKey: Buffer, agentId: string): AgentWallet {
-  const privateKey = generatePrivateKey()
-  return { address: privateKeyToAccount(privateKey).address.toLowerCase(), encryptedKey: encryptPrivateKey({ masterKey, agentId, privateKey }) }
+/**
+ * The database (embedded Postgres when no DATABASE_URL), the boot lock, and Redis when configured.
+ * `close` releases the database and the lock; `stopEmbedded` stops an embedded Postgres last.
+ */
+async function openStores(config: Config, logger: Logger, { pgMode, sharedDatabase }: { pgMode: 'own' | 'attach'; sharedDatabase: boolean }) {
+  let embedded: EmbeddedPostgresHandle | undefined
+  const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
+  // Before the migrations: a second process refuses at once instead of racing the first.
+  const nodeLock = sharedDatabase ? undefined : await acquireNodeLock(url, logger).catch(async (err: unknown) => {
+    await embedded?.stop()
+    throw err
+  })
+  const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
+  let redis: Redis | undefined
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'))
+    await redis.connect().catch((err) => logger.warn({ err: err.message }, 'redis not reachable at start'))
+  }
+  return {
+    db,
+    redis,
+    async close() {
+      await db.close()
+      await nodeLock?.release()
+    },
+    stopEmbedded: async () => embedded?.stop(),
+  }
+}
+type Stores = Awaited<ReturnType<typeof openStores>>
+
+/** The chain (when wanted), its indexer, the deposit address and the transaction sender (re-broadcasting what was pending). */
+async function startChainParts(config: Config, logger: Logger, { stores, withChain, credits, masterKey }: { stores: Stores; withChain: boolean; credits: CreditsRepository; masterKey: Buffer }) {
+  const { db } = stores
+  let chain: ChainHandle | undefined
+  if (withChain) {
+    try {
+      chain = await startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger })
+    } catch (err) {
+      await stores.close()
+      await stores.stopEmbedded()
+      throw err
+    }
+  }
+  const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } })
+  const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
+  const sender = chain
+    ? createTxSender({
+        pool: db.pool,
+        chain,
+        logger,
+        confirmTimeoutMs: config.txConfirmTimeoutMs,
+        awaitIndexed: indexer && ((block: bigint) => indexer.waitForBlock(block)),
+        fault: config.faultInject
+          ? (point) => {
+              if (point === config.faultInject) {
+                logger.warn({ point }, 'FAULT_INJECT: killing this process')
+                process.kill(process.pid, 'SIGKILL')
+              }
+            }
+          : undefined,
+      })
+    : undefined
+  if (sender) {
+    const n = await sender.rebroadcastPending()
+    if (n > 0) logger.info({ transactions: n }, 're-broadcast stored transactions that were not confirmed')
+  }
+  return { chain, indexer, deposits, sender }
 }
 
-/** Resolves a policy token-list symbol to a verified token only. */
-function verifiedSymbolResolver(pool: Database['pool'], chain: ChainHandle): ResolveVerifiedSymbol {
-  return async (symbol) => {
-    const r = await lookupToken({ pool, chain }, symbol, { verifiedSymbolsOnly: true })
-    return 'token' in r ? { address: r.token.address } : r
+/** The actor runtime with the effect handlers of launches and wallet operations (swap, transfer, claim). */
+function createRuntime(
+  config: Config,
+  logger: Logger,
+  { db, chain, sender, loadAccount, sharedDatabase, runtimePollMs, chatEffects }: {
+    db: Database; chain: ChainHandle | undefined; sender: TxSender | undefined; loadAccount(agentId: string): Promise<LocalAccount>
+    sharedDatabase: boolean; runtimePollMs: number | undefined; chatEffects: Record<string, EffectHandler>
+  },
+) {
+  /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
+  const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
+  const runtime = createActorRuntime({
+    pool: db.pool,
+    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind],
+    effectHandlers: {
+      ...chatEffects,
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }) } : {}),
+    },
+    logger,
+    cacheSize: config.actorCacheSize,
+    commitConcurrency: config.actorCommitConcurrency,
+    // Holding the boot lock, this is the only runtime on the database.
+    soleRuntime: !sharedDatabase,
+    ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
+  })
+  return { runtime, planners }
+}
+
+/** Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly. */
+function startIdempotencySweep(db: Database, logger: Logger) {
+  const sweep = () => void sweepIdempotencyKeys(db.pool).catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
+  sweep()
+  return setInterval(sweep, 3_600_000).unref()
+}
+
+/** What the accounts, keys, sessions and agents use cases need: the ORM, their settings, the master key, key revocations. */
+function identityOf(
+  config: Config,
+  { db, redis, chain, masterKey }: { db: Database; redis: Redis | undefined; chain: ChainHandle | undefined; masterKey: Buffer },
+): IdentityAdapters {
+  return {
+    em: db.orm.em, config, masterKey, chainId: chain?.chainId ?? EMBEDDED_CHAIN_ID,
+    publishKeyRevoked: (hash) => void redis?.publish(KEY_REVOKED_CHANNEL, hash).catch(() => {}),
+  }
+}
+
+/** Other nodes drop a deleted key from their caches at once (Redis pub/sub); undefined without Redis. */
+async function subscribeKeyRevocations(config: Config, core: Core): Promise<Redis | undefined> {
+  if (!config.redisUrl) return undefined
+  const subscriber = new Redis(config.redisUrl, { lazyConnect: true })
+  subscriber.on('error', () => {})
+  subscriber.on('message', (_channel, hash: string) => core.forgetApiKey(hash))
+  await subscriber.connect().then(() => subscriber.subscribe(KEY_REVOKED_CHANNEL)).catch(() => {})
+  return subscriber
+}
+
+/** GET /health: the database (with its latency), Redis and the chain's RPC, and the venue addresses. */
+async function healthReport({ db, redis, chain }: { db: Database; redis: Redis | undefined; chain: ChainHandle | undefined }): Promise<HealthReport> {
+  const t0 = performance.now()
+  const dbOk = await db.pool.query('select 1').then(() => true, () => false)
+  const latencyMs = dbOk ? Math.round((performance.now() - t0) * 10) / 10 : null
+  const redisOk = redis ? await redis.ping().then((r) => r === 'PONG', () => false) : null
+  const rpcOk = chain ? await chain.publicClient.getBlockNumber().then(() => true, () => false) : true
+  const ok = dbOk && redisOk !== false && rpcOk
+  return {
+    status: ok ? 'ok' : 'degraded',
+    database: { ok: dbOk, latencyMs },
+    redis: { configured: !!redis, ok: redisOk },
+    rpc: chain ? await rpcHealth(chain) : { configured: false, ok: null, chainId: null, latestBlock: null },
+    venues: chain
+      ? {
+          configured: true,
+          // Lower case, as every address the API returns.
+          addresses: {
+            'venue-a': chain.manifest.contracts.venueA.toLowerCase(),
+            'venue-b': chain.manifest.contracts.venueB.toLowerCase(),
+            router: chain.manifest.contracts.router.toLowerCase(),
+            factory: chain.manifest.contracts.factory.toLowerCase(),
+            weth: chain.manifest.contracts.weth.toLowerCase(),
+            usdc: chain.manifest.contracts.usdc.toLowerCase(),
+          },
+        }
+      : { configured: false, addresses: null },
   }
 }
 

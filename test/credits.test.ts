@@ -49,9 +49,9 @@ describe('credit ledger', () => {
 
   it('a SIWE first sign-in (find or create by address) grants once, even when racing itself', async () => {
     const address = '0x00000000000000000000000000000000000000a1'
-    const accounts = await Promise.all(Array.from({ length: 5 }, () => app.services.accounts.findOrCreateByAddress(address)))
+    const accounts = await Promise.all(Array.from({ length: 5 }, () => app.services.core.findOrCreateAccount({ address })))
     expect(new Set(accounts.map((a) => a.id)).size).toBe(1)
-    await app.services.accounts.findOrCreateByAddress(address)
+    await app.services.core.findOrCreateAccount({ address })
     expect(await entries(accounts[0]!.id)).toEqual([{ kind: 'grant', credits: 1000, balanceAfter: 1000, ref: accounts[0]!.id }])
   })
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
-import { hashApiKey } from '../src/domain/keys/apiKey.ts'
+import { hashApiKey } from '../src/domain/accounts/apiKeyFormat.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
@@ -298,13 +298,13 @@ describe('keys and scopes', () => {
 describe('key revocation against the key cache', () => {
   it('a read that began before a revocation does not refill the cache after it', async () => {
     const { apiKey } = await app.account({ name: 'revoked-mid-read' })
-    const accounts = app.services.accounts
+    const core = app.services.core
     // The read starts (the key still exists), the revocation arrives, then the row goes away.
-    const inFlight = accounts.authenticateKey(apiKey)
-    accounts.forgetKey(hashApiKey(apiKey))
+    const inFlight = core.authenticateKey({ value: apiKey })
+    core.forgetApiKey(hashApiKey(apiKey))
     await app.services.pool.query('delete from api_key where hash = $1', [hashApiKey(apiKey)])
     await inFlight
-    expect(await accounts.authenticateKey(apiKey)).toBeUndefined()
+    expect(await core.authenticateKey({ value: apiKey })).toBeUndefined()
   })
 })
 

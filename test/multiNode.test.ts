@@ -54,7 +54,7 @@ describe.skipIf(!redisUrl)('two nodes sharing Postgres and Redis', () => {
 
   it('a key deleted on one node is refused at once on the other, despite its key cache', async () => {
     const [a, b] = nodes as [Node, Node]
-    const { apiKey } = await a.services.accounts.createAccountWithKey({ name: 'multi' })
+    const { apiKey } = await a.services.core.createAccount({ name: 'multi' })
     const admin = apiClient(a.url, apiKey)
     const created = await admin('POST', '/keys', { name: 'doomed', scopes: ['read'] })
     const doomedOnB = apiClient(b.url, created.body.key)
@@ -71,7 +71,7 @@ describe.skipIf(!redisUrl)('two nodes sharing Postgres and Redis', () => {
 
   it('rate limits are shared: the per-key budget spans both nodes', async () => {
     const [a, b] = nodes as [Node, Node]
-    const { apiKey } = await a.services.accounts.createAccountWithKey({ name: 'limited' })
+    const { apiKey } = await a.services.core.createAccount({ name: 'limited' })
     const statuses: number[] = []
     for (let i = 0; i < 6; i++) statuses.push((await apiClient((i % 2 ? b : a).url, apiKey)('GET', '/me')).status)
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200])

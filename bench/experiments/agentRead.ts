@@ -10,7 +10,8 @@ import { openDatabase } from '../../src/db/orm.ts'
 import { createLogger } from '../../src/logger.ts'
 import { createActorRuntime } from '../../src/actors/actorRuntime.ts'
 import { agentKind } from '../../src/actors/agent.machine.ts'
-import { createAgentsService } from '../../src/domain/agents/agents.service.ts'
+import { createAgentActors } from '../../src/actors/agentActors.ts'
+import { createAgent } from '../../src/domain/agents/createAgent.ts'
 import { createAgentsRepository } from '../../src/db/agents.repository.ts'
 import { withTransaction } from '../../src/db/transaction.ts'
 import { AgentSchema } from '../../src/domain/agents/agent.entity.ts'
@@ -34,11 +35,14 @@ try {
   await db.pool.query(`insert into account (id, name) values ($1, 'probe')`, [accountId])
   const runtime = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
   const repo = createAgentsRepository({ pool: db.pool, em: db.orm.em })
-  const agents = createAgentsService({
-    pool: db.pool, repository: repo, withTransaction: (fn) => withTransaction(db.pool, fn), runtime, tickMs: 3_600_000, whitelistHoldSeconds: 0,
-    createWallet: (id) => ({ address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`, encryptedKey: 'probe' }),
-  })
-  const { id } = await agents.create(accountId, { name: 'probe', model: 'gpt-4o-mini', skills: ['trading'] })
+  const { id } = await createAgent(
+    {
+      agents: repo, actors: createAgentActors({ runtime, tickMs: 3_600_000 }),
+      withTransaction: (fn) => withTransaction(db.pool, fn), newId: randomUUID,
+      createWallet: (agentId) => ({ address: `0x${agentId.replaceAll('-', '').padEnd(40, '0')}`, encryptedKey: 'probe' }),
+    },
+    { accountId, name: 'probe', model: 'gpt-4o-mini', skills: ['trading'] },
+  )
   const sql = `select a.*, ${effectivePayoutSql('a')} as eff_payout, ${effectivePolicySql('a')} as eff_policy, x.status,
     ${pendingChangesSql('a')} as pending from agent a join actor x on x.id = a.id::text where a.id = ? and a.account_id = ?`
   const results = [

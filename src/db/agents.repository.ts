@@ -35,6 +35,8 @@ const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt,
   a.strategy, a.temperature, a.is_public, a.public_description, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending`
 const FROM = 'from agent a join actor x on x.id = a.id::text'
+/** The columns `updateConfig` may set: names are never taken from anywhere else. */
+const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description'])
 
 type WhitelistRow = { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }
 const whitelistEntryOf = (r: WhitelistRow): WhitelistEntry => ({ address: r.address, label: r.label, usableAt: r.usable_at, createdAt: r.created_at })
@@ -157,6 +159,22 @@ export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: Entity
         [agentId, address, accountId, JSON.stringify(actor)],
       )
       return rows[0] && whitelistEntryOf(rows[0])
+    },
+
+    async updateConfig({ accountId, agentId, set }, tx) {
+      const params: unknown[] = [agentId, accountId]
+      const sets = Object.entries(set)
+        .filter(([column, value]) => CONFIG_COLUMNS.has(column) && value !== undefined)
+        .map(([column, value]) => `${column} = $${params.push(value)}`)
+      // Guarded by the actor's status in the same statement, so an update never lands on a deleted
+      // agent; it also locks the row, so concurrent updates apply one after the other.
+      const { rowCount } = await tx.query(
+        `update agent set ${[...sets, 'updated_at = now()'].join(', ')}
+          where id = $1 and account_id = $2
+            and exists (select 1 from actor where id = $1::text and status <> 'deleted')`,
+        params,
+      )
+      return !!rowCount
     },
 
     async assertOwned(accountId, agentId) {

@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Koa {
 
   // Prometheus scrapes with an operator key (Authorization: Bearer cpk_...).
   const scrape = new Router()
-  scrape.get('/metrics', authenticate({ accounts: deps.accounts, sessions: deps.sessions }), requireOperator(), async (ctx) => {
+  scrape.get('/metrics', authenticate(deps.core), requireOperator(), async (ctx) => {
     ctx.type = metrics.contentType
     ctx.body = await metrics.render()
   })
@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): Koa {
   publicApi.use(marketRoutes(deps).routes())
 
   const api = new Router({ prefix: '/api/v1' })
-  const auth = authenticate({ accounts: deps.accounts, sessions: deps.sessions })
+  const auth = authenticate(deps.core)
   api.use(async (ctx, next) => {
     try {
       await auth(ctx, async () => {})

@@ -1,9 +1,6 @@
 import type pg from 'pg'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
-import type { AccountsService } from '../domain/accounts/accounts.service.ts'
-import type { SessionsService } from '../domain/accounts/sessions.service.ts'
-import type { AgentsService } from '../domain/agents/agents.service.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { Model } from '../llm/modelCatalog.ts'
@@ -50,9 +47,6 @@ export type AppDeps = {
   config: Config
   logger: Logger
   pool: pg.Pool
-  accounts: AccountsService
-  sessions: SessionsService
-  agents: AgentsService
   /** The agent aggregate's storage: every read of an agent of an account goes through it. */
   agentsRepository: AgentsRepository
   runtime: ActorRuntime

@@ -3,7 +3,7 @@ import { z } from 'zod'
 /**
  * What the OpenAPI document promises for the resources whose field names the reference client
  * depends on (agents, whitelist entries, skills, prices). Documentation only: responses are
- * shaped by their view functions (`agentView` in `agents.service.ts`), and a test compares the two.
+ * shaped by their view functions (`agentView` in `domain/agents/agentView.ts`), and a test compares the two.
  */
 const nullableString = z.string().nullable()
 const isoTime = z.string().describe('ISO 8601, UTC')

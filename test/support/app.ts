@@ -54,7 +54,7 @@ export async function startTestApp(env: Record<string, string> = {}, { withChain
     url,
     services,
     async account({ operator = false, name = 'test' } = {}) {
-      const { account, apiKey } = await services.accounts.createAccountWithKey({ name, isOperator: operator })
+      const { account, apiKey } = await services.core.createAccount({ name, isOperator: operator })
       return { accountId: account.id, apiKey, api: apiClient(`${url}/api/v1`, apiKey) }
     },
     async close() {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../billing/ports.ts'
 import type { Policy } from './policy.ts'
 import type { PendingChangeRow } from './effectiveGuardrails.ts'
-import type { AuditActor } from './auditTrail.ts'
+import type { AuditActor, listAudit } from './auditTrail.ts'
 
 /** Runs `fn` inside BEGIN/COMMIT on one connection (handed in: the domain opens no connection itself). */
 export type WithTransaction = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>
@@ -73,4 +73,45 @@ export interface AgentsRepository {
   removeFromWhitelist(input: { agentId: string; accountId: string; address: string; actor: AuditActor }): Promise<WhitelistEntry | undefined>
   /** Throws NotFoundError('Agent') unless the account has this agent (in any status); reads nothing else. */
   assertOwned(accountId: string, agentId: string): Promise<void>
+  /**
+   * Sets the given configuration columns in the caller's transaction, locking the row, unless the
+   * agent's actor is deleted (then false: an update never lands on a deleted agent).
+   */
+  updateConfig(input: { accountId: string; agentId: string; set: AgentConfigPatch }, tx: Queryable): Promise<boolean>
 }
+
+/** The configuration columns an update may set (snake_case, as the columns and the request body). */
+export type AgentConfigPatch = Partial<{
+  name: string
+  model: string
+  skills: string[]
+  system_prompt: string | null
+  persona: string | null
+  strategy: string | null
+  temperature: number | null
+  is_public: boolean
+  public_description: string | null
+}>
+
+export type AgentCommand = 'agent.start' | 'agent.stop' | 'agent.delete'
+/** An agent actor's status as it is now, and the reason of a stop or failure. */
+export type AgentLiveStatus = { status: string; reason: string | null }
+
+/**
+ * The agent's actor (implemented over the actor runtime in src/actors/agentActors.ts): it owns
+ * the agent's status and lifecycle.
+ */
+export interface AgentActors {
+  /** Creates the actor in the caller's transaction (with the agent's row); call the answer once it committed. */
+  create(input: { agentId: string; accountId: string }, tx: Queryable): Promise<() => void>
+  /** The live status of the account's agent actor; undefined when it has none with this id. */
+  status(accountId: string, agentId: string): Promise<AgentLiveStatus | undefined>
+  /** Sends a lifecycle command; answers once the new state is committed (409 when the state refuses it). */
+  send(agentId: string, command: AgentCommand): Promise<AgentLiveStatus>
+}
+
+/** A new agent's custodial wallet: the key encrypted bound to the agent id (src/chain/agentAdapters.ts). */
+export type AgentWallet = { address: string; encryptedKey: string }
+
+/** The audit trail of the account's subjects, newest first (src/domain/agents/auditTrail.ts over the pool). */
+export type AuditReader = (q: { accountId: string; subjectId: string; limit: number; cursor?: string | undefined }) => ReturnType<typeof listAudit>

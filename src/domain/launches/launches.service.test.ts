@@ -24,7 +24,7 @@ function memoryAgents(rows: AgentRecord[]): AgentsRepository {
     findOwned,
     getOwned: async (accountId, id) => (await findOwned(accountId, id)) ?? Promise.reject(new NotFoundError('Agent')),
     assertOwned: async (accountId, id) => void ((await findOwned(accountId, id)) ?? Promise.reject(new NotFoundError('Agent'))),
-    list: unused, insert: unused, whitelist: unused, addToWhitelist: unused, removeFromWhitelist: unused,
+    list: unused, insert: unused, whitelist: unused, addToWhitelist: unused, removeFromWhitelist: unused, updateConfig: unused,
   }
 }
 

@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context, Middleware } from 'koa'
-import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
-import type { SessionsService } from '../../domain/accounts/sessions.service.ts'
+import type { Core } from '../../core.ts'
 import type { Principal, Scope } from '../../domain/accounts/scopes.ts'
 import { ForbiddenError, UnauthorizedError } from '../../domain/errors.ts'
 
@@ -18,18 +17,18 @@ const sameToken = (a: string, b: string) => {
  * Resolves the caller from `Authorization: Bearer cpk_...` or the session cookie. Writes made
  * with a cookie must carry the session's CSRF token in `X-CSRF-Token`.
  */
-export function authenticate({ accounts, sessions }: { accounts: AccountsService; sessions: SessionsService }): Middleware {
+export function authenticate(core: Pick<Core, 'authenticateKey' | 'resolveSession'>): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization')
     let principal: Principal | undefined
     if (header) {
       const match = /^Bearer\s+(\S+)$/i.exec(header)
       if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer cpk_...".')
-      principal = await accounts.authenticateKey(match[1])
+      principal = await core.authenticateKey({ value: match[1] })
       if (!principal) throw new UnauthorizedError('Invalid, expired or deleted API key.')
     } else {
       const token = ctx.cookies.get(SESSION_COOKIE)
-      if (token) principal = await sessions.resolve(token)
+      if (token) principal = await core.resolveSession({ token })
       if (!principal) throw new UnauthorizedError('Send "Authorization: Bearer cpk_..." or sign in.')
       if (!SAFE_METHODS.has(ctx.method)) {
         const csrf = ctx.get('X-CSRF-Token')

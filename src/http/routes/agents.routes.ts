@@ -21,6 +21,7 @@ function agentId(ctx: Context): string {
 
 /** Agents (snake_case bodies, camelCase responses), their lifecycle commands and their transfer whitelists. */
 export function agentRoutes(deps: AppDeps): Router {
+  const { core } = deps
   const schemas = agentSchemas({
     models: new Set(deps.models.keys()), defaultModel: deps.defaultModel.id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
   })
@@ -29,15 +30,15 @@ export function agentRoutes(deps: AppDeps): Router {
 
   router.get('/', requireScope('read'), async (ctx) => {
     const q = parse(pagingQuery, ctx.query)
-    const { agents, last } = await deps.agents.list(account(ctx), { limit: q.limit, after: decodeCursor(q.cursor) })
+    const { agents, last } = await core.listAgents({ accountId: account(ctx), limit: q.limit, after: decodeCursor(q.cursor) })
     ok(ctx, { agents, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
   })
   router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
     const body = parse(schemas.create, ctx.request.body)
-    ok(ctx, await deps.agents.create(account(ctx), body), 201)
+    ok(ctx, await core.createAgent({ ...body, accountId: account(ctx) }), 201)
   })
   router.get('/:id', rejectQuery, requireScope('read'), async (ctx) => {
-    ok(ctx, await deps.agents.get(account(ctx), agentId(ctx)))
+    ok(ctx, await core.getAgent({ accountId: account(ctx), agentId: agentId(ctx) }))
   })
   const update = async (ctx: Context) => {
     const id = agentId(ctx)
@@ -49,7 +50,7 @@ export function agentRoutes(deps: AppDeps): Router {
       throw new ForbiddenError('Changing the policy or the payout wallet needs the "admin" scope (or a dashboard session).')
     }
     const body = parse(schemas.update, raw ?? {})
-    ok(ctx, await deps.agents.update(account(ctx), id, body, auditActorOf(principalOf(ctx))))
+    ok(ctx, await core.updateAgent({ ...body, accountId: account(ctx), agentId: id, actor: auditActorOf(principalOf(ctx)) }))
   }
   // The contract lists both; the reference client updates with POST.
   router.post('/:id', rejectQuery, requireScope('trade'), update)
@@ -57,35 +58,36 @@ export function agentRoutes(deps: AppDeps): Router {
   router.delete('/:id', rejectQuery, requireScope('trade'), async (ctx) => {
     const id = agentId(ctx)
     parse(noBody, ctx.request.body)
-    ok(ctx, await deps.agents.command(account(ctx), id, 'agent.delete'))
+    ok(ctx, await core.deleteAgent({ accountId: account(ctx), agentId: id }))
   })
-  for (const [path, type] of [['start', 'agent.start'], ['stop', 'agent.stop']] as const) {
+  for (const [path, command] of [['start', core.startAgent], ['stop', core.stopAgent]] as const) {
     router.post(`/:id/${path}`, rejectQuery, requireScope('trade'), async (ctx) => {
       const id = agentId(ctx)
       parse(noBody, ctx.request.body)
-      ok(ctx, await deps.agents.command(account(ctx), id, type))
+      ok(ctx, await command({ accountId: account(ctx), agentId: id }))
     })
   }
 
   router.get('/:id/whitelist', rejectQuery, requireScope('read'), async (ctx) => {
-    ok(ctx, { whitelist: await deps.agents.whitelist(account(ctx), agentId(ctx)) })
+    ok(ctx, { whitelist: await core.listWhitelist({ accountId: account(ctx), agentId: agentId(ctx) }) })
   })
   router.post('/:id/whitelist', rejectQuery, requireScope('admin'), async (ctx) => {
     const id = agentId(ctx)
     const body = parse(whitelistAddBody, ctx.request.body)
-    ok(ctx, await deps.agents.addToWhitelist(account(ctx), id, body, auditActorOf(principalOf(ctx))), 201)
+    ok(ctx, await core.addToWhitelist({ ...body, accountId: account(ctx), agentId: id, actor: auditActorOf(principalOf(ctx)) }), 201)
   })
   router.delete('/:id/whitelist', requireScope('admin'), async (ctx) => {
     const id = agentId(ctx)
     // The address may come in the body or as ?address=.
     const source = ctx.request.body && Object.keys(ctx.request.body).length > 0 ? ctx.request.body : ctx.query
     const { address } = parse(whitelistDeleteBody, source)
-    ok(ctx, { ...(await deps.agents.removeFromWhitelist(account(ctx), id, address, auditActorOf(principalOf(ctx)))), deleted: true })
+    const removed = await core.removeFromWhitelist({ accountId: account(ctx), agentId: id, address, actor: auditActorOf(principalOf(ctx)) })
+    ok(ctx, { ...removed, deleted: true })
   })
   router.get('/:id/audit', requireScope('read'), async (ctx) => {
     const id = agentId(ctx)
     const q = parse(pagingQuery, ctx.query)
-    ok(ctx, await deps.agents.audit(account(ctx), id, { limit: q.limit, cursor: q.cursor }))
+    ok(ctx, await core.listAgentAudit({ accountId: account(ctx), agentId: id, limit: q.limit, cursor: q.cursor }))
   })
   return router
 }

@@ -8,7 +8,7 @@ import {
   hashApiKey,
   hashesEqual,
   isWellFormedApiKey,
-} from './apiKey.ts'
+} from './apiKeyFormat.ts'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 

@@ -1,0 +1,30 @@
+import type { ActorRuntime } from './actorRuntime.ts'
+import type { AgentActors, AgentLiveStatus } from '../domain/agents/ports.ts'
+
+const reasonOf = (context: unknown) => (context as { reason?: string | null } | undefined)?.reason ?? null
+
+/**
+ * The agent use cases' port onto the actor runtime: an agent's actor is created with its row,
+ * owns its status, and takes the lifecycle commands.
+ *
+ * @example
+ * const actors = createAgentActors({ runtime, tickMs: 60_000 })
+ * const { status } = await actors.send(agentId, 'agent.start')
+ */
+export function createAgentActors({ runtime, tickMs }: { runtime: ActorRuntime; tickMs: number }): AgentActors {
+  return {
+    async create({ agentId, accountId }, tx) {
+      const entry = await runtime.create('agent', { id: agentId, accountId, input: { agentId, accountId, tickMs } }, tx)
+      return () => runtime.afterExternalCommit(entry)
+    },
+    async status(accountId, agentId): Promise<AgentLiveStatus | undefined> {
+      const entry = await runtime.get(agentId)
+      if (!entry || entry.kind.kind !== 'agent' || entry.accountId !== accountId) return undefined
+      return { status: entry.status, reason: reasonOf(entry.snapshot.context) }
+    },
+    async send(agentId, command) {
+      const next = await runtime.send(agentId, { type: command })
+      return { status: next.status, reason: reasonOf(next.snapshot.context) }
+    },
+  }
+}

@@ -1,0 +1,23 @@
+import { InvalidStateError } from '../errors.ts'
+import { whitelistView, type WhitelistView } from './agentView.ts'
+import type { AuditActor } from './auditTrail.ts'
+import type { AgentsRepository } from './ports.ts'
+
+export type AddToWhitelistInput = { accountId: string; agentId: string; address: string; label?: string | undefined; actor: AuditActor }
+
+/**
+ * Whitelists a transfer address (or relabels it); a new address is usable after the hold.
+ * Journaled with `actor`.
+ *
+ * @example
+ * const entry = await addToWhitelist({ agents, whitelistHoldSeconds: 86_400 }, { accountId, agentId, address, actor })
+ */
+export async function addToWhitelist(
+  deps: { agents: AgentsRepository; whitelistHoldSeconds: number },
+  { accountId, agentId, address, label, actor }: AddToWhitelistInput,
+): Promise<WhitelistView> {
+  const agent = await deps.agents.getOwned(accountId, agentId)
+  if (agent.status === 'deleted') throw new InvalidStateError({ event: 'change the whitelist', state: 'deleted' })
+  const entry = await deps.agents.addToWhitelist({ agentId, accountId, address, label: label ?? null, holdSeconds: deps.whitelistHoldSeconds, actor })
+  return whitelistView(entry)
+}

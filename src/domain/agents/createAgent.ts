@@ -1,0 +1,44 @@
+import type { AgentCreateBody } from './agent.schema.ts'
+import { agentView, type AgentView } from './agentView.ts'
+import { DEFAULT_POLICY, policySchema } from './policy.ts'
+import type { AgentActors, AgentWallet, AgentsRepository, WithTransaction } from './ports.ts'
+import { resolvePolicyTokens, type ResolveVerifiedSymbol } from './resolvePolicyTokens.ts'
+
+export type CreateAgentDeps = {
+  agents: AgentsRepository
+  actors: AgentActors
+  withTransaction: WithTransaction
+  /** Makes a custodial wallet for a new agent; the key is encrypted bound to the agent id. */
+  createWallet(agentId: string): AgentWallet
+  /** Resolves a token-list symbol to a verified token (absent without a chain: lists then take addresses only). */
+  resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
+  newId(): string
+}
+export type CreateAgentInput = AgentCreateBody & { accountId: string }
+
+/**
+ * Creates an agent: its row with a new custodial wallet and its policy (token symbols resolved to
+ * verified tokens), and its actor (stopped), in one transaction.
+ *
+ * @example
+ * const agent = await createAgent(deps, { accountId, name: 'a', model: 'gpt-4o-mini', skills: ['trading'] })
+ */
+export async function createAgent(deps: CreateAgentDeps, { accountId, ...body }: CreateAgentInput): Promise<AgentView> {
+  const id = deps.newId()
+  const wallet = deps.createWallet(id)
+  const policy = policySchema.parse({ ...DEFAULT_POLICY, ...(await resolvePolicyTokens(body.policy, deps.resolveVerifiedSymbol)) })
+  const afterCommit = await deps.withTransaction(async (tx) => {
+    await deps.agents.insert(
+      {
+        id, accountId, name: body.name, model: body.model, skills: body.skills, systemPrompt: body.system_prompt ?? null,
+        payoutWallet: body.payout_wallet ?? null, persona: body.persona ?? null, strategy: body.strategy ?? null,
+        temperature: body.temperature ?? null, isPublic: body.is_public ?? false, publicDescription: body.public_description ?? null,
+        policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey,
+      },
+      tx,
+    )
+    return deps.actors.create({ agentId: id, accountId }, tx)
+  })
+  afterCommit()
+  return agentView(await deps.agents.getOwned(accountId, id))
+}

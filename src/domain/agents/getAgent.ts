@@ -1,0 +1,28 @@
+import { NotFoundError } from '../errors.ts'
+import type { AgentRowCache } from './agentRowCache.ts'
+import { agentView, type AgentView } from './agentView.ts'
+import type { AgentActors, AgentLiveStatus, AgentRecord, AgentsRepository } from './ports.ts'
+
+export type GetAgentDeps = { agents: AgentsRepository; actors: AgentActors; rows: AgentRowCache }
+export type AgentRef = { accountId: string; agentId: string }
+
+/**
+ * One agent of the account with its actor's live status; another account's agent is not found.
+ *
+ * @example
+ * const agent = await getAgent(deps, { accountId, agentId })
+ */
+export async function getAgent(deps: GetAgentDeps, ref: AgentRef): Promise<AgentView> {
+  const { row, live } = await readAgent(deps, ref)
+  return agentView(row, live)
+}
+
+/** The agent's row (from memory when fresh) and its actor's live status. */
+export async function readAgent({ agents, actors, rows }: GetAgentDeps, { accountId, agentId }: AgentRef): Promise<{ row: AgentRecord; live: AgentLiveStatus }> {
+  const cached = rows.get(agentId)
+  const row = cached ?? (await agents.getOwned(accountId, agentId))
+  if (row.accountId !== accountId) throw new NotFoundError('Agent')
+  if (!cached) rows.set(row)
+  const live = await actors.status(accountId, agentId)
+  return { row, live: live ?? { status: row.status, reason: row.statusReason } }
+}

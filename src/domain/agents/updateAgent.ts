@@ -1,0 +1,50 @@
+import { InvalidStateError } from '../errors.ts'
+import type { AgentUpdateBody } from './agent.schema.ts'
+import type { AgentRowCache } from './agentRowCache.ts'
+import { agentView, type AgentView } from './agentView.ts'
+import { applyGuardrailChange } from './applyGuardrailChange.ts'
+import type { AuditActor } from './auditTrail.ts'
+import type { AgentConfigPatch, AgentsRepository, WithTransaction } from './ports.ts'
+import { resolvePolicyTokens, type ResolveVerifiedSymbol } from './resolvePolicyTokens.ts'
+
+export type UpdateAgentDeps = {
+  agents: AgentsRepository
+  rows: AgentRowCache
+  withTransaction: WithTransaction
+  resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
+  /** The hold before any loosening of the policy or payout wallet takes effect (WHITELIST_HOLD_SECONDS). */
+  whitelistHoldSeconds: number
+}
+export type UpdateAgentInput = AgentUpdateBody & { accountId: string; agentId: string; actor: AuditActor }
+
+const CONFIG_COLUMNS = ['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description'] as const
+
+/**
+ * Updates an agent. A change of its policy or payout wallet (the route requires the admin scope
+ * for it) tightens at once and loosens after the hold, and is journaled with `actor`.
+ *
+ * @example
+ * const agent = await updateAgent(deps, { accountId, agentId, actor, name: 'renamed' })
+ */
+export async function updateAgent(deps: UpdateAgentDeps, { accountId, agentId, actor, ...patch }: UpdateAgentInput): Promise<AgentView> {
+  deps.rows.drop(agentId)
+  const current = await deps.agents.getOwned(accountId, agentId)
+  if (current.status === 'deleted') throw new InvalidStateError({ event: 'update', state: 'deleted' })
+  const policy = await resolvePolicyTokens(patch.policy, deps.resolveVerifiedSymbol)
+  const set: Record<string, unknown> = {}
+  for (const c of CONFIG_COLUMNS) if (patch[c] !== undefined) set[c] = patch[c]
+  const guarded = policy || patch.payout_wallet !== undefined
+  if (Object.keys(set).length === 0 && !guarded) return agentView(current)
+  await deps.withTransaction(async (tx) => {
+    // Locks the row, so concurrent updates apply one after the other.
+    if (!(await deps.agents.updateConfig({ accountId, agentId, set: set as AgentConfigPatch }, tx))) {
+      throw new InvalidStateError({ event: 'update', state: 'deleted' })
+    }
+    if (guarded) {
+      const change = { policy, payout_wallet: patch.payout_wallet }
+      await applyGuardrailChange(tx, { agentId, accountId, actor, patch: change, holdSeconds: deps.whitelistHoldSeconds })
+    }
+  })
+  deps.rows.drop(agentId)
+  return agentView(await deps.agents.getOwned(accountId, agentId))
+}
