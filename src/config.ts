@@ -56,6 +56,8 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   TX_CONFIRM_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
   /** Blocks a deposit needs (its own included) before it is credited. */
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).optional(),
+  /** The least non-zero `run_interval_seconds` of an agent (tests and demos may set 1). */
+  RUN_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -115,5 +117,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     txConfirmTimeoutMs: e.TX_CONFIRM_TIMEOUT_SECONDS * 1000,
     /** 2 on the embedded chain (blocks come only with transactions), 12 elsewhere, unless set. */
     depositConfirmations: e.DEPOSIT_CONFIRMATIONS ?? (embeddedChain ? 2 : 12),
+    runMinIntervalSeconds: e.RUN_MIN_INTERVAL_SECONDS,
   }
 }

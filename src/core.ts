@@ -11,6 +11,20 @@ import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
 import { agentView } from './domain/agents/agents.service.ts'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { createCustomSkillsRepository } from './db/customSkills.repository.ts'
+import { TOOL_NAMES } from './tools/registry.ts'
+import { BUILTIN_TOOL_NAMES } from './domain/skills/builtinSkills.ts'
+import type { SkillsDeps } from './domain/skills/ports.ts'
+import { customSkillSchemas } from './domain/skills/skill.schema.ts'
+import { createCustomSkill, type CreateCustomSkillInput } from './domain/skills/createCustomSkill.ts'
+import { listCustomSkills, type ListCustomSkillsInput } from './domain/skills/listCustomSkills.ts'
+import { getCustomSkill, type GetCustomSkillInput } from './domain/skills/getCustomSkill.ts'
+import { updateCustomSkill, type UpdateCustomSkillInput } from './domain/skills/updateCustomSkill.ts'
+import { deleteCustomSkill, type DeleteCustomSkillInput } from './domain/skills/deleteCustomSkill.ts'
+import { listSkillRegistry, type ListSkillRegistryInput } from './domain/skills/listSkillRegistry.ts'
+import { resolveAgentSkills, type ResolveAgentSkillsInput } from './domain/skills/resolveAgentSkills.ts'
+import { checkAgentSkills } from './domain/skills/checkAgentSkills.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -19,6 +33,8 @@ export type CoreAdapters = {
   agents: AgentsRepository
   /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
   wallet: WalletDeps | undefined
+  /** MikroORM's entity manager (forked per use by the repositories). */
+  em: EntityManager
 }
 
 /**
@@ -31,6 +47,12 @@ export type CoreAdapters = {
  */
 export function createCore(adapters: CoreAdapters) {
   const { pool, runtime, wallet, agents } = adapters
+  // A skill may name any tool of the registry, and the planned ones the built-in skills name.
+  const skillPorts: SkillsDeps = {
+    skills: createCustomSkillsRepository({ pool, em: adapters.em }),
+    toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
+    newId: randomUUID,
+  }
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
@@ -49,6 +71,18 @@ export function createCore(adapters: CoreAdapters) {
     getAgent: async ({ accountId, agentId }: { accountId: string; agentId: string }) => agentView(await agents.getOwned(accountId, agentId)),
     /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
     listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
+    /** Custom skill request bodies, validated against the tool names a skill may grant. */
+    customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
+    createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
+    listCustomSkills: (input: ListCustomSkillsInput) => listCustomSkills(skillPorts, input),
+    getCustomSkill: (input: GetCustomSkillInput) => getCustomSkill(skillPorts, input),
+    updateCustomSkill: (input: UpdateCustomSkillInput) => updateCustomSkill(skillPorts, input),
+    deleteCustomSkill: (input: DeleteCustomSkillInput) => deleteCustomSkill(skillPorts, input),
+    listSkillRegistry: (input: ListSkillRegistryInput) => listSkillRegistry(skillPorts, input),
+    /** The tools and system-prompt text an agent's skills give it (for chat turns and runs). */
+    resolveAgentSkills: (input: ResolveAgentSkillsInput) => resolveAgentSkills(skillPorts, input),
+    /** 422 for entries of an agent's `skills` that the account may not use. */
+    checkAgentSkills: (input: ResolveAgentSkillsInput) => checkAgentSkills(skillPorts, input),
   }
 }
 

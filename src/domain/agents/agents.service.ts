@@ -48,6 +48,7 @@ export function agentView(agent: AgentRecord, live?: { status: string; reason: s
     temperature: agent.temperature,
     isPublic: agent.isPublic,
     publicDescription: agent.publicDescription,
+    runIntervalSeconds: agent.runIntervalSeconds,
     policy: policyView({ ...DEFAULT_POLICY, ...agent.policy }),
     walletAddress: agent.walletAddress,
     status: live?.status ?? agent.status,
@@ -61,6 +62,9 @@ export function agentView(agent: AgentRecord, live?: { status: string; reason: s
 export type AgentView = ReturnType<typeof agentView>
 
 export type AgentsService = ReturnType<typeof createAgentsService>
+
+/** A new agent's body; `run_interval_seconds` may be left out by callers other than the route (0 then). */
+export type AgentCreateInput = Omit<AgentCreateBody, 'run_interval_seconds'> & { run_interval_seconds?: number }
 
 /**
  * Agents: a row of configuration plus an agent actor that owns the status. Every query is
@@ -97,7 +101,7 @@ export function createAgentsService(deps: AgentsDeps) {
   const row = (accountId: string, id: string) => repo.getOwned(accountId, id)
 
   return {
-    async create(accountId: string, body: AgentCreateBody): Promise<AgentView> {
+    async create(accountId: string, body: AgentCreateInput): Promise<AgentView> {
       const id = randomUUID()
       const wallet = deps.createWallet(id)
       const policy = policySchema.parse({ ...DEFAULT_POLICY, ...(await resolvePolicyTokens(body.policy, deps.resolveVerifiedSymbol)) })
@@ -107,7 +111,7 @@ export function createAgentsService(deps: AgentsDeps) {
             id, accountId, name: body.name, model: body.model, skills: body.skills, systemPrompt: body.system_prompt ?? null,
             payoutWallet: body.payout_wallet ?? null, persona: body.persona ?? null, strategy: body.strategy ?? null,
             temperature: body.temperature ?? null, isPublic: body.is_public ?? false, publicDescription: body.public_description ?? null,
-            policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey,
+            policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey, runIntervalSeconds: body.run_interval_seconds ?? 0,
           },
           client,
         )
@@ -143,7 +147,7 @@ export function createAgentsService(deps: AgentsDeps) {
         params.push(value)
         sets.push(`${column} = $${params.length}`)
       }
-      const columns = ['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description'] as const
+      const columns = ['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds'] as const
       for (const c of columns) if (patch[c] !== undefined) put(c, patch[c])
       const guarded = policy || patch.payout_wallet !== undefined
       if (sets.length === 0 && !guarded) return agentView(current)
