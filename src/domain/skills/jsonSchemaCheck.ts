@@ -1,9 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 
-// One validator for the meta-schema only: a custom skill's schema is checked against JSON Schema
-// draft 2020-12, never compiled into code (Ajv treats a compiled schema as trusted code; ours come
-// from any account). Nothing is fetched: a `$ref` must point inside the document.
-const ajv = new Ajv2020({ allErrors: false, validateFormats: false, logger: false })
+// One validator for the meta-schema only, built on first use (it compiles the meta-schemas): a
+// custom skill's schema is checked against JSON Schema draft 2020-12, never compiled into code
+// (Ajv treats a compiled schema as trusted code; ours come from any account). Nothing is fetched:
+// a `$ref` must point inside the document.
+let ajv: Ajv2020 | undefined
 
 const MAX_DEPTH = 32
 /** Keywords whose values are instance data, not schemas: a `$ref` string in them refers to nothing. */
@@ -21,8 +22,9 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples'])
 export function jsonSchemaProblem(schema: unknown): string | undefined {
   const walked = walk(schema, '', 0)
   if (walked) return walked
-  if (ajv.validateSchema(schema as object)) return undefined
-  const first = ajv.errors?.[0]
+  const validator = (ajv ??= new Ajv2020({ allErrors: false, validateFormats: false, logger: false }))
+  if (validator.validateSchema(schema as object)) return undefined
+  const first = validator.errors?.[0]
   return first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'does not match the JSON Schema meta-schema'
 }
 
