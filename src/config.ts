@@ -64,6 +64,8 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   CHAT_WAIT_SECONDS: z.coerce.number().min(0.01).max(600).default(60),
   /** Earlier messages read for a turn's prompt at most (then bounded by the model's context window). */
   CHAT_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(1000).default(50),
+  /** The least non-zero `run_interval_seconds` of an agent (tests and demos may set 1). */
+  RUN_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -124,5 +126,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     /** 2 on the embedded chain (blocks come only with transactions), 12 elsewhere, unless set. */
     depositConfirmations: e.DEPOSIT_CONFIRMATIONS ?? (embeddedChain ? 2 : 12),
     chat: { maxRounds: e.CHAT_MAX_ROUNDS, maxTokens: e.CHAT_MAX_TOKENS, waitMs: Math.round(e.CHAT_WAIT_SECONDS * 1000), historyMessages: e.CHAT_HISTORY_MESSAGES },
+    runMinIntervalSeconds: e.RUN_MIN_INTERVAL_SECONDS,
   }
 }

@@ -54,6 +54,19 @@ import { addToWhitelist, type AddToWhitelistInput } from './domain/agents/addToW
 import { removeFromWhitelist, type RemoveFromWhitelistInput } from './domain/agents/removeFromWhitelist.ts'
 import { listAgentAudit, type ListAgentAuditInput } from './domain/agents/listAgentAudit.ts'
 import { listAudit } from './domain/agents/auditTrail.ts'
+import { createCustomSkillsRepository } from './db/customSkills.repository.ts'
+import { TOOL_NAMES } from './tools/registry.ts'
+import { BUILTIN_TOOL_NAMES } from './domain/skills/builtinSkills.ts'
+import type { SkillsDeps } from './domain/skills/ports.ts'
+import { customSkillSchemas } from './domain/skills/skill.schema.ts'
+import { createCustomSkill, type CreateCustomSkillInput } from './domain/skills/createCustomSkill.ts'
+import { listCustomSkills, type ListCustomSkillsInput } from './domain/skills/listCustomSkills.ts'
+import { getCustomSkill, type GetCustomSkillInput } from './domain/skills/getCustomSkill.ts'
+import { updateCustomSkill, type UpdateCustomSkillInput } from './domain/skills/updateCustomSkill.ts'
+import { deleteCustomSkill, type DeleteCustomSkillInput } from './domain/skills/deleteCustomSkill.ts'
+import { listSkillRegistry, type ListSkillRegistryInput } from './domain/skills/listSkillRegistry.ts'
+import { resolveAgentSkills, type ResolveAgentSkillsInput } from './domain/skills/resolveAgentSkills.ts'
+import { checkAgentSkills } from './domain/skills/checkAgentSkills.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -89,6 +102,12 @@ export type IdentityAdapters = {
 export function createCore(adapters: CoreAdapters) {
   const { pool, runtime, wallet, agents } = adapters
   const chat = chatPortsOf(adapters)
+  // A skill may name any tool of the registry, and the planned ones the built-in skills name.
+  const skillPorts: SkillsDeps = {
+    skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
+    toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
+    newId: randomUUID,
+  }
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
@@ -114,6 +133,18 @@ export function createCore(adapters: CoreAdapters) {
     listMessages: (input: { accountId: string; agentId: string; query: unknown }) => listMessages({ agents, messages: chat.messages }, input),
     /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
     subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
+    /** Custom skill request bodies, validated against the tool names a skill may grant. */
+    customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
+    createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
+    listCustomSkills: (input: ListCustomSkillsInput) => listCustomSkills(skillPorts, input),
+    getCustomSkill: (input: GetCustomSkillInput) => getCustomSkill(skillPorts, input),
+    updateCustomSkill: (input: UpdateCustomSkillInput) => updateCustomSkill(skillPorts, input),
+    deleteCustomSkill: (input: DeleteCustomSkillInput) => deleteCustomSkill(skillPorts, input),
+    listSkillRegistry: (input: ListSkillRegistryInput) => listSkillRegistry(skillPorts, input),
+    /** The tools and system-prompt text an agent's skills give it (for chat turns and runs). */
+    resolveAgentSkills: (input: ResolveAgentSkillsInput) => resolveAgentSkills(skillPorts, input),
+    /** 422 for entries of an agent's `skills` that the account may not use. */
+    checkAgentSkills: (input: ResolveAgentSkillsInput) => checkAgentSkills(skillPorts, input),
   }
 }
 

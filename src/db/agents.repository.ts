@@ -20,6 +20,7 @@ type AgentRow = {
   temperature: number | null
   is_public: boolean
   public_description: string | null
+  run_interval_seconds: number
   policy: Partial<Policy>
   wallet_address: `0x${string}`
   created_at: Date | string
@@ -32,11 +33,11 @@ type AgentRow = {
 // The policy and payout wallet as they apply now (matured pending changes included), the actor's
 // status, and the changes still in their hold: one statement, so a read is one round trip.
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
-  a.strategy, a.temperature, a.is_public, a.public_description, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
+  a.strategy, a.temperature, a.is_public, a.public_description, a.run_interval_seconds, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending`
 const FROM = 'from agent a join actor x on x.id = a.id::text'
 /** The columns `updateConfig` may set: names are never taken from anywhere else. */
-const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description'])
+const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds'])
 
 type WhitelistRow = { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }
 const whitelistEntryOf = (r: WhitelistRow): WhitelistEntry => ({ address: r.address, label: r.label, usableAt: r.usable_at, createdAt: r.created_at })
@@ -54,6 +55,7 @@ const recordOf = (r: AgentRow): AgentRecord => ({
   temperature: r.temperature,
   isPublic: r.is_public,
   publicDescription: r.public_description,
+  runIntervalSeconds: r.run_interval_seconds,
   policy: r.policy,
   walletAddress: r.wallet_address,
   createdAt: isoTimestamp(r.created_at),
@@ -112,11 +114,12 @@ export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: Entity
       // On the caller's connection, inside its transaction: the agent's actor is created in the same one.
       await tx.query(
         `insert into agent (id, account_id, name, model, skills, system_prompt, payout_wallet, persona, strategy,
-           temperature, is_public, public_description, policy, wallet_address, wallet_key_encrypted)
-         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+           temperature, is_public, public_description, policy, wallet_address, wallet_key_encrypted, run_interval_seconds)
+         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
         [
           a.id, a.accountId, a.name, a.model, a.skills, a.systemPrompt, a.payoutWallet, a.persona, a.strategy,
           a.temperature, a.isPublic, a.publicDescription, JSON.stringify(a.policy), a.walletAddress, a.walletKeyEncrypted,
+          a.runIntervalSeconds,
         ],
       )
     },

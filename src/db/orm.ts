@@ -6,10 +6,11 @@ import { AccountSchema } from '../domain/accounts/account.entity.ts'
 import { ApiKeySchema } from '../domain/accounts/apiKey.entity.ts'
 import { SessionSchema } from '../domain/accounts/session.entity.ts'
 import { AgentSchema, AgentWhitelistSchema } from '../domain/agents/agent.entity.ts'
+import { CustomSkillSchema } from '../domain/skills/customSkill.entity.ts'
 import { CreditEntrySchema } from '../domain/billing/creditEntry.entity.ts'
 import { migrations } from './migrations/index.ts'
 
-export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema]
+export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema]
 
 export type Database = {
   orm: MikroORM

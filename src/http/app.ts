@@ -21,6 +21,7 @@ import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
 import { chatRoutes } from './routes/chat.routes.ts'
+import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
 import { NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): Koa {
   )
   for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
   publicApi.use(marketRoutes(deps).routes())
+  publicApi.use(skillRegistryRoutes(deps).routes())
 
   const api = new Router({ prefix: '/api/v1' })
   const auth = authenticate(deps.core)
@@ -131,6 +133,7 @@ export function createApp(deps: AppDeps): Koa {
   api.use(feeRoutes(deps).routes())
   api.use(billingRoutes(deps).routes())
   api.use(chatRoutes(deps).routes())
+  api.use(customSkillRoutes(deps).routes())
 
   // Public routes answer first; anything else under /api/v1 needs credentials.
   app.use(publicApi.routes())

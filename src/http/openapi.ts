@@ -15,6 +15,9 @@ import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
 import { billingTransactionsQuery } from './routes/billing.routes.ts'
+import { customSkillSchemas, registryQuery } from '../domain/skills/skill.schema.ts'
+import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
+import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts'
 
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete'
@@ -55,6 +58,20 @@ const queryParams = (s: z.ZodType) => {
   return Object.entries(json.properties ?? {}).map(([name, p]) => ({ name, in: 'query', required: json.required?.includes(name) ?? false, schema: p }))
 }
 
+/** The registry (public) and an account's custom skills. */
+function skillOps(): Op[] {
+  const customSkills = customSkillSchemas({ toolNames: BUILTIN_TOOL_NAMES })
+  const customSkill = resource('CustomSkill')
+  return [
+    { method: 'get', path: '/skills/registry', summary: 'Public custom skills of every account, newest first', query: pagingQuery.extend(registryQuery.shape), response: list('skills', 'RegistrySkill', true) },
+    { method: 'get', path: '/skills/custom', summary: 'Own custom skills, newest first', auth: 'read', query: pagingQuery, response: list('skills', 'CustomSkill', true) },
+    { method: 'post', path: '/skills/custom', summary: 'Create a custom skill (data only)', auth: 'trade', body: customSkills.create, status: 201, response: customSkill },
+    { method: 'get', path: '/skills/custom/{id}', summary: 'One own custom skill', auth: 'read', response: customSkill },
+    { method: 'patch', path: '/skills/custom/{id}', summary: 'Change a custom skill', auth: 'trade', body: customSkills.update, response: customSkill },
+    { method: 'delete', path: '/skills/custom/{id}', summary: 'Delete a custom skill', auth: 'trade', response: resource('CustomSkill', { deleted: { const: true } }) },
+  ]
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
  *
@@ -71,6 +88,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/models', summary: 'Model catalog with credit prices' },
     { method: 'get', path: '/skills', summary: 'Built-in skills and strategy presets', response: skills },
     { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document' },
+    ...skillOps(),
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
@@ -178,6 +196,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
         Price: output(priceResponse),
         ChatAnswer: output(chatAnswerResponse),
         ChatMessage: output(chatMessageResponse),
+        CustomSkill: output(customSkillResponse),
+        RegistrySkill: output(registrySkillResponse),
         Error: {
           type: 'object',
           required: ['error', 'code'],

@@ -30,6 +30,7 @@ export const agentResponse = z.object({
   temperature: z.number().nullable(),
   isPublic: z.boolean(),
   publicDescription: nullableString,
+  runIntervalSeconds: z.number().int().describe('seconds between the runs a running agent starts on its own; 0 = never'),
   policy: policyResponse,
   walletAddress: address,
   status: z.enum(['stopped', 'running', 'paused', 'deleted']),
@@ -56,7 +57,43 @@ export const skillResponse = z.object({
   tools: z.array(z.string()),
 })
 
-export const strategyResponse = z.object({ slug: z.string(), name: z.string(), description: z.string(), skills: z.array(z.string()) })
+export const strategyResponse = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  skills: z.array(z.string()),
+  goal: z.string().describe('the goal of the runs an agent on this preset starts on its own'),
+  runIntervalSeconds: z.number().int().describe('the default run_interval_seconds of an agent created with this preset'),
+  suggestedPolicy: policyResponse.pick({ maxTradeUsd: true, maxDailyUsd: true, maxPriceImpactBps: true }),
+})
+
+export const customSkillResponse = z.object({
+  id: z.uuid(),
+  slug: z.string(),
+  ref: z.string().describe('author/slug: how any account\'s agent names it once it is public'),
+  author: z.uuid().describe('the owning account'),
+  name: z.string(),
+  description: z.string(),
+  instructions: z.string(),
+  tools: z.array(z.string()),
+  parameters: z.record(z.string(), z.unknown()).nullable().describe('a JSON Schema object'),
+  tags: z.array(z.string()),
+  isPublic: z.boolean(),
+  version: z.string(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+})
+
+export const registrySkillResponse = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  author: z.uuid().describe('the publishing account; agents name the skill author/slug'),
+  ref: z.string(),
+  tags: z.array(z.string()),
+  version: z.string(),
+  installs: z.number().int().describe('agents (not deleted) that list the skill'),
+})
 
 export const priceResponse = z.object({
   token: z.string().describe('as sent'),

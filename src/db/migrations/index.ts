@@ -11,6 +11,7 @@ import { Migration20261123120000_policy_audit } from './Migration20261123120000_
 import { Migration20261123150000_credits } from './Migration20261123150000_credits.ts'
 import { Migration20261123160000_deposits } from './Migration20261123160000_deposits.ts'
 import { Migration20261123200000_chat } from './Migration20261123200000_chat.ts'
+import { Migration20261123200100_skills } from './Migration20261123200100_skills.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   { name: 'Migration20261123150000_credits', class: Migration20261123150000_credits },
   { name: 'Migration20261123160000_deposits', class: Migration20261123160000_deposits },
   { name: 'Migration20261123200000_chat', class: Migration20261123200000_chat },
+  { name: 'Migration20261123200100_skills', class: Migration20261123200100_skills },
 ]

@@ -16,6 +16,7 @@ export const AgentSchema = defineEntity({
     temperature: p.double().nullable(),
     isPublic: p.boolean().default(false),
     publicDescription: p.text().nullable(),
+    runIntervalSeconds: p.integer().default(0),
     policy: p.json<Record<string, unknown>>(),
     walletAddress: p.text(),
     walletKeyEncrypted: p.text().lazy(),

@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { text } from '../util/text.ts'
 import { policyPatchSchema } from './policy.ts'
-import { presetSkills } from '../skills/builtinSkills.ts'
+import { presetRunInterval, presetSkills } from '../skills/builtinSkills.ts'
+import { SKILL_REF } from '../skills/skill.schema.ts'
 
 const address = z
   .string()
@@ -12,20 +13,26 @@ export type AgentCatalogs = {
   models: ReadonlySet<string>
   /** The catalog's default model: a new agent that names no model gets it. */
   defaultModel: string
+  /** The built-in skills; other entries of `skills` must name a custom skill (checked against the database by checkAgentSkills). */
   skills: ReadonlySet<string>
   strategies: ReadonlySet<string>
+  /** The least non-zero `run_interval_seconds` (config RUN_MIN_INTERVAL_SECONDS); 60 unless given. */
+  minRunIntervalSeconds?: number
 }
+
+/** The longest `run_interval_seconds`: one week. */
+export const MAX_RUN_INTERVAL_SECONDS = 7 * 24 * 3600
 
 /**
  * Agent request bodies (snake_case). Built from the catalogs so that an unknown model, skill or
  * strategy is a field error like any other. Unknown fields are refused, not dropped. On create,
- * `model` defaults to the catalog's default and `skills` to the strategy preset's (else none),
- * so `{ name, strategy }` alone makes a working agent.
+ * `model` defaults to the catalog's default, `skills` and `run_interval_seconds` to the strategy
+ * preset's (else none and 0), so `{ name, strategy }` alone makes a working agent.
  */
-export function agentSchemas({ models, defaultModel, skills, strategies }: AgentCatalogs) {
+export function agentSchemas({ models, defaultModel, skills, strategies, minRunIntervalSeconds = 60 }: AgentCatalogs) {
   const model = z.string().refine((m) => models.has(m), 'Unknown model; see GET /api/v1/models.')
   const skillList = z
-    .array(z.string().refine((s) => skills.has(s), 'Unknown skill; see GET /api/v1/skills.'))
+    .array(z.string().refine((s) => skills.has(s) || SKILL_REF.test(s), 'Unknown skill; see GET /api/v1/skills.'))
     .max(20)
     .refine((l) => new Set(l).size === l.length, 'Skills must not repeat.')
   const strategy = z.string().refine((s) => strategies.has(s), 'Unknown strategy preset; see GET /api/v1/skills.')
@@ -41,6 +48,12 @@ export function agentSchemas({ models, defaultModel, skills, strategies }: Agent
     is_public: z.boolean(),
     public_description: text({ max: 1000 }).nullable(),
     policy: policyPatchSchema,
+    run_interval_seconds: z
+      .number('Seconds between scheduled runs: 0 (never) or an integer.')
+      .int('Seconds between scheduled runs: 0 (never) or an integer.')
+      .min(0, 'At least 0 (0 = never).')
+      .max(MAX_RUN_INTERVAL_SECONDS, `At most ${MAX_RUN_INTERVAL_SECONDS} seconds (a week).`)
+      .refine((v) => v === 0 || v >= minRunIntervalSeconds, `0 (never) or at least ${minRunIntervalSeconds} seconds.`),
   }
   const create = z
     .strictObject({
@@ -55,11 +68,14 @@ export function agentSchemas({ models, defaultModel, skills, strategies }: Agent
       is_public: fields.is_public.optional(),
       public_description: fields.public_description.optional(),
       policy: fields.policy.optional(),
+      run_interval_seconds: fields.run_interval_seconds.optional(),
     })
-    .transform(({ model, skills, ...rest }) => ({
+    .transform(({ model, skills, run_interval_seconds, ...rest }) => ({
       ...rest,
       model: model ?? defaultModel,
       skills: skills ?? (rest.strategy ? presetSkills(rest.strategy) : []),
+      // The preset's interval, raised to the configured minimum when that is higher.
+      run_interval_seconds: run_interval_seconds ?? (presetRunInterval(rest.strategy) && Math.max(presetRunInterval(rest.strategy), minRunIntervalSeconds)),
     }))
   const update = z.strictObject(fields).partial()
   return { create, update }

@@ -20,6 +20,7 @@ export function agentView(agent: AgentRecord, live?: AgentLiveStatus) {
     temperature: agent.temperature,
     isPublic: agent.isPublic,
     publicDescription: agent.publicDescription,
+    runIntervalSeconds: agent.runIntervalSeconds,
     policy: policyView({ ...DEFAULT_POLICY, ...agent.policy }),
     walletAddress: agent.walletAddress,
     status: live?.status ?? agent.status,

@@ -14,7 +14,8 @@ export type CreateAgentDeps = {
   resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
   newId(): string
 }
-export type CreateAgentInput = AgentCreateBody & { accountId: string }
+/** A new agent's body; `run_interval_seconds` may be left out by callers other than the route (0 then). */
+export type CreateAgentInput = Omit<AgentCreateBody, 'run_interval_seconds'> & { run_interval_seconds?: number; accountId: string }
 
 /**
  * Creates an agent: its row with a new custodial wallet and its policy (token symbols resolved to
@@ -33,7 +34,7 @@ export async function createAgent(deps: CreateAgentDeps, { accountId, ...body }:
         id, accountId, name: body.name, model: body.model, skills: body.skills, systemPrompt: body.system_prompt ?? null,
         payoutWallet: body.payout_wallet ?? null, persona: body.persona ?? null, strategy: body.strategy ?? null,
         temperature: body.temperature ?? null, isPublic: body.is_public ?? false, publicDescription: body.public_description ?? null,
-        policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey,
+        policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey, runIntervalSeconds: body.run_interval_seconds ?? 0,
       },
       tx,
     )

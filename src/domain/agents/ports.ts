@@ -20,6 +20,8 @@ type AgentConfig = {
   temperature: number | null
   isPublic: boolean
   publicDescription: string | null
+  /** Seconds between the runs a running agent starts on its own; 0 = never. */
+  runIntervalSeconds: number
 }
 
 /**

@@ -11,7 +11,7 @@ const AGENT = '00000000-0000-4000-8000-0000000000a1'
 
 const agent = (over: Partial<AgentRecord> = {}): AgentRecord => ({
   id: AGENT, accountId: ACCOUNT, name: 'a', model: 'm', skills: [], systemPrompt: null, payoutWallet: null, persona: null,
-  strategy: null, temperature: null, isPublic: false, publicDescription: null, policy: {},
+  strategy: null, temperature: null, isPublic: false, publicDescription: null, runIntervalSeconds: 0, policy: {},
   walletAddress: '0x1111111111111111111111111111111111111111', createdAt: '2026-11-23T12:00:00.000Z',
   updatedAt: '2026-11-23T12:00:00.000Z', cursorAt: '2026-11-23T12:00:00.000Z', status: 'stopped', statusReason: null, pending: [], ...over,
 })

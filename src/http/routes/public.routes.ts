@@ -19,7 +19,10 @@ export function publicRoutes(deps: AppDeps): Router {
   router.get('/skills', rejectQuery, (ctx) => {
     ok(ctx, {
       skills: BUILTIN_SKILLS.map(({ slug, name, description, alwaysOn, tools }) => ({ slug, name, description, alwaysOn, tools })),
-      strategies: STRATEGY_PRESETS.map(({ slug, name, description, skills }) => ({ slug, name, description, skills })),
+      strategies: STRATEGY_PRESETS.map(({ slug, name, description, skills, goal, runIntervalSeconds, suggestedPolicy: p }) => ({
+        slug, name, description, skills, goal, runIntervalSeconds,
+        suggestedPolicy: { maxTradeUsd: p.max_trade_usd, maxDailyUsd: p.max_daily_usd, maxPriceImpactBps: p.max_price_impact_bps },
+      })),
     })
   })
   // Built once: the same zod schemas the routes validate with, as OpenAPI 3.1.
