@@ -67,6 +67,26 @@ import { deleteCustomSkill, type DeleteCustomSkillInput } from './domain/skills/
 import { listSkillRegistry, type ListSkillRegistryInput } from './domain/skills/listSkillRegistry.ts'
 import { resolveAgentSkills, type ResolveAgentSkillsInput } from './domain/skills/resolveAgentSkills.ts'
 import { checkAgentSkills } from './domain/skills/checkAgentSkills.ts'
+import type { Logger } from './logger.ts'
+import { createTokenPrices } from './chain/tokenAdapters.ts'
+import { createFeeChainPorts } from './chain/feeAdapters.ts'
+import { createTokenBoardStore } from './db/tokenBoard.store.ts'
+import { createMarketStatsStore } from './db/marketStats.store.ts'
+import { createMemo } from './domain/util/memo.ts'
+import type { FeePorts } from './domain/fees/ports.ts'
+import type { GetFeeEarningsInput, ClaimFeesInput, PlanClaimInput } from './domain/fees/fees.schema.ts'
+import { getFeeEarnings } from './domain/fees/getFeeEarnings.ts'
+import { claimFees, previewClaimFees } from './domain/fees/claimFees.ts'
+import { getFeeStats } from './domain/fees/getFeeStats.ts'
+import type { GetPriceInput, GetTokenInput, ListQuoteAssetsInput, ListTokensInput, ListTradesInput } from './domain/tokens/tokens.schema.ts'
+import { listTokens } from './domain/tokens/listTokens.ts'
+import { getToken } from './domain/tokens/getToken.ts'
+import { listTrades } from './domain/tokens/listTrades.ts'
+import { getPrice } from './domain/tokens/getPrice.ts'
+import { listQuoteAssets } from './domain/tokens/listQuoteAssets.ts'
+import { listStockTokens } from './domain/tokens/listStockTokens.ts'
+import { getLeaderboard, type GetLeaderboardInput } from './domain/market/getLeaderboard.ts'
+import { getStats } from './domain/market/getStats.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -78,6 +98,7 @@ export type CoreAdapters = {
   chat: ChatAdapters
   /** Accounts, keys, sessions and agents: the ORM their repositories work over, and their settings. */
   identity: IdentityAdapters
+  logger: Logger
 }
 
 export type IdentityAdapters = {
@@ -91,6 +112,9 @@ export type IdentityAdapters = {
   publishKeyRevoked?: ((hash: string) => void) | undefined
 }
 
+/** How long platform-wide answers (stats, the leaderboard ranking) are shared by every caller. */
+const PLATFORM_FIGURES_TTL_MS = 2000
+
 /**
  * The composition root: builds the ports once from the adapters and returns the use cases.
  * Routes (and next, tools, MCP and effect handlers) take `core`; nothing else wires dependencies.
@@ -100,7 +124,7 @@ export type IdentityAdapters = {
  * const quote = await core.quoteSwap(readSwapRequest(accountId, body))
  */
 export function createCore(adapters: CoreAdapters) {
-  const { pool, runtime, wallet, agents } = adapters
+  const { pool, runtime, wallet, agents, logger } = adapters
   const chat = chatPortsOf(adapters)
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
   const skillPorts: SkillsDeps = {
@@ -118,6 +142,14 @@ export function createCore(adapters: CoreAdapters) {
   const swaps = () => {
     if (!swapPorts) throw new ChainNotConfiguredError()
     return swapPorts
+  }
+  const board = createTokenBoardStore(pool)
+  const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
+  const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
+  const feeChain = wallet && createFeeChainPorts({ pool, wallet, runtime })
+  const feePorts = (): FeePorts => {
+    if (!feeChain) throw new ChainNotConfiguredError()
+    return { agents, tokens: board, ...feeChain, prices: marketPorts.prices, stats: marketPorts.stats }
   }
   return {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
@@ -145,6 +177,18 @@ export function createCore(adapters: CoreAdapters) {
     resolveAgentSkills: (input: ResolveAgentSkillsInput) => resolveAgentSkills(skillPorts, input),
     /** 422 for entries of an agent's `skills` that the account may not use. */
     checkAgentSkills: (input: ResolveAgentSkillsInput) => checkAgentSkills(skillPorts, input),
+    getFeeEarnings: (input: GetFeeEarningsInput) => getFeeEarnings(feePorts(), input),
+    claimFees: (input: ClaimFeesInput) => claimFees(feePorts(), input),
+    previewClaimFees: (input: PlanClaimInput) => previewClaimFees(feePorts(), input),
+    getFeeStats: () => getFeeStats(marketPorts),
+    listQuoteAssets: (input: ListQuoteAssetsInput) => listQuoteAssets(tokenPorts, input),
+    listTokens: (input: ListTokensInput) => listTokens(tokenPorts, input),
+    getToken: (input: GetTokenInput) => getToken(tokenPorts, input),
+    listTrades: (input: ListTradesInput) => listTrades(tokenPorts, input),
+    getPrice: (input: GetPriceInput) => getPrice(tokenPorts, input),
+    listStockTokens: () => listStockTokens(tokenPorts),
+    getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
+    getStats: () => getStats(marketPorts),
   }
 }
 

@@ -41,7 +41,7 @@ describe('the tool registry', () => {
     const names = (ts: { name: string }[]) => ts.map((t) => t.name)
     expect(names(toolsFor({ scopes: ['read'] }))).not.toContain('swap_execute')
     expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools([]) }))).toEqual(['get_agent'])
-    expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(['trading']) }))).toEqual(['get_agent', 'swap_quote', 'swap_execute'])
+    expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(['trading']) }))).toEqual(['get_agent', 'swap_quote', 'swap_execute', 'get_price'])
   })
 
   it('executes a swap once per call id and answers the same swap to a retry', async () => {

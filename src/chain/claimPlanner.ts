@@ -1,9 +1,10 @@
 import { encodeFunctionData, getAddress, parseEventLogs } from 'viem'
-import { z } from 'zod'
 import { BondingCurveLaunchpadArtifact, FeeLockerArtifact } from './artifacts/index.ts'
 import type { WalletOpPlanner } from './walletOps.ts'
 import type { PlannedTx } from './txSender.ts'
 import { formatAmount } from '../domain/tokens/priceMath.ts'
+import { claimParamsSchema } from '../domain/fees/fees.schema.ts'
+import { TOKEN_DECIMALS } from '../domain/fees/feeRules.ts'
 
 /**
  * Gas for each claim after the first, which cannot be estimated ahead (the sender estimates
@@ -11,30 +12,8 @@ import { formatAmount } from '../domain/tokens/priceMath.ts'
  * uses about 90k.
  */
 const CLAIM_GAS = 250_000n
-const TOKEN_DECIMALS = 18
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
-
-/** Parameters of a `claim` wallet operation: one creator fee claim per token, in this order. */
-export const claimParamsSchema = z.object({
-  claims: z
-    .array(
-      z.object({
-        tokenAddress: address,
-        symbol: z.string(),
-        venue: z.enum(['venue-a', 'venue-b']),
-        quote: z.string(),
-        quoteDecimals: z.number().int().min(0).max(36),
-        /** Receiver: the agent's payout wallet. */
-        to: address,
-        /** Unclaimed when planned (quote asset, and the launched token on venue-b), decimal strings. */
-        expectedAmount: z.string(),
-        expectedTokenAmount: z.string(),
-      }),
-    )
-    .min(1),
-})
-export type ClaimParams = z.infer<typeof claimParamsSchema>
+export { claimParamsSchema, type ClaimParams } from '../domain/fees/fees.schema.ts'
 
 const launchpadClaimed = BondingCurveLaunchpadArtifact.abi.filter((x) => x.type === 'event' && x.name === 'CreatorFeesClaimed')
 const lockerClaimed = FeeLockerArtifact.abi.filter((x) => x.type === 'event' && x.name === 'CreatorFeesClaimed')

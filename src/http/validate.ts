@@ -2,6 +2,7 @@ import type { Middleware } from 'koa'
 import { z } from 'zod'
 import { ValidationError, type FieldErrors } from '../domain/errors.ts'
 import { fieldErrorsOf, emptyFieldErrors } from '../domain/fieldErrors.ts'
+import { limitQuery } from '../domain/paging.schema.ts'
 
 export { emptyFieldErrors, fieldErrorsOf } from '../domain/fieldErrors.ts'
 
@@ -48,16 +49,7 @@ export function nulFieldErrors(value: unknown): FieldErrors | undefined {
 /** A uuid path parameter (anything else is a 404: it cannot name a resource). */
 export const uuidParam = z.uuid()
 
-/**
- * `?limit=`: a plain decimal integer from 1 to 100 (`0x10`, `1e2`, ` 5` and `5.0` are refused,
- * though JavaScript's Number() would take them), 20 when absent.
- */
-export const limitQuery = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, 'An integer from 1 to 100.')
-  .transform(Number)
-  .pipe(z.number().int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.'))
-  .default(20)
+export { limitQuery } from '../domain/paging.schema.ts'
 
 export const pagingQuery = z.strictObject({
   limit: limitQuery,

@@ -1,36 +1,16 @@
-import { marketCapInQuote } from '../tokens/priceMath.ts'
-import { formatAmount, formatPrice, formatUsd, tokenUnitUsd, usdOf } from '../tokens/priceMath.ts'
+import { formatAmount, formatPrice, formatUsd, marketCapInQuote, tokenUnitUsd, usdOf } from './priceMath.ts'
 
 /**
  * A launched token's market figures from the indexer's tables: price, market cap, 24 h volume
  * and 24 h change. One definition for the token board, one token, and GET /price.
  */
 
-/** Quote base units traded in the last 24 h, as a scalar subquery on alias `t` (needs `t.address`). */
-export const VOLUME_24H_SQL = `(select coalesce(sum(tr.quote_amount), 0) from trade tr
-  where tr.token_address = t.address and tr.at > now() - interval '24 hours')`
-
-/**
- * The indexed price (PRICE_SCALE) 24 h ago, as a scalar subquery on alias `t` (needs `t.chain_id`,
- * `t.address`, `t.block_number`, `t.created_at`). Snapshots carry blocks, not times: the newest
- * block known to be 24 h old is the token's creation block or a trade's block; the price then is
- * the last snapshot at or before it. A token younger than 24 h is compared with its first price.
- */
-export const PRICE_24H_AGO_SQL = `coalesce(
-  (select s.price from token_snapshot s where s.chain_id = t.chain_id and s.token_address = t.address
-      and s.block_number <= greatest(
-        case when t.created_at <= now() - interval '24 hours' then t.block_number end,
-        (select max(tr.block_number) from trade tr where tr.token_address = t.address and tr.at <= now() - interval '24 hours'))
-    order by s.block_number desc, s.log_index desc limit 1),
-  (select s.price from token_snapshot s where s.chain_id = t.chain_id and s.token_address = t.address
-    order by s.block_number, s.log_index limit 1))`
-
 export type TokenFiguresInput = {
   /** Whole-token supply in base units (18 decimals). */
   totalSupply: bigint
   /** Current price (quote base units per whole token x PRICE_SCALE); null when never priced. */
   price: bigint | null
-  /** The price 24 h ago (see PRICE_24H_AGO_SQL); null when unknown. */
+  /** The indexed price 24 h ago (see src/db/tokenBoard.sql.ts); null when unknown. */
   price24hAgo: bigint | null
   /** Quote base units traded in the last 24 h. */
   volume24h: bigint

@@ -1,0 +1,15 @@
+import { z } from 'zod'
+import { decodeTupleCursor, encodeTupleCursor, limitQuery } from '../paging.schema.ts'
+
+export const leaderboardQuery = z.strictObject({
+  limit: limitQuery,
+  cursor: z.string().max(200).optional(),
+})
+
+/** The leaderboard's cursor: an offset into the ranking. */
+export const encodeOffset = (offset: number) => encodeTupleCursor([offset])
+
+/** The offset a leaderboard cursor carries (0 without one); 422 on `cursor` when it is not one. */
+export function decodeOffset(cursor: string | undefined): number {
+  return cursor === undefined ? 0 : decodeTupleCursor(cursor, z.tuple([z.number().int().min(0).max(1_000_000)]))[0]
+}
