@@ -11,6 +11,16 @@ import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
 import { agentView } from './domain/agents/agents.service.ts'
+import type { AgentsService } from './domain/agents/agents.service.ts'
+import type { AuditActor } from './domain/agents/auditTrail.ts'
+import { createWalletChainPorts } from './chain/walletAdapters.ts'
+import { createWalletStore } from './db/wallet.store.ts'
+import type { WalletPorts } from './domain/wallet/ports.ts'
+import { transferFunds, type TransferFundsInput } from './domain/wallet/transferFunds.ts'
+import { previewTransfer, type PreviewTransferInput } from './domain/wallet/previewTransfer.ts'
+import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfolio.ts'
+import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
+import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -19,6 +29,8 @@ export type CoreAdapters = {
   agents: AgentsRepository
   /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
   wallet: WalletDeps | undefined
+  /** Whitelist changes stay use cases of the agents service (the hold, the audit trail); core exposes them. */
+  whitelistChanges: Pick<AgentsService, 'addToWhitelist' | 'removeFromWhitelist'>
 }
 
 /**
@@ -49,10 +61,35 @@ export function createCore(adapters: CoreAdapters) {
     getAgent: async ({ accountId, agentId }: { accountId: string; agentId: string }) => agentView(await agents.getOwned(accountId, agentId)),
     /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
     listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
+    ...walletUseCases(adapters),
   }
 }
 
 export type Core = ReturnType<typeof createCore>
+
+/** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
+function walletUseCases({ pool, runtime, wallet, agents, whitelistChanges }: CoreAdapters) {
+  const store = createWalletStore(pool)
+  const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
+  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, runtime, store }) }
+  const withChain = () => {
+    if (!ports) throw new ChainNotConfiguredError()
+    return ports
+  }
+  type WhitelistChange = { accountId: string; agentId: string; address: string; actor: AuditActor }
+  return {
+    transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
+    previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
+    getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
+    getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
+    listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
+    /** Adds (or relabels) an address; usable after the whitelist hold, journaled with `actor`. */
+    addToWhitelist: ({ accountId, agentId, address, label, actor }: WhitelistChange & { label?: string | undefined }) =>
+      whitelistChanges.addToWhitelist(accountId, agentId, { address, label }, actor),
+    /** Removes an address at once (removing tightens: no hold), journaled with `actor`. */
+    removeFromWhitelist: ({ accountId, agentId, address, actor }: WhitelistChange) => whitelistChanges.removeFromWhitelist(accountId, agentId, address, actor),
+  }
+}
 
 /** The swap's view of the agents repository: the wallet, the effective policy and the status. */
 function swapAgentsOf(agents: AgentsRepository): SwapAgents {
