@@ -87,6 +87,14 @@ import { listQuoteAssets } from './domain/tokens/listQuoteAssets.ts'
 import { listStockTokens } from './domain/tokens/listStockTokens.ts'
 import { getLeaderboard, type GetLeaderboardInput } from './domain/market/getLeaderboard.ts'
 import { getStats } from './domain/market/getStats.ts'
+import { createWalletChainPorts } from './chain/walletAdapters.ts'
+import { createWalletStore } from './db/wallet.store.ts'
+import type { WalletPorts } from './domain/wallet/ports.ts'
+import { transferFunds, type TransferFundsInput } from './domain/wallet/transferFunds.ts'
+import { previewTransfer, type PreviewTransferInput } from './domain/wallet/previewTransfer.ts'
+import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfolio.ts'
+import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
+import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -189,10 +197,29 @@ export function createCore(adapters: CoreAdapters) {
     listStockTokens: () => listStockTokens(tokenPorts),
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
+    ...walletUseCases(adapters),
   }
 }
 
 export type Core = ReturnType<typeof createCore>
+
+/** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
+function walletUseCases({ pool, runtime, wallet, agents }: CoreAdapters) {
+  const store = createWalletStore(pool)
+  const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
+  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, runtime, store }) }
+  const withChain = () => {
+    if (!ports) throw new ChainNotConfiguredError()
+    return ports
+  }
+  return {
+    transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
+    previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
+    getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
+    getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
+    listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
+  }
+}
 
 /** The swap's view of the agents repository: the wallet, the effective policy and the status. */
 function swapAgentsOf(agents: AgentsRepository): SwapAgents {

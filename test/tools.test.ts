@@ -40,8 +40,8 @@ describe('the tool registry', () => {
   it('lists tools by scope and by the skills granted', () => {
     const names = (ts: { name: string }[]) => ts.map((t) => t.name)
     expect(names(toolsFor({ scopes: ['read'] }))).not.toContain('swap_execute')
-    expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools([]) }))).toEqual(['get_agent'])
-    expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(['trading']) }))).toEqual(['get_agent', 'swap_quote', 'swap_execute', 'get_price'])
+    expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools([]) }))).toEqual(['get_agent', 'get_portfolio', 'get_whitelist'])
+    expect(names(toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(['trading']) }))).toEqual(['get_agent', 'swap_quote', 'swap_execute', 'get_portfolio', 'get_whitelist', 'get_price'])
   })
 
   it('executes a swap once per call id and answers the same swap to a retry', async () => {

@@ -1,15 +1,18 @@
-import { encodeFunctionData, erc20Abi, type Address } from 'viem'
+import { encodeFunctionData, erc20Abi } from 'viem'
+import type { TransferParams } from '../domain/wallet/ports.ts'
+import type { PlannedTx } from './txSender.ts'
 import type { WalletOpPlanner } from './walletOps.ts'
 
-/** Params of a `transfer` wallet operation (JSON: the amount in base units as a decimal string). */
-export type TransferParams = { token: Address; native: boolean; amount: string; to: Address }
+export type { TransferParams }
+
+/** The one transaction of a transfer: a plain ETH send or an ERC-20 `transfer`. */
+export function transferTx(p: TransferParams): PlannedTx {
+  const amount = BigInt(p.amount)
+  if (p.native) return { kind: 'transfer', to: p.to, value: amount }
+  return { kind: 'transfer', to: p.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [p.to, amount] }) }
+}
 
 /** A plain ETH send or an ERC-20 `transfer`: one transaction. */
 export const transferPlanner: WalletOpPlanner = {
-  plan({ params }) {
-    const p = params as TransferParams
-    const amount = BigInt(p.amount)
-    if (p.native) return [{ kind: 'transfer', to: p.to, value: amount }]
-    return [{ kind: 'transfer', to: p.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [p.to, amount] }) }]
-  },
+  plan: ({ params }) => [transferTx(params as TransferParams)],
 }

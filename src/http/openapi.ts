@@ -13,7 +13,8 @@ import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
-import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
+import { txQuery } from './routes/wallet.routes.ts'
+import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
 import { billingTransactionsQuery } from './routes/billing.routes.ts'
 import { customSkillSchemas, registryQuery } from '../domain/skills/skill.schema.ts'
 import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
@@ -129,8 +130,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapInput },
     { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapInput, idempotency: 'honoured' },
     { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
-    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioQuery },
-    { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferBody, idempotency: 'honoured' },
+    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioInput },
+    { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferInput, idempotency: 'honoured' },
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },

@@ -24,6 +24,8 @@ export type CallToolInput = {
   callId: string
   /** `preview` answers what a fund-moving tool would do and changes nothing. */
   mode?: 'run' | 'preview'
+  /** The API key the caller authenticated with (an MCP client's), recorded in the audit trail by admin tools. */
+  keyId?: string | undefined
 }
 
 const agentIdArg = z.uuid('Must be an agent id.').optional().describe('The agent to act for; may be left out when the account has exactly one agent.')
@@ -56,7 +58,7 @@ export async function callTool(tool: Tool, rawArgs: unknown, input: CallToolInpu
     if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error), 'Invalid tool arguments.')
     const { agent_id: named, ...args } = parsed.data as { agent_id?: string } & Record<string, unknown>
     const agentId = await bindAgent(input, named)
-    const call = { core: input.core, accountId: input.accountId, agentId, callId: input.callId }
+    const call = { core: input.core, accountId: input.accountId, agentId, callId: input.callId, keyId: input.keyId }
     const result = input.mode === 'preview' && tool.preview ? await tool.preview(call, args) : await tool.run(call, args)
     return { ok: true, result }
   } catch (err) {

@@ -4,6 +4,7 @@ import { getAgentTool } from './agentTools.ts'
 import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
 import { claimFeesTool, getFeeEarningsTool } from './feeTools.ts'
 import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
+import { WALLET_TOOLS } from './walletTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
@@ -11,6 +12,7 @@ import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
  */
 export const TOOLS: readonly Tool[] = [
   getAgentTool, swapQuoteTool, swapExecuteTool,
+  ...WALLET_TOOLS,
   getPriceTool, listTokensTool, getTokenTool,
   getFeeEarningsTool, claimFeesTool,
 ] as unknown as readonly Tool[]

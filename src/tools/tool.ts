@@ -13,6 +13,8 @@ export type ToolCall = {
   accountId: string
   agentId: string
   callId: string
+  /** The API key the front door authenticated, when there is one (the audit trail names it with the tool). */
+  keyId?: string | undefined
 }
 
 /**

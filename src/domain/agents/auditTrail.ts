@@ -3,8 +3,8 @@ import type { Queryable } from '../billing/ports.ts'
 import type { Principal } from '../accounts/scopes.ts'
 import { ValidationError } from '../errors.ts'
 
-/** Who made a change: an API key (by id) or a dashboard session (by its signing address). */
-export type AuditActor = { type: 'key'; keyId: string | null } | { type: 'session'; address: string | null }
+/** Who made a change: an API key (by id; with the tool's name when a tool call made it) or a dashboard session (by its signing address). */
+export type AuditActor = { type: 'key'; keyId: string | null; tool?: string } | { type: 'session'; address: string | null }
 
 export const auditActorOf = (p: Principal): AuditActor =>
   p.via === 'session' ? { type: 'session', address: p.address ?? null } : { type: 'key', keyId: p.keyId ?? null }

@@ -1,0 +1,122 @@
+import type pg from 'pg'
+import type { OutboxTx, SwapFill, WalletOutbox } from '../domain/wallet/ports.ts'
+
+/**
+ * The wallet's reads and writes in Postgres: what wallet operations recorded (their USD value,
+ * the swaps' tokens for the portfolio and cost basis), the tokens an agent received by plain
+ * transfers (and how far its Transfer logs were scanned), and the transaction outbox.
+ *
+ * @example
+ * const store = createWalletStore(pool)
+ * const fills = await store.confirmedSwaps(agentId)
+ */
+export function createWalletStore(pool: pg.Pool) {
+  return {
+    /** The USD value a wallet operation recorded toward its agent's 24-hour spend. */
+    async usdValueOf(opId: string): Promise<string | undefined> {
+      const { rows } = await pool.query<{ usd: string }>(`select usd_value::text as usd from wallet_op where id = $1`, [opId])
+      return rows[0]?.usd
+    },
+
+    /** Tokens the agent launched, traded on chain (indexer), or swapped to through this service (no indexer lag). */
+    async knownTokenAddresses(agentId: string, owner: string): Promise<string[]> {
+      const { rows } = await pool.query<{ address: string | null }>(
+        `select address from token where creator_agent_id = $1
+         union select token_address from trade where trader = $2
+         union select x.snapshot->'context'->'params'->>'tokenOut' from wallet_op w join actor x on x.id = w.id
+          where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed'`,
+        [agentId, owner.toLowerCase()],
+      )
+      return rows.flatMap((r) => (r.address ? [r.address] : []))
+    },
+
+    /** The agent's confirmed swaps, oldest first: tokens and base-unit amounts, and the USD paid. */
+    async confirmedSwaps(agentId: string): Promise<SwapFill[]> {
+      const { rows } = await pool.query<{ ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
+        `select x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
+          where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed' order by w.created_at`,
+        [agentId],
+      )
+      return rows.map(({ ctx: { params: p, result: r } }) => ({
+        tokenIn: p.tokenIn,
+        tokenOut: p.tokenOut,
+        amountIn: p.amountIn,
+        amountOut: r?.amountOutBaseUnits,
+        valueInUsd: p.valueInUsd,
+      }))
+    },
+
+    /** The last block whose Transfer logs to the agent's wallet were scanned; undefined before the first scan. */
+    async scannedBlock(agentId: string): Promise<bigint | undefined> {
+      const { rows } = await pool.query<{ scanned: string }>(`select scanned_block::text as scanned from agent_transfer_scan where agent_id = $1`, [agentId])
+      return rows[0] ? BigInt(rows[0].scanned) : undefined
+    },
+
+    /** Keeps the tokens one scan found and how far it went (never backwards). */
+    async recordScan(agentId: string, toBlock: bigint, found: string[]): Promise<void> {
+      if (found.length > 0) {
+        await pool.query(`insert into agent_received_token (agent_id, token_address) select $1, unnest($2::text[]) on conflict do nothing`, [agentId, found])
+      }
+      await pool.query(
+        `insert into agent_transfer_scan (agent_id, scanned_block) values ($1, $2)
+         on conflict (agent_id) do update set scanned_block = greatest(agent_transfer_scan.scanned_block, excluded.scanned_block)`,
+        [agentId, toBlock.toString()],
+      )
+    },
+
+    /** Every token the agent's wallet was found to receive by a plain transfer. */
+    async receivedTokens(agentId: string): Promise<string[]> {
+      const { rows } = await pool.query<{ token_address: string }>(`select token_address from agent_received_token where agent_id = $1`, [agentId])
+      return rows.map((r) => r.token_address)
+    },
+
+    outbox: createOutboxReader(pool),
+  }
+}
+export type WalletStore = ReturnType<typeof createWalletStore>
+
+type OutboxRow = {
+  id: string
+  kind: string
+  hash: string | null
+  nonce: string
+  status: string
+  to_address: string | null
+  block_number: string | null
+  gas_used: string | null
+  contract_address: string | null
+  replaced_by: string | null
+  created_at: Date
+  updated_at: Date
+}
+
+function createOutboxReader(pool: pg.Pool): WalletOutbox {
+  return {
+    async page(agentId, { limit, before }) {
+      const params: unknown[] = [agentId, limit]
+      const cond = before ? `and (created_at, id) < ((select created_at from chain_tx where id = $3), $3)` : ''
+      if (before) params.push(before)
+      const { rows } = await pool.query<OutboxRow>(
+        `select id, kind, hash, nonce, status, to_address, block_number, gas_used, contract_address, replaced_by, created_at, updated_at
+           from chain_tx where agent_id = $1 ${cond} order by created_at desc, id desc limit $2`,
+        params,
+      )
+      return rows.map(
+        (r): OutboxTx => ({
+          id: r.id,
+          kind: r.kind,
+          hash: r.hash,
+          nonce: Number(r.nonce),
+          status: r.status,
+          to: r.to_address,
+          blockNumber: r.block_number === null ? null : Number(r.block_number),
+          gasUsed: r.gas_used,
+          contractAddress: r.contract_address,
+          replacedBy: r.replaced_by,
+          createdAt: new Date(r.created_at).toISOString(),
+          updatedAt: new Date(r.updated_at).toISOString(),
+        }),
+      )
+    },
+  }
+}

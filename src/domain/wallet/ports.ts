@@ -1,0 +1,119 @@
+import type { Address } from 'viem'
+import type { AgentsRepository } from '../agents/ports.ts'
+import type { WalletOpView } from '../swaps/ports.ts'
+
+/**
+ * What the wallet use cases need from outside. Adapters (src/chain/walletAdapters.ts and
+ * src/db/wallet.store.ts) implement these and src/core.ts hands them in; a unit test passes
+ * plain objects.
+ */
+export type { WalletOpView }
+
+/** A token as transfers and the portfolio see it (`address` is WETH's for ETH, lower case). */
+export type WalletToken = { address: Address; symbol: string; decimals: number; native: boolean; verified: boolean }
+
+/** USD with 18 decimals: of one whole token, and of an amount. */
+export type UsdValue = { unitUsd18: bigint; amountUsd18: bigint }
+
+/** Params of a `transfer` wallet operation as stored with it (JSON: the amount in base units as a decimal string). */
+export type TransferParams = { token: Address; native: boolean; amount: string; to: Address }
+
+/** The agents aggregate, as far as the wallet reads it: ownership, wallet, policy, status and whitelist. */
+export type WalletAgents = Pick<AgentsRepository, 'getOwned' | 'assertOwned' | 'whitelist'>
+
+export interface WalletTokens {
+  /** Any token by symbol or 0x address (a wallet may send an unverified token it holds); undefined when unknown. */
+  resolve(ref: string): Promise<WalletToken | undefined>
+}
+
+/** Reads of the chain at its latest block. */
+export interface WalletChain {
+  balanceOf(token: WalletToken, owner: Address): Promise<bigint>
+  /** A price reader of the latest block: USD of an amount, undefined when the token has no market. */
+  prices(): Promise<{ usd(token: WalletToken, amount: bigint): Promise<UsdValue | undefined> }>
+  /**
+   * What sending the transfer costs, as the transaction outbox would sign it: its gas limit (the
+   * estimate plus a margin; a transfer that would revert is a SimulationRevertedError), the fee
+   * cap per gas and the ETH the wallet holds. Nothing is sent.
+   */
+  transferFee(owner: Address, params: TransferParams): Promise<{ gasLimit: bigint; maxFeePerGas: bigint; ethBalance: bigint }>
+}
+
+/** A wallet operation as the transfer use case sees it. */
+export type TransferOperation = {
+  accountId: string
+  isTransfer: boolean
+  agentId: string
+  params: TransferParams
+  /** The USD value recorded toward the agent's 24-hour spend. */
+  usdValue: string
+  view: WalletOpView
+}
+
+export interface TransferOperations {
+  spentTodayUsd(agentId: string): Promise<string>
+  find(opId: string): Promise<TransferOperation | undefined>
+  /**
+   * Records the operation (under the agent's lock: `checkSpend` with the spend so far), starts
+   * it and waits for its end through the runtime's commits (pending when the wait runs out).
+   */
+  start(p: { opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string): void }): Promise<WalletOpView>
+  /** Waits for the operation's end; undefined when it does not exist. */
+  waitEnd(opId: string): Promise<WalletOpView | undefined>
+}
+
+/** A confirmed swap of the agent, as the cost basis reads it (amounts in base units). */
+export type SwapFill = { tokenIn?: string | undefined; tokenOut?: string | undefined; amountIn?: string | undefined; amountOut?: string | undefined; valueInUsd?: string | undefined }
+
+export interface PortfolioReads {
+  /** ETH, USDC, the stocks and WETH, in this order: what any wallet may hold. */
+  standardTokens(): Promise<WalletToken[]>
+  /**
+   * Addresses of other tokens the wallet may hold: those the agent launched, traded on chain or
+   * swapped to through this service, and those it received by plain transfers (scanned from the
+   * chain's Transfer logs since the last scan).
+   */
+  otherTokenAddresses(agentId: string, owner: Address): Promise<string[]>
+  /** The agent's confirmed swaps, oldest first. */
+  confirmedSwaps(agentId: string): Promise<SwapFill[]>
+  /**
+   * The wallet's balance of a token; null when a contract that merely emitted a Transfer to it
+   * does not answer `balanceOf` (a chain that is down is still an error).
+   */
+  holding(token: WalletToken, owner: Address): Promise<bigint | null>
+}
+
+/** One transaction of the wallet's outbox. */
+export type OutboxTx = {
+  id: string
+  kind: string
+  hash: string | null
+  nonce: number
+  status: string
+  to: string | null
+  blockNumber: number | null
+  gasUsed: string | null
+  contractAddress: string | null
+  replacedBy: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export interface WalletOutbox {
+  /** The agent's transactions newest first, at most `limit`, before the transaction `before` when given. */
+  page(agentId: string, p: { limit: number; before?: string | undefined }): Promise<OutboxTx[]>
+}
+
+export interface Clock {
+  now(): number
+}
+
+export type WalletPorts = {
+  agents: WalletAgents
+  tokens: WalletTokens
+  chain: WalletChain
+  operations: TransferOperations
+  portfolio: PortfolioReads
+  outbox: WalletOutbox
+  clock: Clock
+}
