@@ -11,6 +11,12 @@ import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
 import { agentView } from './domain/agents/agents.service.ts'
+import { createLaunchPorts } from './chain/launchAdapters.ts'
+import type { LaunchPorts } from './domain/launches/ports.ts'
+import { launchToken, type LaunchTokenInput } from './domain/launches/launchToken.ts'
+import { previewLaunch } from './domain/launches/previewLaunch.ts'
+import { getLaunch, type GetLaunchInput } from './domain/launches/getLaunch.ts'
+import type { LaunchRequest } from './domain/launches/launch.schema.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -42,10 +48,18 @@ export function createCore(adapters: CoreAdapters) {
     if (!swapPorts) throw new ChainNotConfiguredError()
     return swapPorts
   }
+  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, runtime, agents }), newId: randomUUID }
+  const launches = () => {
+    if (!launchPorts) throw new ChainNotConfiguredError()
+    return launchPorts
+  }
   return {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
+    launchToken: (input: LaunchTokenInput) => launchToken(launches(), input),
+    previewLaunch: (input: LaunchRequest) => previewLaunch(launches(), input),
+    getLaunch: (input: GetLaunchInput) => getLaunch(launches(), input),
     getAgent: async ({ accountId, agentId }: { accountId: string; agentId: string }) => agentView(await agents.getOwned(accountId, agentId)),
     /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
     listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
