@@ -2,12 +2,16 @@ import type { Scope } from '../domain/accounts/scopes.ts'
 import type { Tool } from './tool.ts'
 import { getAgentTool } from './agentTools.ts'
 import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
+import { getLaunchStatusTool, launchPreviewTool, launchTokenTool } from './launchTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
  * serve these; each feature adds its tools here.
  */
-export const TOOLS: readonly Tool[] = [getAgentTool, swapQuoteTool, swapExecuteTool] as unknown as readonly Tool[]
+export const TOOLS: readonly Tool[] = [
+  getAgentTool, swapQuoteTool, swapExecuteTool,
+  launchPreviewTool, launchTokenTool, getLaunchStatusTool,
+] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))
 
