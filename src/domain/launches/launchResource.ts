@@ -4,6 +4,10 @@ import type { LaunchRecord } from './ports.ts'
 /**
  * A launch as the API answers it: what was asked, the status with its progress, and what the
  * chain made (token, pool, transaction) or the error that ended it.
+ *
+ * @example
+ * const record = await deps.actors.find(launchId)
+ * if (record) return launchResource(record)
  */
 export function launchResource(r: LaunchRecord) {
   const c = r.context
