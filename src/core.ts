@@ -95,6 +95,12 @@ import { previewTransfer, type PreviewTransferInput } from './domain/wallet/prev
 import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfolio.ts'
 import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
 import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
+import { createLaunchPorts } from './chain/launchAdapters.ts'
+import type { LaunchPorts } from './domain/launches/ports.ts'
+import { launchToken, type LaunchTokenInput } from './domain/launches/launchToken.ts'
+import { previewLaunch } from './domain/launches/previewLaunch.ts'
+import { getLaunch, type GetLaunchInput } from './domain/launches/getLaunch.ts'
+import type { LaunchRequest } from './domain/launches/launch.schema.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -159,12 +165,20 @@ export function createCore(adapters: CoreAdapters) {
     if (!feeChain) throw new ChainNotConfiguredError()
     return { agents, tokens: board, ...feeChain, prices: marketPorts.prices, stats: marketPorts.stats }
   }
+  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, runtime, agents }), newId: randomUUID }
+  const launches = () => {
+    if (!launchPorts) throw new ChainNotConfiguredError()
+    return launchPorts
+  }
   return {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
     ...accountUseCases(adapters.identity),
     ...agentUseCases(adapters),
+    launchToken: (input: LaunchTokenInput) => launchToken(launches(), input),
+    previewLaunch: (input: LaunchRequest) => previewLaunch(launches(), input),
+    getLaunch: (input: GetLaunchInput) => getLaunch(launches(), input),
     /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
     listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
     startChatTurn: (input: StartChatTurnInput) => startChatTurn(chat.deps, input),

@@ -18,22 +18,15 @@ import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/ra
 import type { AppDeps, HealthReport, WalletDeps } from './http/appDeps.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
 import { createTxSender, type TxSender } from './chain/txSender.ts'
-import { createLaunchEffects, simulateLaunch } from './chain/launchEffects.ts'
+import { createLaunchEffects } from './chain/launchEffects.ts'
 import { loadAgentAccount } from './chain/agentWallet.ts'
-import { previewLaunch } from './chain/launchPreview.ts'
 import { createDevFaucet } from './chain/devFaucet.ts'
-import { launchKind, type LaunchInput } from './actors/launch.machine.ts'
+import { launchKind } from './actors/launch.machine.ts'
 import { walletOpKind } from './actors/walletOp.machine.ts'
 import { transferPlanner } from './chain/transferPlanner.ts'
 import { createSwapPlanner } from './chain/swapPlanner.ts'
-import { createWalletOpEffects, reserveSpend, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
-import { createLaunchesService } from './domain/launches/launches.service.ts'
+import { createWalletOpEffects, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
-import { checkPolicy } from './domain/agents/policyCheck.ts'
-import { isVerifiedSymbol, resolveToken, tokenUsd } from './chain/tokenInfo.ts'
-import { createPriceReader } from './chain/priceReader.ts'
-import { formatUsd } from './domain/tokens/priceMath.ts'
-import { seedOf } from './chain/launchTx.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { createDepositServices } from './chain/depositServices.ts'
@@ -94,43 +87,6 @@ export async function createServices(
   const sweeper = startIdempotencySweep(db, logger)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
 
-  const launches = chain
-    ? createLaunchesService({
-        pool: db.pool,
-        runtime,
-        agents: agentsRepository,
-        isVerifiedSymbol: (symbol) => isVerifiedSymbol({ pool: db.pool, chain }, symbol),
-        quotes: { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] },
-        precheck: async (input) => {
-          const { usdValue, checkSpend } = await launchPolicy(input)
-          await simulateLaunch({ chain }, input, await loadAccount(input.agentId))
-          // A self-funded seed leaves the wallet: it is checked and recorded against the 24-hour
-          // cap under the agent's lock, as a wallet operation is.
-          if (input.venue === 'self-funded') {
-            await reserveSpend(db.pool, { id: input.launchId, accountId: input.accountId, agentId: input.agentId, kind: 'launch', usdValue, checkSpend })
-          }
-        },
-      })
-    : undefined
-
-  /**
-   * The agent policy for a launch, as a launch and its preview both apply it: the kill switch,
-   * the token lists for the quote asset, and for a self-funded launch the USD caps on its seed
-   * (the other venues move nothing but gas). Checked once here for an early answer.
-   */
-  async function launchPolicy(input: LaunchInput) {
-    const agent = await agentsRepository.findOwned(input.accountId, input.agentId)
-    const quote = chain ? await resolveToken({ pool: db.pool, chain }, input.quote) : undefined
-    const value = chain && quote && input.venue === 'self-funded'
-      ? await tokenUsd(chain, await createPriceReader(chain), quote, seedOf(chain.manifest, input))
-      : undefined
-    const usdValue = value ? formatUsd(value.amountUsd18) : '0.00'
-    const checkSpend = (spent: string) =>
-      checkPolicy(agent?.policy, { tokens: [quote ?? { symbol: input.quote }], usdValue, spentTodayUsd: spent })
-    checkSpend(await spentTodayUsd(db.pool, input.agentId))
-    return { usdValue, checkSpend }
-  }
-
   const wallet: WalletDeps | undefined = chain && sender && {
     chain, sender, planners, loadAccount,
     run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
@@ -143,14 +99,6 @@ export async function createServices(
     logger,
     db,
     chain,
-    launches,
-    previewLaunch: chain && launches
-      ? async (accountId, venue, body) => {
-          const input = await launches.validate(accountId, venue, body, randomUUID())
-          await launchPolicy(input)
-          return previewLaunch(chain, input, await loadAccount(input.agentId))
-        }
-      : undefined,
     wallet,
     core,
     faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
-import { launchKind, launchMachine, launchProgress, type LaunchEvent, type LaunchInput } from './launch.machine.ts'
+import { launchKind, launchMachine, type LaunchEvent } from './launch.machine.ts'
+import type { LaunchInput } from '../domain/launches/launch.schema.ts'
+import { launchProgress } from '../domain/launches/launchRules.ts'
 
 const input: LaunchInput = {
   launchId: 'l1', accountId: 'acc', agentId: 'ag', venue: 'venue-a', symbol: 'TST', name: 'Test',

@@ -2,23 +2,7 @@ import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xst
 import { z } from 'zod'
 import { ValidationError } from '../domain/errors.ts'
 import type { ActorKind } from './actorKind.ts'
-
-export const VENUES = ['venue-a', 'venue-b', 'self-funded'] as const
-export type LaunchVenue = (typeof VENUES)[number]
-
-export type LaunchInput = {
-  launchId: string
-  accountId: string
-  agentId: string
-  venue: LaunchVenue
-  symbol: string
-  name: string
-  description: string | null
-  logoUrl: string | null
-  quote: string
-  /** Self-funded only: quote-asset base units the agent seeds its pool with (decimal string). */
-  seedAmount: string | null
-}
+import type { LaunchInput } from '../domain/launches/launch.schema.ts'
 
 const error = z.object({ code: z.string(), message: z.string() })
 
@@ -130,13 +114,4 @@ export const launchKind: ActorKind = {
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['launch.simulate', 'launch.submit', 'launch.confirm'],
   persistentEffects: ['launch.confirm'],
-}
-
-const PROGRESS: Record<string, number> = { pending: 0, simulating: 15, submitting: 40, confirming: 70, live: 100 }
-
-/** `{ step, percent }` for a status; a failed launch keeps the percent of the step it reached. */
-export function launchProgress(status: string, ctx: { txHash: string | null; gas: string | null }) {
-  if (status !== 'failed') return { step: status, percent: PROGRESS[status] ?? 0 }
-  const reached = ctx.txHash ? 'confirming' : ctx.gas ? 'submitting' : 'simulating'
-  return { step: 'failed', percent: PROGRESS[reached] ?? 0 }
 }

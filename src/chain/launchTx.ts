@@ -16,7 +16,7 @@ import {
   SelfFundedTokenArtifact,
   MockUSDCArtifact,
 } from './artifacts/index.ts'
-import type { LaunchVenue } from '../actors/launch.machine.ts'
+import type { LaunchVenue } from '../domain/launches/launch.schema.ts'
 
 export const LAUNCH_SUPPLY = 1_000_000_000n * 10n ** 18n
 

@@ -6,9 +6,6 @@ import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { Model } from '../llm/modelCatalog.ts'
 import type { RateLimitStore } from './rateLimit.ts'
 import type { ChainHandle } from '../chain/chain.ts'
-import type { LaunchesService } from '../domain/launches/launches.service.ts'
-import type { LaunchBody } from '../domain/launches/launch.schema.ts'
-import type { LaunchVenue } from '../actors/launch.machine.ts'
 import type { TxSender } from '../chain/txSender.ts'
 import type { WalletOpPlanner, WalletOpStart, walletOpView } from '../chain/walletOps.ts'
 import type { LocalAccount } from 'viem'
@@ -61,8 +58,6 @@ export type AppDeps = {
   health(): Promise<HealthReport>
   /** Absent when the service runs without a chain (some tests). */
   chain?: ChainHandle | undefined
-  launches?: LaunchesService | undefined
-  previewLaunch?(accountId: string, venue: LaunchVenue, body: LaunchBody): Promise<object>
   wallet?: WalletDeps | undefined
   /** Only on the embedded chain. */
   faucet?(accountId: string, body: FaucetRequest): Promise<object>

@@ -73,6 +73,33 @@ function skillOps(): Op[] {
   ]
 }
 
+/** Operator routes (operator accounts only). */
+function operatorOps(): Op[] {
+  return [
+    { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
+    { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
+    { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
+    { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
+    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
+  ]
+}
+
+/** Hosted chat: a turn, its answer, the history. */
+function chatOps(): Op[] {
+  return [
+    {
+      method: 'post', path: '/agents/{id}/chat', auth: 'trade', body: chatRequestSchema, response: ref('ChatAnswer'),
+      summary: 'One chat turn: 200 with the answer, 202 { id, status } past the wait, or Server-Sent Events (stream: true or Accept: text/event-stream)',
+    },
+    { method: 'get', path: '/agents/{id}/chat/{turnId}', summary: 'A chat turn: its answer once ended (202 { id, status } before)', auth: 'read', response: ref('ChatAnswer') },
+    {
+      method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
+      response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },
+    },
+  ]
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
  *
@@ -135,25 +162,12 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
-    {
-      method: 'post', path: '/agents/{id}/chat', auth: 'trade', body: chatRequestSchema, response: ref('ChatAnswer'),
-      summary: 'One chat turn: 200 with the answer, 202 { id, status } past the wait, or Server-Sent Events (stream: true or Accept: text/event-stream)',
-    },
-    { method: 'get', path: '/agents/{id}/chat/{turnId}', summary: 'A chat turn: its answer once ended (202 { id, status } before)', auth: 'read', response: ref('ChatAnswer') },
-    {
-      method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
-      response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },
-    },
+    ...chatOps(),
     { method: 'get', path: '/billing', summary: 'Credits, reserved, spent today and this month (1 credit = 0.001 USD)', auth: 'read' },
     { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet or the account deposit address (embedded chain only)', auth: 'trade', body: faucetBody },
-    { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
-    { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
-    { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
-    { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
-    { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
-    { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
+    ...operatorOps(),
   ]
   const paths: Record<string, Record<string, object>> = {}
   for (const op of ops) {

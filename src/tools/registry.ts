@@ -5,6 +5,7 @@ import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
 import { claimFeesTool, getFeeEarningsTool } from './feeTools.ts'
 import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
 import { WALLET_TOOLS } from './walletTools.ts'
+import { getLaunchStatusTool, launchPreviewTool, launchTokenTool } from './launchTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
@@ -15,6 +16,7 @@ export const TOOLS: readonly Tool[] = [
   ...WALLET_TOOLS,
   getPriceTool, listTokensTool, getTokenTool,
   getFeeEarningsTool, claimFeesTool,
+  launchPreviewTool, launchTokenTool, getLaunchStatusTool,
 ] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))

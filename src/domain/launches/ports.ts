@@ -1,0 +1,103 @@
+import type { Policy } from '../agents/policy.ts'
+import type { MovedToken } from '../agents/policyCheck.ts'
+import type { LaunchInput, LaunchVenue } from './launch.schema.ts'
+
+/**
+ * What the launch use cases need from outside. Adapters (src/chain/launchAdapters.ts) implement
+ * these and src/core.ts hands them in; a unit test can pass plain objects.
+ */
+
+/** The launching agent with its effective policy (guardrails applied) and its actor's status. */
+export type LaunchAgent = { status: string; policy: Partial<Policy> }
+
+export interface LaunchAgents {
+  /** The account's agent, or undefined when there is none (or it is another account's). */
+  forLaunch(accountId: string, agentId: string): Promise<LaunchAgent | undefined>
+}
+
+export interface LaunchVenues {
+  /** The quote asset symbols a venue accepts (from the deployment manifest). */
+  quotes(venue: LaunchVenue): readonly string[]
+  /** True for a verified asset's symbol (case-insensitive), which no launch may take. */
+  isVerifiedSymbol(symbol: string): Promise<boolean>
+}
+
+export interface LaunchPrices {
+  /** The quote asset as the policy's token lists see it (its address, WETH's for ETH); undefined when unknown. */
+  quoteToken(symbol: string): Promise<MovedToken | undefined>
+  /** USD value of a self-funded launch's seed at the latest block (2-decimal string); undefined when unpriced. */
+  seedUsd(input: LaunchInput): Promise<string | undefined>
+  /** USD of one whole ETH and of one whole quote asset (18 decimals), read at one block. */
+  unitUsd18(quote: string): Promise<{ eth: bigint; quote: bigint } | undefined>
+}
+
+/** What the chain says a launch would make, with nothing sent. */
+export type LaunchPrediction = {
+  predictedTokenAddress: string
+  totalSupply: bigint
+  /** The starting market cap in base units of the quote asset. */
+  marketCap: bigint
+  quoteDecimals: number
+  fees: Record<string, string | number>
+}
+
+export interface LaunchSimulator {
+  /**
+   * Checks the agent wallet's funds (gas, a self-funded seed) and simulates the launch
+   * transaction, as the launch's own simulation does (same errors); nothing is sent.
+   */
+  simulate(input: LaunchInput): Promise<{ gas: bigint; maxFeePerGas: bigint }>
+  predict(input: LaunchInput): Promise<LaunchPrediction>
+}
+
+export interface LaunchSpend {
+  spentTodayUsd(agentId: string): Promise<string>
+  /**
+   * Records a self-funded seed against the agent's 24-hour spend, under the agent's lock:
+   * `checkSpend` sees the spend so far. The record's id is the launch's: a failed launch no
+   * longer counts, and recording it twice is a no-op.
+   */
+  reserve(p: { launchId: string; accountId: string; agentId: string; usdValue: string; checkSpend(spentTodayUsd: string): void }): Promise<void>
+}
+
+/** The launch actor's context: its input and what each step found. */
+export type LaunchContext = LaunchInput & {
+  gas: string | null
+  txHash: string | null
+  tokenAddress: string | null
+  poolAddress: string | null
+  error: { code: string; message: string } | null
+}
+
+/** A launch as stored: its actor's status and context, and the times of its row (ISO 8601). */
+export type LaunchRecord = {
+  id: string
+  accountId: string
+  /** False for an actor of another kind under this id. */
+  isLaunch: boolean
+  status: string
+  context: LaunchContext
+  createdAt: string
+  updatedAt: string
+}
+
+export interface LaunchActors {
+  find(launchId: string): Promise<LaunchRecord | undefined>
+  /** Creates the launch actor (`pending`); one created first under this id by a concurrent retry is kept. */
+  create(input: LaunchInput): Promise<void>
+  /** Starts a `pending` launch (a launch already started is left as it is); answers it as it then stands. */
+  start(launchId: string): Promise<LaunchRecord | undefined>
+  /** Waits on the runtime's commits (no polling) until the launch is `live` or `failed`, or `timeoutMs` passes. */
+  waitEnd(launchId: string, timeoutMs: number): Promise<LaunchRecord | undefined>
+}
+
+export type LaunchPorts = {
+  agents: LaunchAgents
+  venues: LaunchVenues
+  prices: LaunchPrices
+  simulator: LaunchSimulator
+  spend: LaunchSpend
+  actors: LaunchActors
+  /** A fresh id (a preview's throwaway launch id). */
+  newId(): string
+}

@@ -1,0 +1,57 @@
+import { ValidationError } from '../errors.ts'
+import type { LaunchBody, LaunchInput, LaunchRequest, LaunchVenue } from './launch.schema.ts'
+import { checkLaunchPolicy, launchFieldErrors, launchUsdValue, type LaunchFacts } from './launchRules.ts'
+import type { LaunchAgent, LaunchPorts } from './ports.ts'
+
+export type ResolveLaunchDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'spend'>
+
+/** A launch request that passed its checks: the machine input, the USD leaving the wallet and the policy check of the spend. */
+export type ResolvedLaunch = { input: LaunchInput; usdValue: string; checkSpend(spentTodayUsd: string): void }
+
+/**
+ * The checks a launch and its preview share: every bad field at once (the schema's, the
+ * venue's and the account's, 422), then the agent policy with the spend of the last 24 hours
+ * (403). Nothing is sent or recorded.
+ *
+ * @example
+ * const { input, usdValue, checkSpend } = await resolveLaunch(deps, readLaunchRequest(accountId, 'venue-a', body), launchId)
+ */
+export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest, launchId: string): Promise<ResolvedLaunch> {
+  const facts = req.venue ? await lookupFacts(deps, req.accountId, req.venue, req.fields) : undefined
+  const fieldErrors = { ...(facts && req.venue ? launchFieldErrors(req.venue, req.fields, facts) : {}), ...req.fieldErrors }
+  if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
+  // No field error: every field parsed and the agent was found.
+  const body = req.fields as LaunchBody
+  const venue = req.venue as LaunchVenue
+  const agent = facts!.agent as LaunchAgent
+  const input: LaunchInput = {
+    launchId,
+    accountId: req.accountId,
+    agentId: body.agentId,
+    venue,
+    symbol: body.symbol,
+    name: body.name,
+    description: body.description ?? null,
+    logoUrl: body.logoUrl ?? null,
+    quote: body.quote,
+    seedAmount: body.seedAmount ?? null,
+  }
+  const [quote, seedUsd] = await Promise.all([
+    deps.prices.quoteToken(input.quote),
+    venue === 'self-funded' ? deps.prices.seedUsd(input) : undefined,
+  ])
+  const usdValue = launchUsdValue(venue, seedUsd)
+  const checkSpend = (spentTodayUsd: string) =>
+    checkLaunchPolicy(agent.policy, { quote: quote ?? { symbol: input.quote }, usdValue, spentTodayUsd })
+  checkSpend(await deps.spend.spentTodayUsd(input.agentId))
+  return { input, usdValue, checkSpend }
+}
+
+/** Looks up what the well-formed fields name: a verified asset's symbol, the account's agent. */
+async function lookupFacts(deps: ResolveLaunchDeps, accountId: string, venue: LaunchVenue, fields: Partial<LaunchBody>): Promise<LaunchFacts> {
+  const [symbolVerified, agent] = await Promise.all([
+    fields.symbol !== undefined ? deps.venues.isVerifiedSymbol(fields.symbol) : false,
+    fields.agentId !== undefined ? deps.agents.forLaunch(accountId, fields.agentId) : ('unchecked' as const),
+  ])
+  return { allowedQuotes: deps.venues.quotes(venue), symbolVerified, agent }
+}
