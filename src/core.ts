@@ -11,6 +11,11 @@ import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from './domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from './domain/swaps/getSwap.ts'
 import { agentView } from './domain/agents/agents.service.ts'
+import type { CreditsRepository } from './domain/billing/ports.ts'
+import { getBilling } from './domain/billing/getBilling.ts'
+import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
+import { listAgents, type ListAgentsInput } from './domain/agents/listAgents.ts'
+import { modelView, type Model } from './llm/modelCatalog.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -19,6 +24,10 @@ export type CoreAdapters = {
   agents: AgentsRepository
   /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
   wallet: WalletDeps | undefined
+  /** The credit ledger. */
+  credits: CreditsRepository
+  /** The model catalog (src/llm/models.json or MODEL_CATALOG). */
+  models: ReadonlyMap<string, Model>
 }
 
 /**
@@ -49,6 +58,10 @@ export function createCore(adapters: CoreAdapters) {
     getAgent: async ({ accountId, agentId }: { accountId: string; agentId: string }) => agentView(await agents.getOwned(accountId, agentId)),
     /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
     listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
+    listAgents: (input: ListAgentsInput) => listAgents({ agents }, input),
+    getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
+    listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
+    listModels: () => [...adapters.models.values()].map(modelView),
   }
 }
 

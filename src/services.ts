@@ -274,7 +274,7 @@ export async function createServices(
         }
       : undefined,
     wallet,
-    core: createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository }),
+    core: createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, credits, models }),
     faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
     deposits,
     pool: db.pool,

@@ -2,12 +2,13 @@ import type { Scope } from '../domain/accounts/scopes.ts'
 import type { Tool } from './tool.ts'
 import { getAgentTool } from './agentTools.ts'
 import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
+import { getBalanceTool, getModelCatalogTool, getTransactionsTool, listAgentsTool } from './accountTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
  * serve these; each feature adds its tools here.
  */
-export const TOOLS: readonly Tool[] = [getAgentTool, swapQuoteTool, swapExecuteTool] as unknown as readonly Tool[]
+export const TOOLS: readonly Tool[] = [getAgentTool, swapQuoteTool, swapExecuteTool, listAgentsTool, getBalanceTool, getTransactionsTool, getModelCatalogTool] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))
 

@@ -23,10 +23,7 @@ export function authenticate({ accounts, sessions }: { accounts: AccountsService
     const header = ctx.get('Authorization')
     let principal: Principal | undefined
     if (header) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header)
-      if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer cpk_...".')
-      principal = await accounts.authenticateKey(match[1])
-      if (!principal) throw new UnauthorizedError('Invalid, expired or deleted API key.')
+      principal = await keyPrincipal(accounts, header)
     } else {
       const token = ctx.cookies.get(SESSION_COOKIE)
       if (token) principal = await sessions.resolve(token)
@@ -41,6 +38,18 @@ export function authenticate({ accounts, sessions }: { accounts: AccountsService
     ctx.state.principal = principal
     await next()
   }
+}
+
+/**
+ * The principal of an `Authorization: Bearer cpk_...` header; 401 when it is malformed or names
+ * no live key (unknown, expired or deleted: a deletion is seen at once).
+ */
+export async function keyPrincipal(accounts: Pick<AccountsService, 'authenticateKey'>, header: string): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)$/i.exec(header)
+  if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer cpk_...".')
+  const principal = await accounts.authenticateKey(match[1])
+  if (!principal) throw new UnauthorizedError('Invalid, expired or deleted API key.')
+  return principal
 }
 
 export function principalOf(ctx: Context): Principal {
