@@ -10,6 +10,7 @@ let apiKey: string
 let accountId: string
 let agentId: string
 let readKey: string
+const logLines: string[] = []
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any }
 
@@ -55,7 +56,7 @@ function payload(result: ToolResult): any {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({}, { withChain: true })
+  app = await startTestApp({ LOG_LEVEL: 'info' }, { withChain: true, logLines })
   ;({ api, apiKey, accountId } = await app.account())
   const agent = await api('POST', '/agents', { name: 'mcp-agent', skills: ['trading'] })
   agentId = agent.body.id
@@ -239,6 +240,18 @@ describe('the tool server over plain HTTP', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('ratelimit-policy')).toMatch(/"key";q=\d+/)
     expect(res.body.result.creditsPerUsd).toBe(1000)
-    void accountId
+  })
+
+  it('writes every tool call to the request log with its request id, and no key', async () => {
+    const requestId = `mcp-log-${Date.now()}`
+    await mcpApi(apiKey)('POST', '/call', { name: 'get_agent', arguments: {} }, { 'x-request-id': requestId })
+    const client = await connectV2(apiKey)
+    await client.callTool('get_model_catalog', {})
+    await client.close()
+    const calls = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'tool call')
+    expect(calls.find((l) => l.requestId === requestId)).toMatchObject({ tool: 'get_agent', via: 'http', status: 200, accountId })
+    expect(calls.find((l) => l.tool === 'get_model_catalog' && l.via === 'mcp')).toMatchObject({ status: 200, requestId: expect.any(String) })
+    expect(calls.filter((l) => l.tool === 'swap_execute' && l.confirm === true && l.status === 200).length).toBeGreaterThanOrEqual(2)
+    expect(logLines.join('\n')).not.toContain(apiKey)
   })
 })
