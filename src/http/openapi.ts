@@ -14,6 +14,19 @@ import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { portfolioQuery, transferBody, txQuery } from './routes/wallet.routes.ts'
 import { billingTransactionsQuery } from './routes/billing.routes.ts'
+import { mcpCallBody } from '../mcp/mcpRoutes.ts'
+
+const mcpToolsResponse = {
+  type: 'object',
+  required: ['tools'],
+  properties: {
+    tools: {
+      type: 'array',
+      items: { type: 'object', required: ['name', 'description', 'inputSchema'], properties: { name: { type: 'string' }, description: { type: 'string' }, inputSchema: { type: 'object' }, annotations: { type: 'object' } } },
+    },
+  },
+}
+const mcpCallResponse = { type: 'object', required: ['result'], properties: { result: {} } }
 
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete'
@@ -27,6 +40,8 @@ type Op = {
   query?: z.ZodType
   /** Served outside /api/v1 (e.g. /metrics at the root). */
   atRoot?: boolean
+  /** The tool server's JSON face: under /api, a bearer key only (no session). */
+  toolServer?: boolean
   /** The success body is not JSON (e.g. Prometheus text). */
   responseType?: string
   idempotency?: 'required' | 'honoured'
@@ -125,6 +140,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
     { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
     { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
+    { method: 'get', path: '/mcp/tools', summary: "The tool server's tools for this key, with JSON Schemas (MCP itself: /api/mcp)", auth: 'read', toolServer: true, response: mcpToolsResponse },
+    { method: 'post', path: '/mcp/call', summary: 'Call one tool over plain HTTP; fund-moving tools need arguments.confirm: true', auth: 'read', toolServer: true, body: mcpCallBody, response: mcpCallResponse },
   ]
   const paths: Record<string, Record<string, object>> = {}
   for (const op of ops) {
@@ -135,9 +152,9 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ]
     ;(paths[op.path] ??= {})[op.method] = {
       summary: op.summary,
-      ...(op.auth ? { security: [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
+      ...(op.auth ? { security: op.toolServer ? [{ apiKey: [] }] : [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
       ...(params.length ? { parameters: params } : {}),
-      ...(op.atRoot ? { servers: [{ url: '/' }] } : {}),
+      ...(op.atRoot ? { servers: [{ url: '/' }] } : op.toolServer ? { servers: [{ url: '/api' }] } : {}),
       ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
       responses: {
         [String(op.status ?? 200)]: op.responseType

@@ -14,7 +14,8 @@ import { McpUnauthorizedError } from './mcpErrors.ts'
 import { createMcpServer, errorEnvelope, runLoggedToolCall, type McpRequest } from './mcpServer.ts'
 import { mcpToolsFor, mcpToolView } from './mcpTools.ts'
 
-const callBody = z.strictObject({
+/** The body of POST /api/mcp/call (also in the OpenAPI document). */
+export const mcpCallBody = z.strictObject({
   name: z.string('The tool name.').min(1, 'The tool name.').max(100, 'At most 100 characters.'),
   arguments: z.record(z.string(), z.unknown(), 'An object of the tool arguments.').optional(),
 })
@@ -71,7 +72,7 @@ export function mcpRoutes(deps: AppDeps): Router {
   })
 
   router.post('/call', rejectQuery, async (ctx) => {
-    const body = parse(callBody, ctx.request.body)
+    const body = parse(mcpCallBody, ctx.request.body)
     const outcome = await runLoggedToolCall(requestOf(ctx), body.name, body.arguments ?? {}, 'http')
     if (outcome.ok) return ok(ctx, { result: outcome.result })
     ctx.status = outcome.status
