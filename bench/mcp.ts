@@ -33,6 +33,8 @@ async function main() {
     await v1.connect(new TransportV1(new URL(`${url}/api/mcp`), { requestInit: { headers: auth } }))
     const v2 = new ClientV2({ name: 'bench-v2', version: '2' })
     await v2.connect(new TransportV2(new URL(`${url}/api/mcp`), { requestInit: { headers: auth } }))
+    const modern = new ClientV2({ name: 'bench-v2-modern', version: '2' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await modern.connect(new TransportV2(new URL(`${url}/api/mcp`), { requestInit: { headers: auth } }))
 
     const ways: Way[] = [
       { label: 'REST GET /api/v1/agents/:id', call: async () => expectOk(await fetch(`${url}/api/v1/agents/${agentId}`, { headers: auth }), 'rest') },
@@ -53,10 +55,17 @@ async function main() {
         },
       },
       {
-        label: '/api/mcp v2 SDK client',
+        label: '/api/mcp v2 SDK client (2025)',
         call: async () => {
           const r = await v2.callTool({ name: 'get_agent', arguments: { agent_id: agentId } })
           if (r.isError) throw new Error('v2 call failed')
+        },
+      },
+      {
+        label: '/api/mcp v2 SDK client (2026-07-28)',
+        call: async () => {
+          const r = await modern.callTool({ name: 'get_agent', arguments: { agent_id: agentId } })
+          if (r.isError) throw new Error('v2 modern call failed')
         },
       },
     ]
@@ -74,6 +83,7 @@ async function main() {
     }
     await v1.close()
     await v2.close()
+    await modern.close()
 
     const rows = ways.map((w) => {
       const sorted = samples.get(w.label)!.sort((a, b) => a - b)
@@ -83,7 +93,7 @@ async function main() {
     process.stdout.write(`\nget_agent, one request in flight, ${ROUNDS} interleaved rounds x ${PER_ROUND} calls per way (${cpus().length} cores, node ${process.version})\n`)
     for (const r of rows) {
       process.stdout.write(
-        `  ${r.label.padEnd(34)} p50 ${r.p50Ms.toFixed(3).padStart(7)} ms  p99 ${r.p99Ms.toFixed(3).padStart(7)} ms  ` +
+        `  ${r.label.padEnd(38)} p50 ${r.p50Ms.toFixed(3).padStart(7)} ms  p99 ${r.p99Ms.toFixed(3).padStart(7)} ms  ` +
           `x${round(r.p50Ms / rest.p50Ms).toFixed(2)} p50, x${round(r.p99Ms / rest.p99Ms).toFixed(2)} p99 vs REST\n`,
       )
     }

@@ -33,8 +33,9 @@ async function connectV1(key: string): Promise<McpClient> {
   }
 }
 
-async function connectV2(key: string): Promise<McpClient> {
-  const client = new ClientV2({ name: 'test-v2', version: '2.0.0' })
+/** The v2 client; `modern` pins the 2026-07-28 revision (the client's default is the 2025 handshake). */
+async function connectV2(key: string, { modern = false } = {}): Promise<McpClient> {
+  const client = new ClientV2({ name: 'test-v2', version: '2.0.0' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
   await client.connect(new TransportV2(new URL(`${app.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
   return {
     listTools: async () => (await client.listTools()).tools,
@@ -70,7 +71,8 @@ afterAll(async () => {
 
 describe.each([
   ['v1 (@modelcontextprotocol/sdk)', connectV1],
-  ['v2 (@modelcontextprotocol/client)', connectV2],
+  ['v2 (@modelcontextprotocol/client)', (key: string) => connectV2(key)],
+  ['v2 on the 2026-07-28 revision', (key: string) => connectV2(key, { modern: true })],
 ])('the MCP server with the %s client', (label, connect) => {
   it('lists the tools with schemas and annotations, and reads the agent', async () => {
     const client = await connect(apiKey)
@@ -185,7 +187,7 @@ describe('the tool server over plain HTTP', () => {
   })
 
   it('lists the same tools as the transport, and calls them with the same results', async () => {
-    const client = await connectV2(apiKey)
+    const client = await connectV2(apiKey, { modern: true })
     try {
       const viaTransport = await client.listTools()
       const listed = await mcpApi(apiKey)('GET', '/tools')
