@@ -101,6 +101,9 @@ import { launchToken, type LaunchTokenInput } from './domain/launches/launchToke
 import { previewLaunch } from './domain/launches/previewLaunch.ts'
 import { getLaunch, type GetLaunchInput } from './domain/launches/getLaunch.ts'
 import type { LaunchRequest } from './domain/launches/launch.schema.ts'
+import { getBilling } from './domain/billing/getBilling.ts'
+import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
+import { modelView, type Model } from './llm/modelCatalog.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -113,6 +116,10 @@ export type CoreAdapters = {
   /** Accounts, keys, sessions and agents: the ORM their repositories work over, and their settings. */
   identity: IdentityAdapters
   logger: Logger
+  /** The credit ledger. */
+  credits: CreditsRepository
+  /** The model catalog (src/llm/models.json or MODEL_CATALOG). */
+  models: ReadonlyMap<string, Model>
 }
 
 export type IdentityAdapters = {
@@ -212,6 +219,9 @@ export function createCore(adapters: CoreAdapters) {
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
     ...walletUseCases(adapters),
+    getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
+    listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
+    listModels: () => [...adapters.models.values()].map(modelView),
   }
 }
 

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino'
+import { pino, type DestinationStream, type Logger } from 'pino'
 
 export type { Logger }
 
@@ -10,11 +10,12 @@ const redact = [
 ]
 
 /**
- * Builds the service logger (JSON lines on stderr, so stdout stays free for CLI output).
+ * Builds the service logger (JSON lines on stderr, so stdout stays free for CLI output; a test may
+ * hand its own `destination` to read the lines).
  *
  * @example
  * const logger = createLogger({ level: 'info' })
  */
-export function createLogger({ level }: { level: string }): Logger {
-  return pino({ level, redact: { paths: redact, censor: '[redacted]' } }, pino.destination(2))
+export function createLogger({ level, destination }: { level: string; destination?: DestinationStream }): Logger {
+  return pino({ level, redact: { paths: redact, censor: '[redacted]' } }, destination ?? pino.destination(2))
 }

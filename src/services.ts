@@ -92,7 +92,7 @@ export async function createServices(
     run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
     spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
   }
-  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger })
+  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, models })
   const subscriber = await subscribeKeyRevocations(config, core)
   return {
     config,

@@ -24,12 +24,12 @@ const call = (name: string, args: unknown, extra: Partial<Parameters<typeof call
   callTool(findTool(name)!, args, { core: app.services.core, accountId, agent: { bound: agentId }, callId: 'call-1', ...extra })
 
 describe('the tool registry', () => {
-  it('describes every tool with a JSON Schema that has agent_id and no $schema', () => {
+  it('describes every tool with a JSON Schema that has agent_id (account-level tools have none) and no $schema', () => {
     for (const tool of TOOLS) {
       const schema = toolJsonSchema(tool)
       expect(schema.type).toBe('object')
       expect(schema).not.toHaveProperty('$schema')
-      expect((schema.properties as Record<string, unknown>).agent_id).toBeDefined()
+      expect((schema.properties as Record<string, unknown>).agent_id !== undefined).toBe(tool.agent !== 'none')
       expect(tool.description.length).toBeGreaterThan(40)
     }
     expect(Object.keys(toolJsonSchema(findTool('swap_quote')!).properties as object)).toEqual(
@@ -77,5 +77,30 @@ describe('the tool registry', () => {
   it('chooses the only agent of the account when agent_id is left out', async () => {
     const got = await call('get_agent', {}, { agent: 'choose' })
     expect(got).toMatchObject({ ok: true, result: { id: agentId, name: 'tooled' } })
+  })
+
+  it('calls account-level tools without an agent: lists, ledger pages, balance and catalog', async () => {
+    const empty = await app.account({ name: 'no agents' })
+    const onEmpty = (name: string, args: unknown) => callTool(findTool(name)!, args, { core: app.services.core, accountId: empty.accountId, agent: 'choose', callId: 'c' })
+    expect(await onEmpty('list_agents', {})).toEqual({ ok: true, result: { agents: [], nextCursor: null } })
+    const refused = await onEmpty('list_agents', { agent_id: agentId, limit: 0 })
+    expect(Object.keys((refused as { error: { fieldErrors: object } }).error.fieldErrors).sort()).toEqual(['agent_id', 'limit'])
+
+    await api('POST', '/agents', { name: 'second' })
+    const first = await call('list_agents', { limit: 1 }, { agent: 'choose' })
+    const page1 = (first as { result: { agents: { id: string }[]; nextCursor: string } }).result
+    expect(page1.agents).toHaveLength(1)
+    const second = await call('list_agents', { limit: 1, cursor: page1.nextCursor }, { agent: 'choose' })
+    const page2 = (second as { result: { agents: { id: string }[] } }).result
+    expect(page2.agents[0]!.id).not.toBe(page1.agents[0]!.id)
+    expect(await call('list_agents', { cursor: 'nonsense' })).toMatchObject({ ok: false, status: 422, error: { fieldErrors: { cursor: 'Invalid cursor.' } } })
+
+    const billing = await api('GET', '/billing')
+    expect(await call('get_balance', {})).toEqual({ ok: true, result: { ...billing.body, meta: undefined } })
+    const ledger = await api('GET', '/billing/transactions?kind=grant')
+    const viaTool = await call('get_transactions', { kind: 'grant' })
+    expect((viaTool as { result: { transactions: unknown[] } }).result.transactions).toEqual(ledger.body.transactions)
+    const models = await call('get_model_catalog', {})
+    expect((models as { result: { models: unknown[] } }).result.models).toEqual((await api('GET', '/models')).body.models)
   })
 })

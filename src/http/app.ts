@@ -4,8 +4,9 @@ import type { AppDeps } from './appDeps.ts'
 import { requestId } from './middleware/requestId.ts'
 import { jsonBody } from './middleware/jsonBody.ts'
 import { errorEnvelope } from './middleware/errors.ts'
-import { authenticate, principalOf, requireOperator } from './middleware/auth.ts'
-import { rateLimit, rateLimitedError, rateLimitHeaders } from './rateLimit.ts'
+import { authenticate, requireOperator } from './middleware/auth.ts'
+import { rateLimit } from './rateLimit.ts'
+import { countingAuthFailures, perKeyRateLimit } from './middleware/keyLimits.ts'
 import { publicRoutes } from './routes/public.routes.ts'
 import { authRoutes } from './routes/auth.routes.ts'
 import { accountRoutes } from './routes/account.routes.ts'
@@ -22,16 +23,14 @@ import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
 import { chatRoutes } from './routes/chat.routes.ts'
 import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
-import { NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '../domain/errors.ts'
+import { mcpRoutes } from '../mcp/mcpRoutes.ts'
+import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
 import { ok } from './respond.ts'
 
 /** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
 const BODY_LIMIT_BYTES = 1024 * 1024
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
-/** Failed authentications allowed per IP and rate-limit window. */
-const AUTH_FAILURES_PER_WINDOW = 60
 
 /**
  * Builds the Koa app from its dependencies; nothing here reads globals, so a test can build
@@ -100,34 +99,8 @@ export function createApp(deps: AppDeps): Koa {
   publicApi.use(skillRegistryRoutes(deps).routes())
 
   const api = new Router({ prefix: '/api/v1' })
-  const auth = authenticate(deps.core)
-  api.use(async (ctx, next) => {
-    try {
-      await auth(ctx, async () => {})
-    } catch (err) {
-      // Failed authentications count against the caller's IP, so guessing keys is rate limited too.
-      if (err instanceof UnauthorizedError) {
-        const policy = { name: 'authfail', limit: AUTH_FAILURES_PER_WINDOW, windowSeconds: limits.windowSeconds }
-        const hit = await deps.rateLimitStore.hit(`authfail:${ctx.ip}`, policy.limit, policy.windowSeconds * 1000).catch(() => undefined)
-        if (hit && !hit.allowed) throw rateLimitedError(hit, rateLimitHeaders(ctx, policy, hit))
-      }
-      throw err
-    }
-    await next()
-  })
-  api.use(
-    rateLimit({
-      store: deps.rateLimitStore,
-      policy: { name: 'key', limit: limits.perKey, windowSeconds: limits.windowSeconds },
-      keyOf: (ctx) => {
-        const p = principalOf(ctx)
-        return p.keyId ? `key:${p.keyId}` : `account:${p.accountId}`
-      },
-      // Where the limiter's store is down, writes (money can move) fail closed; reads go on.
-      failClosed: (ctx) => !SAFE_METHODS.has(ctx.method),
-      logger: deps.logger,
-    }),
-  )
+  api.use(countingAuthFailures(deps, authenticate(deps.core)))
+  api.use(perKeyRateLimit(deps))
   for (const r of [accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)]) api.use(r.routes())
   api.use(swapRoutes(deps).routes())
   api.use(feeRoutes(deps).routes())
@@ -139,6 +112,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(publicApi.routes())
   app.use(api.routes())
   app.use(api.allowedMethods())
+  // The tool server (/api/mcp): a bearer key only, the same per-key limit.
+  const mcp = mcpRoutes(deps)
+  app.use(mcp.routes())
+  app.use(mcp.allowedMethods())
   app.on('error', (err: unknown) => {
     if (!(err instanceof ServiceError)) deps.logger.debug({ err }, 'koa error event')
   })

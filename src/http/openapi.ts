@@ -19,6 +19,19 @@ import { billingTransactionsQuery } from './routes/billing.routes.ts'
 import { customSkillSchemas, registryQuery } from '../domain/skills/skill.schema.ts'
 import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
 import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts'
+import { mcpCallBody } from '../mcp/mcpRoutes.ts'
+
+const mcpToolsResponse = {
+  type: 'object',
+  required: ['tools'],
+  properties: {
+    tools: {
+      type: 'array',
+      items: { type: 'object', required: ['name', 'description', 'inputSchema'], properties: { name: { type: 'string' }, description: { type: 'string' }, inputSchema: { type: 'object' }, annotations: { type: 'object' } } },
+    },
+  },
+}
+const mcpCallResponse = { type: 'object', required: ['result'], properties: { result: {} } }
 
 type Op = {
   method: 'get' | 'post' | 'patch' | 'delete'
@@ -32,6 +45,8 @@ type Op = {
   query?: z.ZodType
   /** Served outside /api/v1 (e.g. /metrics at the root). */
   atRoot?: boolean
+  /** The tool server's JSON face: under /api, a bearer key only (no session). */
+  toolServer?: boolean
   /** The success body is not JSON (e.g. Prometheus text). */
   responseType?: string
   idempotency?: 'required' | 'honoured'
@@ -168,6 +183,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet or the account deposit address (embedded chain only)', auth: 'trade', body: faucetBody },
     ...operatorOps(),
+    { method: 'get', path: '/mcp/tools', summary: "The tool server's tools for this key, with JSON Schemas (MCP itself: /api/mcp)", auth: 'read', toolServer: true, response: mcpToolsResponse },
+    { method: 'post', path: '/mcp/call', summary: 'Call one tool over plain HTTP; fund-moving tools need arguments.confirm: true', auth: 'read', toolServer: true, body: mcpCallBody, response: mcpCallResponse },
   ]
   const paths: Record<string, Record<string, object>> = {}
   for (const op of ops) {
@@ -178,9 +195,9 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ]
     ;(paths[op.path] ??= {})[op.method] = {
       summary: op.summary,
-      ...(op.auth ? { security: [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
+      ...(op.auth ? { security: op.toolServer ? [{ apiKey: [] }] : [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
       ...(params.length ? { parameters: params } : {}),
-      ...(op.atRoot ? { servers: [{ url: '/' }] } : {}),
+      ...(op.atRoot ? { servers: [{ url: '/' }] } : op.toolServer ? { servers: [{ url: '/api' }] } : {}),
       ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
       responses: {
         [String(op.status ?? 200)]: op.responseType

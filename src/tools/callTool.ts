@@ -33,6 +33,7 @@ const withAgent = new WeakMap<Tool, z.ZodObject>()
 
 /** The tool's arguments as every front door parses them: its own fields and an optional `agent_id`. */
 export function toolArgs(tool: Tool): z.ZodObject {
+  if (tool.agent === 'none') return tool.args
   let schema = withAgent.get(tool)
   if (!schema) withAgent.set(tool, (schema = tool.args.extend({ agent_id: agentIdArg })))
   return schema
@@ -57,10 +58,11 @@ export async function callTool(tool: Tool, rawArgs: unknown, input: CallToolInpu
     const parsed = toolArgs(tool).safeParse(rawArgs ?? {})
     if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error), 'Invalid tool arguments.')
     const { agent_id: named, ...args } = parsed.data as { agent_id?: string } & Record<string, unknown>
-    const agentId = await bindAgent(input, named)
-    const call = { core: input.core, accountId: input.accountId, agentId, callId: input.callId, keyId: input.keyId }
-    const result = input.mode === 'preview' && tool.preview ? await tool.preview(call, args) : await tool.run(call, args)
-    return { ok: true, result }
+    const preview = input.mode === 'preview' && tool.preview !== undefined
+    const account = { core: input.core, accountId: input.accountId, callId: input.callId, keyId: input.keyId }
+    if (tool.agent === 'none') return { ok: true, result: preview ? await tool.preview!(account, args) : await tool.run(account, args) }
+    const call = { ...account, agentId: await bindAgent(input, named) }
+    return { ok: true, result: preview ? await tool.preview!(call, args) : await tool.run(call, args) }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err
     const error = { error: err.message, code: err.code, ...(err.fieldErrors ? { fieldErrors: err.fieldErrors } : {}) }

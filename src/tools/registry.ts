@@ -6,6 +6,7 @@ import { claimFeesTool, getFeeEarningsTool } from './feeTools.ts'
 import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
 import { WALLET_TOOLS } from './walletTools.ts'
 import { getLaunchStatusTool, launchPreviewTool, launchTokenTool } from './launchTools.ts'
+import { getBalanceTool, getModelCatalogTool, getTransactionsTool, listAgentsTool } from './accountTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
@@ -17,6 +18,7 @@ export const TOOLS: readonly Tool[] = [
   getPriceTool, listTokensTool, getTokenTool,
   getFeeEarningsTool, claimFeesTool,
   launchPreviewTool, launchTokenTool, getLaunchStatusTool,
+  listAgentsTool, getBalanceTool, getTransactionsTool, getModelCatalogTool,
 ] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))

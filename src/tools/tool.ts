@@ -17,6 +17,9 @@ export type ToolCall = {
   keyId?: string | undefined
 }
 
+/** What an account-level tool (`agent: 'none'`) acts with: no agent is bound. */
+export type AccountToolCall = Omit<ToolCall, 'agentId'>
+
 /**
  * One action an agent can take, as a model or an MCP client sees it: a snake_case name, a
  * description written for a model, the arguments as a zod object (the use case's fields without
@@ -31,9 +34,20 @@ export type Tool<Args extends z.ZodObject = z.ZodObject> = {
   args: Args
   scope: Scope
   movesFunds: boolean
-  run(call: ToolCall, args: z.infer<Args>): Promise<unknown>
-  preview?(call: ToolCall, args: z.infer<Args>): Promise<unknown>
-}
+} & (
+  | {
+      /** Acts for one agent (the default): the front door binds it before `run`. */
+      agent?: 'bind'
+      run(call: ToolCall, args: z.infer<Args>): Promise<unknown>
+      preview?(call: ToolCall, args: z.infer<Args>): Promise<unknown>
+    }
+  | {
+      /** Acts for the account (list its agents, read its credits): no `agent_id`, nothing bound. */
+      agent: 'none'
+      run(call: AccountToolCall, args: z.infer<Args>): Promise<unknown>
+      preview?(call: AccountToolCall, args: z.infer<Args>): Promise<unknown>
+    }
+)
 
 /**
  * Declares a tool with its argument types inferred from `args`.

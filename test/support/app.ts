@@ -40,11 +40,15 @@ export function apiClient(baseUrl: string, apiKey?: string): Api {
 }
 
 /** The real app in this process, on its own database, listening on a free port. */
-export async function startTestApp(env: Record<string, string> = {}, { withChain = false }: { withChain?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  { withChain = false, logLines }: { withChain?: boolean; /** Collects the log's JSON lines (set LOG_LEVEL in `env`). */ logLines?: string[] } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), 'alts-test-'))
   const config = loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', ...env })
-  const services = await createServices(config, createLogger({ level: config.logLevel }), { runtimePollMs: 100, withChain })
+  const destination = logLines && { write: (line: string) => void logLines.push(line) }
+  const services = await createServices(config, createLogger({ level: config.logLevel, ...(destination ? { destination } : {}) }), { runtimePollMs: 100, withChain })
   await services.start()
   const server: Server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
   await once(server, 'listening')

@@ -22,10 +22,7 @@ export function authenticate(core: Pick<Core, 'authenticateKey' | 'resolveSessio
     const header = ctx.get('Authorization')
     let principal: Principal | undefined
     if (header) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header)
-      if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer cpk_...".')
-      principal = await core.authenticateKey({ value: match[1] })
-      if (!principal) throw new UnauthorizedError('Invalid, expired or deleted API key.')
+      principal = await keyPrincipal(core, header)
     } else {
       const token = ctx.cookies.get(SESSION_COOKIE)
       if (token) principal = await core.resolveSession({ token })
@@ -40,6 +37,18 @@ export function authenticate(core: Pick<Core, 'authenticateKey' | 'resolveSessio
     ctx.state.principal = principal
     await next()
   }
+}
+
+/**
+ * The principal of an `Authorization: Bearer cpk_...` header; 401 when it is malformed or names
+ * no live key (unknown, expired or deleted: a deletion is seen at once).
+ */
+export async function keyPrincipal(core: Pick<Core, 'authenticateKey'>, header: string): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)$/i.exec(header)
+  if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer cpk_...".')
+  const principal = await core.authenticateKey({ value: match[1] })
+  if (!principal) throw new UnauthorizedError('Invalid, expired or deleted API key.')
+  return principal
 }
 
 export function principalOf(ctx: Context): Principal {
