@@ -59,7 +59,7 @@ describe('chat with tools (real SDK against the scripted model server)', () => {
     // The model saw the system prompt with the owner's instructions, the tools and the temperature.
     const first = model.mock.getRequests()[0]!.body as { messages: Array<{ role: string; content: string }>; tools: Array<{ function: { name: string } }>; temperature: number }
     expect(first.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('Trade carefully.') })
-    expect(first.tools.map((t) => t.function.name)).toEqual(['get_agent', 'swap_quote', 'swap_execute'])
+    expect(first.tools.map((t) => t.function.name)).toEqual(['get_agent', 'swap_quote', 'swap_execute', 'get_portfolio', 'get_whitelist', 'get_price'])
     expect(first.temperature).toBe(0.3)
 
     const history = await api('GET', `/agents/${trader}/messages?limit=4`)
@@ -105,7 +105,7 @@ describe('chat with tools (real SDK against the scripted model server)', () => {
     expect(res.body.toolCalls).toMatchObject([{ id: 'call_nope', status: 'refused', result: { code: 'tool_not_granted' } }])
     expect(await sentTxs(reader)).toBe(0)
     // The model saw only the tools the skills grant, and then the refusal.
-    expect((model.mock.getRequests()[0]!.body as { tools: Array<{ function: { name: string } }> }).tools.map((t) => t.function.name)).toEqual(['get_agent'])
+    expect((model.mock.getRequests()[0]!.body as { tools: Array<{ function: { name: string } }> }).tools.map((t) => t.function.name)).toEqual(['get_agent', 'get_portfolio', 'get_whitelist'])
     expect(toolMessagesSent().some((m) => m.content.includes('tool_not_granted'))).toBe(true)
   })
 

@@ -45,7 +45,9 @@ async function outsideLaunch(symbol: string): Promise<string> {
     chain: chain.chain, account: wallet.account!, address: m.contracts.venueA, abi: BondingCurveLaunchpadArtifact.abi,
     functionName: 'createToken', args: [`Totally ${symbol}`, symbol, m.contracts.weth],
   })
-  await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+  // Read-your-writes: the indexer says when it has indexed the launch's block (a loaded machine may take long).
+  expect(await app.services.indexer!.waitForBlock(receipt.blockNumber, { timeoutMs: 120_000 })).toBe(true)
   return until(`the indexer to list ${symbol}`, async () => {
     const rows = await q(`select address from token where tx_hash = $1`, [hash])
     return rows[0]?.address as string | undefined

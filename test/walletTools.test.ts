@@ -45,7 +45,7 @@ describe('the wallet tools', () => {
       toolsFor({ scopes, ...(skills ? { granted: grantedTools(skills) } : {}) }).map((t) => t.name)
     expect(names(['read', 'trade'])).not.toContain('add_to_whitelist')
     expect(names(['read', 'trade', 'admin'])).toEqual(expect.arrayContaining(['add_to_whitelist', 'remove_from_whitelist']))
-    expect(names(['read', 'trade', 'admin'], ['wallet'])).toEqual(['get_agent', 'get_portfolio', 'wallet_transfer', 'get_whitelist'])
+    expect(names(['read', 'trade', 'admin'], ['wallet'])).toEqual(['get_agent', 'get_portfolio', 'wallet_transfer', 'get_whitelist', 'get_fee_earnings', 'claim_fees'])
   })
 
   it('transfers to a whitelisted address once per call id, as seen on chain', async () => {
