@@ -56,6 +56,19 @@ const queryParams = (s: z.ZodType) => {
   return Object.entries(json.properties ?? {}).map(([name, p]) => ({ name, in: 'query', required: json.required?.includes(name) ?? false, schema: p }))
 }
 
+/** Hosted chat: a turn, one turn read back, the history. */
+const CHAT_OPS: Op[] = [
+  {
+    method: 'post', path: '/agents/{id}/chat', auth: 'trade', body: chatRequestSchema, response: ref('ChatAnswer'),
+    summary: 'One chat turn: 200 with the answer, 202 { id, status } past the wait, or Server-Sent Events (stream: true or Accept: text/event-stream)',
+  },
+  { method: 'get', path: '/agents/{id}/chat/{turnId}', summary: 'A chat turn: its answer once ended (202 { id, status } before)', auth: 'read', response: ref('ChatAnswer') },
+  {
+    method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
+    response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },
+  },
+]
+
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
  *
@@ -117,15 +130,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
     { method: 'get', path: '/fees/stats', summary: 'Platform fee totals', auth: 'read' },
-    {
-      method: 'post', path: '/agents/{id}/chat', auth: 'trade', body: chatRequestSchema, response: ref('ChatAnswer'),
-      summary: 'One chat turn: 200 with the answer, 202 { id, status } past the wait, or Server-Sent Events (stream: true or Accept: text/event-stream)',
-    },
-    { method: 'get', path: '/agents/{id}/chat/{turnId}', summary: 'A chat turn: its answer once ended (202 { id, status } before)', auth: 'read', response: ref('ChatAnswer') },
-    {
-      method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
-      response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },
-    },
+    ...CHAT_OPS,
     { method: 'get', path: '/billing', summary: 'Credits, reserved, spent today and this month (1 credit = 0.001 USD)', auth: 'read' },
     { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
