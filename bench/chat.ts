@@ -56,11 +56,15 @@ async function main() {
       const direct = async () => {
         await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'hello' }], max_tokens: 1024 })
       }
+      const probe = await api('POST', `/agents/${agent}/chat`, { message: 'hello' })
+      if (probe.status !== 200) throw new Error(`chat answered ${probe.status}: ${JSON.stringify(probe.body)}`)
+      process.stderr.write('warming up\n')
       // Warm both paths (connections, JIT, prepared statements).
       await measure(10, 100, viaService)
       await measure(10, 100, direct)
       const rows = []
       for (const concurrency of [1, 50]) {
+        process.stderr.write(`measuring at ${concurrency} concurrent\n`)
         const total = concurrency === 1 ? Math.min(REQUESTS, 200) : REQUESTS
         // ABBA: each side measured twice, around the other, so drift hits both alike.
         const d1 = await measure(concurrency, total / 2, direct)

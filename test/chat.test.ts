@@ -169,10 +169,11 @@ function parseSse(text: string): Array<{ event: string; data: any }> {
 describe('chat requests (no chain)', () => {
   let b: TestApp
   let bApi: Api
+  let bKey: string
   let agent: string
   beforeAll(async () => {
     b = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', CHAT_WAIT_SECONDS: '0.3' })
-    ;({ api: bApi } = await b.account())
+    ;({ api: bApi, apiKey: bKey } = await b.account())
     agent = (await bApi('POST', '/agents', { name: 'talker' })).body.id
   })
   afterAll(() => b?.close())
@@ -222,6 +223,30 @@ describe('chat requests (no chain)', () => {
       ['user', 'take your time'],
     ])
     expect((await bApi('GET', `/agents/${agent}/chat/00000000-0000-4000-8000-000000000000`)).status).toBe(404)
+  })
+
+  it('goes on when a streaming client disconnects', async () => {
+    let answer!: () => void
+    const gate = new Promise<void>((r) => (answer = r))
+    model.mock.onMessage('keep going', async () => {
+      await gate
+      return { content: 'Still here.' }
+    })
+    const client = new AbortController()
+    const res = await fetch(`${b.url}/api/v1/agents/${agent}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'keep going', stream: true }),
+      signal: client.signal,
+    })
+    expect(res.status).toBe(200)
+    client.abort()
+    const { rows } = await b.services.pool.query(`select turn_id from chat_message where agent_id = $1 and content = 'keep going'`, [agent])
+    answer()
+    const ended = await b.services.runtime.waitFor(rows[0].turn_id, (e) => e.status === 'completed' || e.status === 'failed', 10_000)
+    expect(ended?.status).toBe('completed')
+    const history = await bApi('GET', `/agents/${agent}/messages?limit=1`)
+    expect(history.body.messages[0]).toMatchObject({ role: 'assistant', content: 'Still here.' })
   })
 
   it('pages messages newest first with limit and before', async () => {

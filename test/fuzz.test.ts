@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { brotliCompressSync as brotliMax, constants, deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { startTestApp, type TestApp, rawHttp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { cursorArb, NASTY_KEYS, NASTY_STRINGS, operationsOf, valueOf, type JsonSchema, type Operation } from './support/openapiArbitraries.ts'
 
 /**
@@ -26,9 +27,13 @@ let app: TestApp
 const keys: Record<Auth, string | undefined> = { user: undefined, operator: undefined, read: undefined, none: undefined, bad: `cpk_${'Z'.repeat(38)}` }
 const known = { uuids: [] as string[] }
 let ops: Operation[] = []
+/** The model provider of the app (answering every chat at once), so a valid chat is not a 503. */
+let model: ModelServer
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_KEY: '1000000' }, { withChain: true })
+  model = await startModelServer()
+  model.mock.on({ endpoint: 'chat', predicate: () => true }, () => ({ content: 'fuzzed', usage: { prompt_tokens: 10, completion_tokens: 1 } }))
+  app = await startTestApp({ RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_KEY: '1000000', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'fuzz' }, { withChain: true })
   const user = await app.account({ name: 'fuzz' })
   keys.user = user.apiKey
   keys.operator = (await app.account({ name: 'fuzz-ops', operator: true })).apiKey
@@ -41,6 +46,7 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => {
   await app?.close()
+  await model?.stop()
 })
 
 const hasBody = (op: Operation) => op.body !== undefined && op.method !== 'GET'
@@ -192,6 +198,10 @@ async function run(c: Case): Promise<Outcome | undefined> {
   if (!requestId || !/^[A-Za-z0-9._:-]{8,128}$/.test(requestId)) return fail('no X-Request-Id')
   if (res.status === 429 && !(res.headers.get('ratelimit') && res.headers.get('ratelimit-policy'))) return fail('429 without RateLimit headers')
   if (c.method === 'HEAD' || c.url.startsWith('/metrics')) return undefined
+  // A streamed chat answers Server-Sent Events, which end with `done` or `error`.
+  if (res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    return /event: (done|error)\ndata: \{.*\}\n\n$/.test(text) ? undefined : fail('event stream without a last done or error event')
+  }
   let body: any
   try {
     body = JSON.parse(text)

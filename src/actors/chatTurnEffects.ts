@@ -39,9 +39,14 @@ export function modelToolsOf(names: readonly string[]): ModelTool[] {
 
 /** The chat turn's effects: its model calls and its tool calls, reading the turn from its actor row. */
 export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string, EffectHandler> {
+  // Read once per effect run: the finish writes reuse what the handler read.
+  const seen = new WeakMap<EffectRow, ChatTurnContext>()
   async function turnOf(effect: EffectRow): Promise<ChatTurnContext> {
+    const cached = seen.get(effect)
+    if (cached) return cached
     const { rows } = await deps.pool.query<{ ctx: ChatTurnContext }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
     if (!rows[0]) throw new Error(`chat turn ${effect.actorId} not found`)
+    seen.set(effect, rows[0].ctx)
     return rows[0].ctx
   }
   const model = (id: string) => {
@@ -58,13 +63,16 @@ export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string,
       maxTokens: deps.maxTokens,
       async requestOf(effect) {
         const turn = await turnOf(effect)
-        const agent = await deps.agents.getOwned(turn.accountId, turn.agentId)
+        const [agent, history] = await Promise.all([
+          deps.agents.getOwned(turn.accountId, turn.agentId),
+          deps.messages.history(turn.agentId, turn.turnId, deps.historyLimit),
+        ])
         const skills = BUILTIN_SKILLS.filter((s) => agent.skills.includes(s.slug) || s.alwaysOn).map((s) => ({ name: s.name, instructions: s.description }))
         const tools = modelToolsOf(turn.tools)
         const m = model(turn.model)
         const messages = composePrompt({
           system: systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills }),
-          history: await deps.messages.history(turn.agentId, turn.turnId, deps.historyLimit),
+          history,
           turn: turn.transcript,
           tools,
           contextWindow: m.contextWindow,

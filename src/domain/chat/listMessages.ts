@@ -21,7 +21,7 @@ export async function listMessages(
   const { limit, before } = parsed.data
   const rows = await deps.messages.list(input.agentId, { limit: limit + 1, before: before ? new Date(before) : undefined })
   return {
-    messages: rows.slice(0, limit).map(({ cursorAt: _, toolCallId: __, ...m }) => ({ ...m, model: m.model })),
+    messages: rows.slice(0, limit).map(({ cursorAt: _, toolCallId: __, ...m }) => m),
     hasMore: rows.length > limit,
   }
 }
