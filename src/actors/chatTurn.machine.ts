@@ -3,24 +3,12 @@ import { z } from 'zod'
 import { ValidationError } from '../domain/errors.ts'
 import type { ModelMessage } from '../domain/chat/ports.ts'
 import type { ActorKind } from './actorKind.ts'
+import type { NewChatTurn } from '../domain/chat/ports.ts'
 import { MODEL_CALL, modelCallEventSchema, type ModelCallParams } from './modelCall.effect.ts'
 import { TOOL_CALL, toolCallEventSchema, type ToolCallParams } from './toolCall.effect.ts'
 
-export type ChatTurnInput = {
-  turnId: string
-  accountId: string
-  agentId: string
-  /** The catalog id of the model. */
-  model: string
-  temperature: number | null
-  /** The provider is streamed (deltas published on the chat bus) rather than called at once. */
-  stream: boolean
-  /** Model calls at most (CHAT_MAX_ROUNDS); a tool call asked for in the last one is skipped. */
-  maxRounds: number
-  /** The tools the agent's skills grant (names), fixed when the turn starts. */
-  tools: string[]
-  message: string
-}
+/** What a turn starts with (the domain's NewChatTurn: the agent, the model, the granted tools, the message). */
+export type ChatTurnInput = NewChatTurn
 
 export type ChatToolCallView = { id: string; name: string; arguments: string; status: 'pending' | 'ok' | 'refused' | 'skipped'; result: unknown }
 type Usage = { promptTokens: number; completionTokens: number; totalTokens: number }

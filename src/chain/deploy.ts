@@ -67,6 +67,50 @@ export const SEED = {
 } as const
 
 /**
+ * The venues may create launch pairs on the factory; their quote assets are ETH (as WETH) and
+ * USDC, with the seed figures of SEED. Sent in this order (the deployment is deterministic).
+ */
+async function configureVenues({ walletClient, tx, factory, venueA, venueB, weth, usdc }: {
+  walletClient: DeployOptions['walletClient']
+  tx: ReturnType<typeof receiptWaiter>
+  factory: Address
+  venueA: Address
+  venueB: Address
+  weth: Address
+  usdc: Address
+}): Promise<void> {
+  const factoryContract = { address: factory, abi: AmmFactoryArtifact.abi } as const
+  await tx(await walletClient.writeContract({ ...factoryContract, functionName: 'setPoolDeployer', args: [venueA, true] }))
+  await tx(await walletClient.writeContract({ ...factoryContract, functionName: 'setPoolDeployer', args: [venueB, true] }))
+  for (const [quote, cfg] of [
+    [weth, SEED.venueA.ETH],
+    [usdc, SEED.venueA.USDC],
+  ] as const) {
+    await tx(
+      await walletClient.writeContract({
+        address: venueA,
+        abi: BondingCurveLaunchpadArtifact.abi,
+        functionName: 'setQuoteAsset',
+        args: [quote, true, cfg.virtualReserve, cfg.graduationThreshold],
+      }),
+    )
+  }
+  for (const [quote, cfg] of [
+    [weth, SEED.venueB.ETH],
+    [usdc, SEED.venueB.USDC],
+  ] as const) {
+    await tx(
+      await walletClient.writeContract({
+        address: venueB,
+        abi: InstantPoolLauncherArtifact.abi,
+        functionName: 'setQuoteAsset',
+        args: [quote, true, cfg.minStartingMarketCap],
+      }),
+    )
+  }
+}
+
+/**
  * Deploys WETH, MockUSDC, the AMM (factory, router), venue-a (BondingCurveLaunchpad), venue-b
  * (InstantPoolLauncher + its FeeLocker) and the stock tokens, configures the venues' quote
  * assets (ETH via WETH, USDC), and seeds the WETH/USDC pool (3,000 USDC per ETH) and one USDC pool
@@ -109,36 +153,8 @@ export async function deployReferenceContracts(opts: DeployOptions): Promise<Dep
     functionName: 'feeLocker',
   })
 
-  // Venues: allowed to create launch pairs; quote assets ETH (as WETH) and USDC.
   const factoryContract = { address: factory, abi: AmmFactoryArtifact.abi } as const
-  await tx(await walletClient.writeContract({ ...factoryContract, functionName: 'setPoolDeployer', args: [venueA, true] }))
-  await tx(await walletClient.writeContract({ ...factoryContract, functionName: 'setPoolDeployer', args: [venueB, true] }))
-  for (const [quote, cfg] of [
-    [weth, SEED.venueA.ETH],
-    [usdc, SEED.venueA.USDC],
-  ] as const) {
-    await tx(
-      await walletClient.writeContract({
-        address: venueA,
-        abi: BondingCurveLaunchpadArtifact.abi,
-        functionName: 'setQuoteAsset',
-        args: [quote, true, cfg.virtualReserve, cfg.graduationThreshold],
-      }),
-    )
-  }
-  for (const [quote, cfg] of [
-    [weth, SEED.venueB.ETH],
-    [usdc, SEED.venueB.USDC],
-  ] as const) {
-    await tx(
-      await walletClient.writeContract({
-        address: venueB,
-        abi: InstantPoolLauncherArtifact.abi,
-        functionName: 'setQuoteAsset',
-        args: [quote, true, cfg.minStartingMarketCap],
-      }),
-    )
-  }
+  await configureVenues({ walletClient, tx, factory, venueA, venueB, weth, usdc })
 
   // Liquidity: WETH/USDC, then one USDC pool per stock.
   const usdcNeeded = SEED.stocks.reduce(

@@ -119,10 +119,14 @@ export type NewChatTurn = {
   turnId: string
   accountId: string
   agentId: string
+  /** The catalog id of the model. */
   model: string
   temperature: number | null
+  /** The provider is streamed (deltas published on the chat bus) rather than called at once. */
   stream: boolean
+  /** Model calls at most (CHAT_MAX_ROUNDS); a tool call asked for in the last one is skipped. */
   maxRounds: number
+  /** The tools the agent's skills grant (names), fixed when the turn starts. */
   tools: string[]
   message: string
 }
