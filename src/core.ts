@@ -146,13 +146,13 @@ const PLATFORM_FIGURES_TTL_MS = 2000
  */
 export function createCore(adapters: CoreAdapters) {
   const { pool, runtime, wallet, agents, logger } = adapters
-  const chat = chatPortsOf(adapters)
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
   const skillPorts: SkillsDeps = {
     skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
     toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
     newId: randomUUID,
   }
+  const chat = chatPortsOf(adapters, async (input) => (await resolveAgentSkills(skillPorts, input)).tools)
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
@@ -266,9 +266,10 @@ export type ChatAdapters = {
   limits: { maxRounds: number; maxTokens: number; waitMs: number }
 }
 
-function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters) {
+function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, grantedTools: ChatDeps['grantedTools']) {
   const deps: ChatDeps & { turns: ChatDeps['turns'] } = {
     agents,
+    grantedTools,
     models: chat.models,
     defaultModel: chat.defaultModel,
     provider: chat.provider,

@@ -109,6 +109,27 @@ describe('chat with tools (real SDK against the scripted model server)', () => {
     expect(toolMessagesSent().some((m) => m.content.includes('tool_not_granted'))).toBe(true)
   })
 
+  it('grants the tools of a custom skill and puts its instructions in the system prompt as untrusted text', async () => {
+    const skill = await api('POST', '/skills/custom', {
+      slug: 'quoter', name: 'Quoter', description: 'Quotes swaps.', instructions: 'Always quote before you answer.', tools: ['swap_quote'],
+    })
+    expect(skill.status).toBe(201)
+    const quoter = (await api('POST', '/agents', { name: 'quoter', skills: ['quoter'] })).body.id
+    await api('POST', '/dev/faucet', { agentId: quoter, eth: '1' })
+    model.mock.on({ userMessage: 'price check', hasToolResult: false }, { toolCalls: [{ id: 'call_q', name: 'swap_quote', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.01"}' }] })
+    model.mock.onToolResult('call_q', { content: 'Quoted.' })
+    const res = await api('POST', `/agents/${quoter}/chat`, { message: 'price check' })
+    expect(res.status).toBe(200)
+    expect(res.body.toolCalls).toMatchObject([{ id: 'call_q', name: 'swap_quote', status: 'ok' }])
+    const first = model.mock.getRequests()[0]!.body as { messages: Array<{ role: string; content: string }>; tools: Array<{ function: { name: string } }> }
+    expect(first.tools.map((t) => t.function.name)).toContain('swap_quote')
+    expect(first.tools.map((t) => t.function.name)).not.toContain('swap_execute')
+    const system = first.messages[0]!.content
+    expect(system).toContain('Always quote before you answer.')
+    expect(system).toMatch(/<<<UNTRUSTED SKILL [0-9a-f]{16} ref=[^>]+\/quoter>>>/)
+    expect(await sentTxs(quoter)).toBe(0)
+  })
+
   it('streams deltas before done, and tool_call / tool_result events', async () => {
     model.mock.on({ userMessage: 'stream it', hasToolResult: false }, { toolCalls: [{ id: 'call_me', name: 'get_agent', arguments: '{}' }] })
     model.mock.onToolResult('call_me', { content: 'one two three four five six', usage: { prompt_tokens: 50, completion_tokens: 6 } }, { chunkSize: 4 })

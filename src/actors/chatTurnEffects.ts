@@ -4,7 +4,6 @@ import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
 import { composePrompt, systemPromptOf } from '../domain/chat/chatPrompt.ts'
 import type { ChatMessagesRepository, ModelProvider, ModelTool } from '../domain/chat/ports.ts'
-import { BUILTIN_SKILLS } from '../domain/skills/builtinSkills.ts'
 import type { Model } from '../llm/modelCatalog.ts'
 import { toolJsonSchema } from '../tools/callTool.ts'
 import { findTool } from '../tools/registry.ts'
@@ -67,7 +66,7 @@ export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string,
           deps.agents.getOwned(turn.accountId, turn.agentId),
           deps.messages.history(turn.agentId, turn.turnId, deps.historyLimit),
         ])
-        const skills = BUILTIN_SKILLS.filter((s) => agent.skills.includes(s.slug) || s.alwaysOn).map((s) => ({ name: s.name, instructions: s.description }))
+        const { instructions: skills } = await deps.core().resolveAgentSkills({ accountId: turn.accountId, skills: agent.skills })
         const tools = modelToolsOf(turn.tools)
         const m = model(turn.model)
         const messages = composePrompt({

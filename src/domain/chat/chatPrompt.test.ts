@@ -8,11 +8,12 @@ describe('the chat prompt', () => {
     expect(estimateTokens([], [{ name: 'get_agent', description: 'd', parameters: {} }])).toBe(3)
   })
 
-  it('names the agent, its owner prompt and delimits each skill', () => {
-    const s = systemPromptOf({ agentName: 'Ada', systemPrompt: 'Be brief.', skills: [{ name: 'Trading', instructions: 'Quote first.' }] })
+  it('names the agent, its owner prompt and its skills', () => {
+    const s = systemPromptOf({ agentName: 'Ada', systemPrompt: 'Be brief.', skills: '## Skill: Trading\nQuote first.' })
     expect(s).toContain('You are Ada')
     expect(s).toContain("owner's instructions:\nBe brief.")
-    expect(s).toContain('<skill name="Trading">\nQuote first.\n</skill>')
+    expect(s).toContain('Your skills:\n\n## Skill: Trading\nQuote first.')
+    expect(systemPromptOf({ agentName: 'Ada', systemPrompt: null, skills: '' })).not.toContain('Your skills')
   })
 
   it('keeps the newest history that fits the context window, in order, before this turn', () => {

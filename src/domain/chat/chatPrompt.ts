@@ -18,19 +18,17 @@ export function estimateTokens(messages: readonly ModelMessage[], tools: readonl
   return Math.ceil(chars / 4)
 }
 
-export type PromptSkill = { name: string; instructions: string }
-
 /**
- * The system prompt of a chat turn: who the agent is, its owner's system prompt, and each of its
- * skills' instructions, delimited so that the model can tell them apart.
+ * The system prompt of a chat turn or a run: who the agent is, its owner's system prompt, and its
+ * skills' text (`resolveAgentSkills`: built-in instructions, custom skills delimited as untrusted).
  */
-export function systemPromptOf({ agentName, systemPrompt, skills }: { agentName: string; systemPrompt: string | null; skills: readonly PromptSkill[] }): string {
+export function systemPromptOf({ agentName, systemPrompt, skills }: { agentName: string; systemPrompt: string | null; skills: string }): string {
   const parts = [
     `You are ${agentName}, a trading agent with a custodial wallet. You act only through the tools you are given; ` +
       'each acts for this agent alone and within its policy. When a tool refuses, say why and do not work around it.',
   ]
   if (systemPrompt) parts.push(`Your owner's instructions:\n${systemPrompt}`)
-  for (const s of skills) if (s.instructions) parts.push(`<skill name="${s.name}">\n${s.instructions}\n</skill>`)
+  if (skills) parts.push(`Your skills:\n\n${skills}`)
   return parts.join('\n\n')
 }
 

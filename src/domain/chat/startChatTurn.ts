@@ -3,7 +3,6 @@ import { fieldErrorsOf } from '../fieldErrors.ts'
 import type { AgentsRepository } from '../agents/ports.ts'
 import type { CreditsRepository } from '../billing/ports.ts'
 import { creditsToUsd, worstCaseCredits } from '../billing/modelCallCredits.ts'
-import { grantedTools } from '../skills/builtinSkills.ts'
 import { chatRequestSchema } from './chat.schema.ts'
 import { estimateTokens } from './chatPrompt.ts'
 import type { ChatModel, ChatTurns, ChatTurnState } from './ports.ts'
@@ -15,6 +14,8 @@ export type ChatDeps = {
   provider: { readonly configured: boolean }
   credits: Pick<CreditsRepository, 'balance'>
   turns: ChatTurns
+  /** The tool names the agent's skills grant (built-in and custom: `resolveAgentSkills`). */
+  grantedTools(input: { accountId: string; skills: readonly string[] }): Promise<readonly string[]>
   /** The tool names a model may call among those granted (the registry's `read` and `trade` tools). */
   modelTools(granted: ReadonlySet<string>): string[]
   limits: { maxRounds: number; maxTokens: number }
@@ -41,7 +42,7 @@ export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): 
   if (agent.status === 'deleted') throw new AgentDeletedError()
   const model = body.model !== undefined ? deps.models.get(body.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
   if (!model) throw new ValidationError({ model: `Unknown model "${body.model}": see GET /models.` })
-  const tools = deps.modelTools(grantedTools(agent.skills))
+  const tools = deps.modelTools(new Set(await deps.grantedTools({ accountId: input.accountId, skills: agent.skills })))
   if (tools.length > 0 && !model.supportsTools) {
     throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
   }
