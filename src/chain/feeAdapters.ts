@@ -7,7 +7,7 @@ import { hasCreatorFees, NO_FEES } from '../domain/fees/feeRules.ts'
 import { mapLimit } from '../domain/util/mapLimit.ts'
 import { readCreatorFees } from './creatorFees.ts'
 import { chainUnavailable, createPriceReader } from './priceReader.ts'
-import { assertNoneInFlight } from './walletOps.ts'
+import { assertNoneInFlight, findWalletOp } from './walletOps.ts'
 
 /** Parallel chain reads per request. */
 const READ_PARALLEL = 8
@@ -34,10 +34,8 @@ export function createFeeChainPorts({ pool, wallet, runtime }: { pool: pg.Pool; 
   const operations: ClaimOperations = {
     assertNoneInFlight: (agentId) => assertNoneInFlight(pool, { agentId, kind: 'claim' }),
     async find(opId) {
-      const entry = await runtime.get(opId)
-      if (!entry) return undefined
-      const ctx = entry.snapshot.context as WalletOpInput
-      return { accountId: entry.accountId, isWalletOp: entry.kind.kind === 'walletop', agentId: ctx.agentId, params: ctx.params }
+      const op = await findWalletOp<WalletOpInput['params']>(runtime, opId)
+      return op && { ...op, isWalletOp: op.opKind !== undefined }
     },
     // A claim pays the agent's own payout wallet: it spends nothing, so it counts 0 toward the daily cap.
     // Exclusive: a second claim started beside this one would find the same fees and revert.

@@ -1,7 +1,6 @@
 import { erc20Abi, getAddress, type Address } from 'viem'
 import type pg from 'pg'
 import type { ActorRuntime } from '../actors/actorRuntime.ts'
-import type { WalletOpInput } from '../actors/walletOp.machine.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
 import type { SwapMarket, SwapOperations, SwapSimulator, SwapTokens } from '../domain/swaps/ports.ts'
 import { formatUsd } from '../domain/tokens/priceMath.ts'
@@ -11,7 +10,7 @@ import { createPriceReader } from './priceReader.ts'
 import { findRoute, priceRoute, reverseRoute } from './swapRoute.ts'
 import { approveTx, sellBackCheck, simulateTxs, spenderOf, swapTx, type SwapParams } from './swapPlanner.ts'
 import { lookupToken } from './tokenInfo.ts'
-import { walletOpEnded, walletOpView } from './walletOps.ts'
+import { findWalletOp, walletOpEnded, walletOpView } from './walletOps.ts'
 
 /**
  * The chain side of the swap ports: token lookup, routes and prices at one block, the agent
@@ -73,16 +72,8 @@ export function createSwapChainPorts({ pool, wallet, runtime }: { pool: pg.Pool;
   const operations: SwapOperations = {
     spentTodayUsd: (agentId) => wallet.spentTodayUsd(agentId),
     async find(opId) {
-      const entry = await runtime.get(opId)
-      if (!entry) return undefined
-      const ctx = entry.snapshot.context as WalletOpInput & { params: SwapParams }
-      return {
-        accountId: entry.accountId,
-        isSwap: entry.kind.kind === 'walletop' && ctx.kind === 'swap',
-        agentId: ctx.agentId,
-        params: ctx.params,
-        view: walletOpView(entry),
-      }
+      const op = await findWalletOp<SwapParams>(runtime, opId)
+      return op && { ...op, isSwap: op.opKind === 'swap' }
     },
     start: ({ consumeQuoteId, ...p }) =>
       wallet.run({

@@ -1,7 +1,6 @@
 import { getAddress, parseAbiItem, type Address } from 'viem'
 import type pg from 'pg'
 import type { ActorRuntime } from '../actors/actorRuntime.ts'
-import type { WalletOpInput } from '../actors/walletOp.machine.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
 import type { PortfolioReads, TransferOperations, TransferParams, WalletChain, WalletToken, WalletTokens } from '../domain/wallet/ports.ts'
 import type { WalletStore } from '../db/wallet.store.ts'
@@ -11,7 +10,7 @@ import { balanceOf, resolveToken, tokenUsd } from './tokenInfo.ts'
 import { transferTx } from './transferPlanner.ts'
 import { currentFeeCaps } from './txSender/signAndStore.ts'
 import { revertReason } from './txSender/txErrors.ts'
-import { walletOpEnded, walletOpView } from './walletOps.ts'
+import { findWalletOp, walletOpEnded, walletOpView } from './walletOps.ts'
 
 /** How long a transfer request waits for its operation to end before answering it pending. */
 const TRANSFER_WAIT_MS = 20_000
@@ -57,17 +56,8 @@ export function createWalletChainPorts({ pool, wallet, runtime, store }: { pool:
   const operations: TransferOperations = {
     spentTodayUsd: (agentId) => wallet.spentTodayUsd(agentId),
     async find(opId) {
-      const entry = await runtime.get(opId)
-      if (!entry) return undefined
-      const ctx = entry.snapshot.context as WalletOpInput & { params: TransferParams }
-      return {
-        accountId: entry.accountId,
-        isTransfer: entry.kind.kind === 'walletop' && ctx.kind === 'transfer',
-        agentId: ctx.agentId,
-        params: ctx.params,
-        usdValue: (await store.usdValueOf(opId)) ?? '0.00',
-        view: walletOpView(entry),
-      }
+      const op = await findWalletOp<TransferParams>(runtime, opId)
+      return op && { ...op, isTransfer: op.opKind === 'transfer', usdValue: (await store.usdValueOf(opId)) ?? '0.00' }
     },
     start: (p) => wallet.run({ ...p, kind: 'transfer' }, { waitMs: TRANSFER_WAIT_MS }),
     async waitEnd(opId) {

@@ -80,6 +80,18 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
   }
 }
 
+/**
+ * The actor under `opId` read as a wallet operation (swap, transfer and claim adapters look a
+ * retried request's operation up this way): `opKind` is undefined when the actor is not one.
+ */
+export async function findWalletOp<P>(runtime: Pick<ActorRuntime, 'get'>, opId: string) {
+  const entry = await runtime.get(opId)
+  if (!entry) return undefined
+  const ctx = entry.snapshot.context as WalletOpInput & { params: P }
+  const opKind = entry.kind.kind === 'walletop' ? ctx.kind : undefined
+  return { accountId: entry.accountId, opKind, agentId: ctx.agentId, params: ctx.params, view: walletOpView(entry) }
+}
+
 /** The operation as the API shows it: status, transaction hash, and the planner's result. */
 export function walletOpView(entry: { id: string; status: string; snapshot: { context: unknown } }) {
   const c = entry.snapshot.context as WalletOpInput & {
