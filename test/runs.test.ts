@@ -82,7 +82,7 @@ describe('autonomous runs (real SDK against the scripted model server)', () => {
 
   it('refuses a second run while one is in progress (409 run_in_progress), and replays an Idempotency-Key', async () => {
     const goal = 'slow goal'
-    model.mock.on({ userMessage: goal, hasToolResult: false }, { content: 'Nothing to do.' }, { latency: 1500 })
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { content: 'Nothing to do.' }, { chaos: { latencyMs: 1500 } })
     const first = await api('POST', `/agents/${trader}/runs`, { goal }, { 'Idempotency-Key': 'run-key-1' })
     expect(first.status).toBe(202)
     const again = await api('POST', `/agents/${trader}/runs`, { goal }, { 'Idempotency-Key': 'run-key-1' })
@@ -103,5 +103,94 @@ describe('autonomous runs (real SDK against the scripted model server)', () => {
     const listed = (await api('GET', `/agents/${trader}/runs?limit=1`)).body.runs[0]
     expect((await other.api('GET', `/runs/${listed.id}`)).status).toBe(404)
     expect((await other.api('POST', `/runs/${listed.id}/stop`)).status).toBe(404)
+  })
+})
+
+const rpc = (method: string, params: unknown[] = []) => app.services.chain!.publicClient.request({ method: method as never, params: params as never })
+const modelCalls = () => model.mock.getRequests().length
+
+describe('stopping a run and its budgets', () => {
+  it('stop during a model call: the run ends stopped, the answer is recorded and billed but not acted on', async () => {
+    const goal = 'slow swap goal'
+    model.mock.on(
+      { userMessage: goal, hasToolResult: false },
+      { toolCalls: [{ id: 'call_late', name: 'swap_execute', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.01"}' }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { chaos: { latencyMs: 1500 } },
+    )
+    const before = await sentTxs(trader)
+    const started = await api('POST', `/agents/${trader}/runs`, { goal })
+    expect(started.status).toBe(202)
+    // The model call is claimed by a worker and waiting for the slow answer (recorded by the server only once answered).
+    await waitFor(async () => (await q(`select 1 from effect where actor_id = $1 and kind = 'run.model' and claimed_by is not null and status <> 'done'`, [started.body.id])).length === 1, 10_000)
+    expect(modelCalls()).toBe(0)
+    const stopped = await api('POST', `/runs/${started.body.id}/stop`)
+    expect(stopped.status).toBe(200)
+    expect(stopped.body, JSON.stringify(stopped.body)).toMatchObject({ status: 'stopped', stoppedInFlight: { modelCall: true, toolCalls: [] } })
+    expect(stopped.body.steps).toHaveLength(1)
+    expect(stopped.body.steps[0]).toMatchObject({ modelCall: { status: 'done', acted: false }, toolCalls: [{ id: 'call_late', status: 'skipped', txHash: null }] })
+    expect(await sentTxs(trader)).toBe(before)
+    expect(modelCalls()).toBe(1)
+    const charges = await q(`select credits from credit_entry where kind = 'model_usage' and ref like $1`, [`${started.body.id}:%`])
+    expect(charges).toHaveLength(1)
+    expect(stopped.body.credits).toBe(-Number(charges[0].credits))
+    // Stopping an ended run answers it as it is.
+    expect((await api('POST', `/runs/${started.body.id}/stop`)).body).toMatchObject({ status: 'stopped' })
+  })
+
+  it('stop during a tool call: the swap completes and is recorded, no further step', async () => {
+    const goal = 'swap then stop'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_held', name: 'swap_execute', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.01"}' }] })
+    model.mock.onToolResult('call_held', { content: 'must not be asked' })
+    const before = await sentTxs(trader)
+    await rpc('evm_setAutomine', [false])
+    let runId: string
+    try {
+      const started = await api('POST', `/agents/${trader}/runs`, { goal })
+      expect(started.status).toBe(202)
+      runId = started.body.id
+      // The swap's transaction is sent and waits to be mined: the tool call is in flight.
+      await waitFor(async () => (await sentTxs(trader)) === before + 1, 10_000)
+      const stopping = api('POST', `/runs/${runId}/stop`)
+      await waitFor(async () => (await api('GET', `/runs/${runId}`)).body.stoppedInFlight !== null, 10_000)
+      await rpc('evm_setAutomine', [true])
+      await rpc('evm_mine')
+      const stopped = await stopping
+      expect(stopped.status).toBe(200)
+      expect(stopped.body).toMatchObject({ status: 'stopped', stoppedInFlight: { modelCall: false, toolCalls: ['call_held'] } })
+    } finally {
+      await rpc('evm_setAutomine', [true])
+    }
+    const run = await runEnds(runId)
+    expect(run.steps).toHaveLength(1)
+    expect(run.steps[0].toolCalls).toMatchObject([{ id: 'call_held', status: 'ok', result: { status: 'confirmed' } }])
+    const [tx] = await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 1`, [trader])
+    expect(run.steps[0].toolCalls[0].txHash).toBe(tx.hash)
+    expect(await sentTxs(trader)).toBe(before + 1)
+    expect(modelCalls()).toBe(1)
+  })
+
+  it('maxSteps ends a run budget_exhausted before the step past it', async () => {
+    const goal = 'look forever'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_s1', name: 'get_portfolio', arguments: '{}' }] })
+    model.mock.onToolResult('call_s1', { toolCalls: [{ id: 'call_s2', name: 'get_portfolio', arguments: '{}' }] })
+    model.mock.onToolResult('call_s2', { toolCalls: [{ id: 'call_s3', name: 'get_portfolio', arguments: '{}' }] })
+    const started = await api('POST', `/agents/${trader}/runs`, { goal, maxSteps: 2 })
+    const run = await runEnds(started.body.id)
+    expect(run).toMatchObject({ status: 'budget_exhausted', exhaustedBudget: 'maxSteps', used: { steps: 2 } })
+    expect(run.steps.map((s: { toolCalls: Array<{ id: string; status: string }> }) => s.toolCalls.map((c) => [c.id, c.status]))).toEqual([[['call_s1', 'ok']], [['call_s2', 'ok']]])
+    expect(modelCalls()).toBe(2)
+  })
+
+  it('maxCredits ends a run budget_exhausted once the credits spent reach it', async () => {
+    const goal = 'spend credits'
+    // 400,000 prompt tokens of gpt-4o-mini = 60 credits a call: under 100 after one, over after two.
+    const usage = { prompt_tokens: 400_000, completion_tokens: 0 }
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_c1', name: 'get_portfolio', arguments: '{}' }], usage })
+    model.mock.onToolResult('call_c1', { toolCalls: [{ id: 'call_c2', name: 'get_portfolio', arguments: '{}' }], usage })
+    model.mock.onToolResult('call_c2', { toolCalls: [{ id: 'call_c3', name: 'get_portfolio', arguments: '{}' }], usage })
+    const started = await api('POST', `/agents/${trader}/runs`, { goal, maxCredits: 100 })
+    const run = await runEnds(started.body.id)
+    expect(run).toMatchObject({ status: 'budget_exhausted', exhaustedBudget: 'maxCredits', credits: 120, used: { steps: 2, credits: 120 } })
+    expect(modelCalls()).toBe(2)
   })
 })
