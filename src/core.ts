@@ -21,6 +21,7 @@ import { startRun, type RunsDeps, type StartRunInput } from './domain/runs/start
 import { getRun } from './domain/runs/getRun.ts'
 import { listRuns } from './domain/runs/listRuns.ts'
 import { stopRun } from './domain/runs/stopRun.ts'
+import { startScheduledRun, type StartScheduledRunInput } from './domain/runs/startScheduledRun.ts'
 import type { RunLimits } from './domain/runs/run.schema.ts'
 import type { ChatBus, ChatBusEvent } from './actors/chatBus.ts'
 import { toolsFor } from './tools/registry.ts'
@@ -294,6 +295,10 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, resolve: (ac
     getRun: (input: { accountId: string; runId: string }) => getRun(deps, input),
     listRuns: (input: { accountId: string; agentId: string; query: unknown }) => listRuns(deps, input),
     stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
+    /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
+    startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, lastScheduledRunAt: runs.lastScheduledRunAt, now: () => new Date() }, input),
+    /** The agent stopped: its run in progress ends `stopped`. */
+    stopAgentRuns: (input: { agentId: string }) => runs.stopActive(input.agentId),
   }
 }
 

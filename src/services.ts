@@ -35,6 +35,7 @@ import { createCore, type Core, type IdentityAdapters } from './core.ts'
 import { chatTurnKind } from './actors/chatTurn.machine.ts'
 import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
 import { createRunEffects } from './actors/runEffects.ts'
+import { createAgentRunEffects } from './actors/agentRuns.effect.ts'
 import { runKind } from './actors/run.machine.ts'
 import { createChatBus } from './actors/chatBus.ts'
 import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
@@ -315,7 +316,7 @@ function createChatParts(p: { pool: Database['pool']; config: Config; credits: C
   })
   const runEffects = createRunEffects({ pool: p.pool, provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, maxTokens: p.config.chat.maxTokens })
   return {
-    effects: { ...effects, ...runEffects },
+    effects: { ...effects, ...runEffects, ...createAgentRunEffects({ core: p.core, tickMs: p.config.agentTickMs }) },
     adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat, runs: p.config.runs },
   }
 }

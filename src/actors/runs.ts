@@ -65,11 +65,22 @@ export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime
       await runtime.waitFor(runId, (e) => RUN_FINAL.has(e.status), waitMs)
       return get(runId)
     },
+    async stopActive(agentId) {
+      const { rows } = await pool.query<{ id: string; account_id: string }>(
+        `select id, account_id from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2 limit 1`,
+        [runKind.kind, agentId],
+      )
+      const run = rows[0]
+      if (!run) return null
+      await runtime.enqueue(run.id, run.account_id, { type: 'run.stop' }, `run.stop:${run.id}`)
+      return run.id
+    },
+    async lastScheduledRunAt(agentId) {
+      const { rows } = await pool.query<{ at: Date | string | null }>(
+        `select max(created_at) as at from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 and snapshot->'context'->>'trigger' = 'schedule'`,
+        [runKind.kind, agentId],
+      )
+      return rows[0]?.at ? new Date(rows[0].at) : null
+    },
   }
-}
-
-/** Whether an agent has a run that has not ended (the scheduler skips a tick then). */
-export async function hasActiveRun(pool: pg.Pool, agentId: string): Promise<boolean> {
-  const { rows } = await pool.query(`select 1 from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2 limit 1`, [runKind.kind, agentId])
-  return rows.length > 0
 }

@@ -54,4 +54,8 @@ export interface Runs {
   list(agentId: string, opts: { limit: number; status?: RunStatus | undefined; before?: { at: string; id: string } | undefined }): Promise<RunState[]>
   /** Asks the run to stop (nothing new starts), then waits up to `waitMs` for it to end. */
   stop(runId: string, accountId: string, waitMs: number): Promise<RunState | undefined>
+  /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
+  stopActive(agentId: string): Promise<string | null>
+  /** When the agent's newest scheduled run was created (null: never). */
+  lastScheduledRunAt(agentId: string): Promise<Date | null>
 }
