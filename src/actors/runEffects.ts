@@ -34,8 +34,10 @@ const RUN_PREAMBLE =
  * run's actor row. The assistant and tool messages are written under the run id as chat messages.
  */
 export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHandler> {
-  async function runOf(effect: EffectRow): Promise<RunContext> {
-    const { rows } = await deps.pool.query<{ ctx: RunContext }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
+  // Inside a finish write, read through its transaction: a second connection per finishing effect
+  // would exhaust the pool when many finish at once (thousands of scheduled runs on one tick).
+  async function runOf(effect: EffectRow, q: Pick<pg.PoolClient, 'query'> = deps.pool): Promise<RunContext> {
+    const { rows } = await q.query<{ ctx: RunContext }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
     if (!rows[0]) throw new Error(`run ${effect.actorId} not found`)
     return rows[0].ctx
   }
@@ -57,7 +59,7 @@ export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHan
         return { accountId: run.accountId, model, temperature: run.temperature, streamKey: null, messages, tools }
       },
       async recordAnswer(effect, result, tx) {
-        const run = await runOf(effect)
+        const run = await runOf(effect, tx)
         await deps.messages.insert(
           { accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: `model:${effect.id}`, role: 'assistant', content: result.content, model: run.model, toolCalls: result.toolCalls },
           tx,
@@ -72,7 +74,7 @@ export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHan
         return { accountId: run.accountId, agentId: run.agentId, granted: run.tools, callKey: (id) => `${run.runId}/${id}`, streamKey: null }
       },
       async recordResult(effect, view, tx) {
-        const run = await runOf(effect)
+        const run = await runOf(effect, tx)
         await deps.messages.insert(
           { accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: `tool:${view.callId}`, role: 'tool', content: view.content, model: null, toolCallId: view.callId },
           tx,
