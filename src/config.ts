@@ -66,6 +66,15 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   CHAT_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(1000).default(50),
   /** The least non-zero `run_interval_seconds` of an agent (tests and demos may set 1). */
   RUN_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** A run's budgets when its request names none (ceilings: RUN_MAX_STEPS_CEILING, RUN_MAX_CREDITS_CEILING, RUN_MAX_SECONDS_CEILING). */
+  RUN_DEFAULT_MAX_STEPS: z.coerce.number().int().min(1).max(1000).default(10),
+  RUN_DEFAULT_MAX_CREDITS: z.coerce.number().int().min(1).default(500),
+  RUN_DEFAULT_MAX_SECONDS: z.coerce.number().int().min(1).default(600),
+  RUN_MAX_STEPS_CEILING: z.coerce.number().int().min(1).max(1000).default(50),
+  RUN_MAX_CREDITS_CEILING: z.coerce.number().int().min(1).default(10_000),
+  RUN_MAX_SECONDS_CEILING: z.coerce.number().int().min(1).default(3600),
+  /** How long `POST /runs/:id/stop` waits for the run to end before answering it as it is. */
+  RUN_STOP_WAIT_SECONDS: z.coerce.number().min(0.01).max(600).default(30),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -127,5 +136,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     depositConfirmations: e.DEPOSIT_CONFIRMATIONS ?? (embeddedChain ? 2 : 12),
     chat: { maxRounds: e.CHAT_MAX_ROUNDS, maxTokens: e.CHAT_MAX_TOKENS, waitMs: Math.round(e.CHAT_WAIT_SECONDS * 1000), historyMessages: e.CHAT_HISTORY_MESSAGES },
     runMinIntervalSeconds: e.RUN_MIN_INTERVAL_SECONDS,
+    runs: {
+      defaults: { maxSteps: e.RUN_DEFAULT_MAX_STEPS, maxCredits: e.RUN_DEFAULT_MAX_CREDITS, maxSeconds: e.RUN_DEFAULT_MAX_SECONDS },
+      ceilings: {
+        maxSteps: Math.max(e.RUN_MAX_STEPS_CEILING, e.RUN_DEFAULT_MAX_STEPS),
+        maxCredits: Math.max(e.RUN_MAX_CREDITS_CEILING, e.RUN_DEFAULT_MAX_CREDITS),
+        maxSeconds: Math.max(e.RUN_MAX_SECONDS_CEILING, e.RUN_DEFAULT_MAX_SECONDS),
+      },
+      stopWaitMs: Math.round(e.RUN_STOP_WAIT_SECONDS * 1000),
+    },
   }
 }

@@ -16,6 +16,13 @@ import { listMessages } from './domain/chat/listMessages.ts'
 import type { ChatMessagesRepository, ChatModel, ModelProvider } from './domain/chat/ports.ts'
 import type { CreditsRepository } from './domain/billing/ports.ts'
 import { createChatTurns } from './actors/chatTurns.ts'
+import { createRuns } from './actors/runs.ts'
+import { startRun, type RunsDeps, type StartRunInput } from './domain/runs/startRun.ts'
+import { getRun } from './domain/runs/getRun.ts'
+import { listRuns } from './domain/runs/listRuns.ts'
+import { stopRun } from './domain/runs/stopRun.ts'
+import { startScheduledRun, type StartScheduledRunInput } from './domain/runs/startScheduledRun.ts'
+import type { RunLimits } from './domain/runs/run.schema.ts'
 import type { ChatBus, ChatBusEvent } from './actors/chatBus.ts'
 import { toolsFor } from './tools/registry.ts'
 import { MODEL_SCOPES } from './actors/toolCall.effect.ts'
@@ -194,6 +201,7 @@ export function createCore(adapters: CoreAdapters) {
     listMessages: (input: { accountId: string; agentId: string; query: unknown }) => listMessages({ agents, messages: chat.messages }, input),
     /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
     subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
+    ...runUseCases(adapters, (accountId, skills) => resolveAgentSkills(skillPorts, { accountId, skills })),
     /** Custom skill request bodies, validated against the tool names a skill may grant. */
     customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
     createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
@@ -264,6 +272,34 @@ export type ChatAdapters = {
   messages: ChatMessagesRepository
   bus: ChatBus
   limits: { maxRounds: number; maxTokens: number; waitMs: number }
+  /** Runs' budgets (defaults, ceilings) and how long a stop waits for the run to end. */
+  runs: RunLimits & { stopWaitMs: number }
+}
+
+/** Autonomous runs (src/domain/runs): the run actor's use cases. */
+function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, resolve: (accountId: string, skills: readonly string[]) => Promise<{ tools: string[] }>) {
+  const runs = createRuns({ pool, runtime, messages: chat.messages })
+  const deps: RunsDeps = {
+    agents,
+    models: chat.models,
+    defaultModel: chat.defaultModel,
+    provider: chat.provider,
+    credits: chat.credits,
+    runs,
+    grantedTools: async (accountId, skills) => toolsFor({ scopes: MODEL_SCOPES, granted: new Set((await resolve(accountId, skills)).tools) }).map((t) => t.name),
+    limits: { ...chat.runs, maxTokens: chat.limits.maxTokens },
+    newId: randomUUID,
+  }
+  return {
+    startRun: (input: StartRunInput) => startRun(deps, input),
+    getRun: (input: { accountId: string; runId: string }) => getRun(deps, input),
+    listRuns: (input: { accountId: string; agentId: string; query: unknown }) => listRuns(deps, input),
+    stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
+    /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
+    startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, lastScheduledRunAt: runs.lastScheduledRunAt, now: () => new Date() }, input),
+    /** The agent stopped: its run in progress ends `stopped`. */
+    stopAgentRuns: (input: { agentId: string }) => runs.stopActive(input.agentId),
+  }
 }
 
 function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, grantedTools: ChatDeps['grantedTools']) {

@@ -34,6 +34,9 @@ import { randomUUID } from 'node:crypto'
 import { createCore, type Core, type IdentityAdapters } from './core.ts'
 import { chatTurnKind } from './actors/chatTurn.machine.ts'
 import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
+import { createRunEffects } from './actors/runEffects.ts'
+import { createAgentRunEffects } from './actors/agentRuns.effect.ts'
+import { runKind } from './actors/run.machine.ts'
 import { createChatBus } from './actors/chatBus.ts'
 import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
@@ -215,7 +218,7 @@ function createRuntime(
   const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
   const runtime = createActorRuntime({
     pool: db.pool,
-    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind],
+    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind, runKind],
     effectHandlers: {
       ...chatEffects,
       ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }) } : {}),
@@ -311,5 +314,9 @@ function createChatParts(p: { pool: Database['pool']; config: Config; credits: C
     pool: p.pool, provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core,
     maxTokens: p.config.chat.maxTokens, historyLimit: p.config.chat.historyMessages,
   })
-  return { effects, adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat } }
+  const runEffects = createRunEffects({ pool: p.pool, provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, maxTokens: p.config.chat.maxTokens })
+  return {
+    effects: { ...effects, ...runEffects, ...createAgentRunEffects({ core: p.core, tickMs: p.config.agentTickMs }) },
+    adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat, runs: p.config.runs },
+  }
 }

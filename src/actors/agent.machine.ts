@@ -1,7 +1,12 @@
-import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../domain/errors.ts'
 import type { ActorKind } from './actorKind.ts'
+
+/** On a tick of a running agent whose runs may be scheduled: start a run if one is due (agentRuns.effect.ts). */
+export const AGENT_RUN_DUE = 'agent.runDue'
+/** On stop or delete: the agent's run in progress ends `stopped`. */
+export const AGENT_STOP_RUNS = 'agent.stopRuns'
 
 export type AgentMachineInput = { agentId: string; accountId: string; tickMs: number }
 
@@ -13,6 +18,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent.delete') }),
   z.object({ type: z.literal('agent.tick') }),
   z.object({ type: z.literal('xstate.after.tick.agent.running') }),
+  // What a tick's schedule check did (journaled); it carries the agent's current run interval.
+  z.object({ type: z.literal('agent.run.started'), effectId: z.string(), runId: z.string(), runIntervalSeconds: z.number().int() }),
+  z.object({ type: z.literal('agent.run.skipped'), effectId: z.string(), reason: z.string(), runIntervalSeconds: z.number().int() }),
+  z.object({ type: z.enum([`${AGENT_RUN_DUE}.failed`, `${AGENT_STOP_RUNS}.failed`]), effectId: z.string(), error: z.string() }),
 ])
 export type AgentEvent = z.infer<typeof agentEventSchema>
 
@@ -30,9 +39,15 @@ export const agentMachine = setup({
       tickMs: number
       ticks: number
       reason: string | null
+      /** The agent's run_interval_seconds as the last schedule check saw it (null: not checked since the start). */
+      runIntervalSeconds?: number | null
     },
     events: {} as AgentEvent,
     input: {} as AgentMachineInput,
+  },
+  actions: {
+    [AGENT_RUN_DUE]: () => {},
+    [AGENT_STOP_RUNS]: () => {},
   },
   delays: {
     tick: ({ context }) => context.tickMs,
@@ -44,21 +59,35 @@ export const agentMachine = setup({
   states: {
     stopped: {
       entry: assign({ reason: null }),
-      on: { 'agent.start': 'running', 'agent.delete': 'deleted' },
+      on: { 'agent.start': { target: 'running', actions: assign({ runIntervalSeconds: null }) }, 'agent.delete': 'deleted' },
     },
     running: {
       entry: assign({ reason: null }),
       after: {
-        tick: { target: 'running', reenter: true, actions: assign({ ticks: ({ context }) => context.ticks + 1 }) },
+        tick: {
+          target: 'running',
+          reenter: true,
+          actions: enqueueActions(({ context, enqueue }) => {
+            enqueue.assign({ ticks: context.ticks + 1 })
+            // An agent whose interval is 0 is not checked again until it is restarted.
+            if (context.runIntervalSeconds !== 0) enqueue({ type: AGENT_RUN_DUE })
+          }),
+        },
       },
       on: {
-        'agent.stop': 'stopped',
-        'agent.pause': { target: 'paused', actions: assign({ reason: ({ event }) => event.reason }) },
-        'agent.delete': 'deleted',
+        'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
+        'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
+        'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
+        'agent.run.started': { actions: assign({ runIntervalSeconds: ({ event }) => event.runIntervalSeconds }) },
+        'agent.run.skipped': { actions: assign({ runIntervalSeconds: ({ event }) => event.runIntervalSeconds }) },
       },
     },
     paused: {
-      on: { 'agent.start': 'running', 'agent.stop': 'stopped', 'agent.delete': 'deleted' },
+      on: {
+        'agent.start': { target: 'running', actions: assign({ runIntervalSeconds: null }) },
+        'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
+        'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
+      },
     },
     deleted: { type: 'final' },
   },
@@ -74,5 +103,5 @@ export const agentKind: ActorKind = {
     return parsed.data
   },
   statusOf: (snapshot: AnyMachineSnapshot) => String(snapshot.value),
-  effects: [],
+  effects: [AGENT_RUN_DUE, AGENT_STOP_RUNS],
 }

@@ -215,3 +215,10 @@ export class ChatTurnFailedError extends ServiceError {
     super(message, { code, status })
   }
 }
+
+/** The agent has a run that has not ended (one run at a time per agent). */
+export class RunInProgressError extends ServiceError {
+  constructor() {
+    super('The agent already has a run in progress; stop it or wait for it to end.', { code: 'run_in_progress', status: 409 })
+  }
+}

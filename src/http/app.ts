@@ -22,6 +22,7 @@ import { walletRoutes } from './routes/wallet.routes.ts'
 import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
 import { chatRoutes } from './routes/chat.routes.ts'
+import { runRoutes } from './routes/run.routes.ts'
 import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
 import { mcpRoutes } from '../mcp/mcpRoutes.ts'
 import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps): Koa {
   api.use(feeRoutes(deps).routes())
   api.use(billingRoutes(deps).routes())
   api.use(chatRoutes(deps).routes())
+  api.use(runRoutes(deps).routes())
   api.use(customSkillRoutes(deps).routes())
 
   // Public routes answer first; anything else under /api/v1 needs credentials.

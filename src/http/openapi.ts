@@ -20,6 +20,8 @@ import { customSkillSchemas, registryQuery } from '../domain/skills/skill.schema
 import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
 import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts'
 import { mcpCallBody } from '../mcp/mcpRoutes.ts'
+import { runResponse } from './responseSchemas.ts'
+import { DEFAULT_RUN_LIMITS, listRunsQuerySchema, startRunSchema } from '../domain/runs/run.schema.ts'
 
 const mcpToolsResponse = {
   type: 'object',
@@ -112,6 +114,23 @@ function chatOps(): Op[] {
       method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
       response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },
     },
+    ...runOps(),
+  ]
+}
+
+/** Autonomous runs: start, list, read, stop. */
+function runOps(): Op[] {
+  return [
+    {
+      method: 'post', path: '/agents/{id}/runs', auth: 'trade', body: startRunSchema(DEFAULT_RUN_LIMITS), response: output(runResponse), status: 202, idempotency: 'honoured',
+      summary: 'Start an autonomous run (budgets: maxSteps 10/50, maxCredits 500/10000, maxSeconds 600/3600 default/ceiling); 409 run_in_progress',
+    },
+    {
+      method: 'get', path: '/agents/{id}/runs', summary: "An agent's runs, newest first (?status=)", auth: 'read', query: listRunsQuerySchema,
+      response: { type: 'object', required: ['runs', 'nextCursor'], properties: { runs: { type: 'array', items: output(runResponse) }, nextCursor: { type: ['string', 'null'] } } },
+    },
+    { method: 'get', path: '/runs/{id}', summary: 'A run: status, budgets and their use, steps, tool calls, credits, summary', auth: 'read', response: output(runResponse) },
+    { method: 'post', path: '/runs/{id}/stop', summary: 'Stop a run: nothing new starts, what is in flight completes; answers the run once it ended', auth: 'trade', response: output(runResponse) },
   ]
 }
 

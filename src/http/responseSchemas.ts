@@ -147,3 +147,43 @@ export const chatMessageResponse = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
   createdAt: isoTime,
 })
+
+const runToolCallResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.unknown().describe('the arguments the model sent, parsed when they are JSON'),
+  status: z.enum(['ok', 'refused', 'skipped', 'pending']),
+  result: z.unknown().describe("the tool's result, or its refusal { error, code }"),
+  txHash: z.string().nullable().describe('the transaction a fund-moving tool sent'),
+})
+
+export const runResponse = z.object({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  status: z.enum(['queued', 'running', 'completed', 'stopped', 'failed', 'budget_exhausted']),
+  goal: z.string(),
+  model: z.string(),
+  trigger: z.enum(['api', 'schedule']),
+  budgets: z.object({ maxSteps: z.number().int(), maxCredits: z.number().int(), maxSeconds: z.number().int() }),
+  used: z.object({ steps: z.number().int(), credits: z.number().int(), seconds: z.number().int() }),
+  exhaustedBudget: z.enum(['maxSteps', 'maxCredits', 'maxSeconds']).nullable(),
+  steps: z.array(z.object({
+    step: z.number().int(),
+    modelCall: z.object({
+      status: z.enum(['pending', 'done']),
+      content: z.string().nullable(),
+      model: z.string().nullable(),
+      usage: usageResponse.nullable(),
+      credits: z.number().int(),
+      acted: z.boolean().describe('false when its tool calls were not run (the run was stopped)'),
+    }),
+    toolCalls: z.array(runToolCallResponse),
+  })),
+  credits: z.number().int(),
+  summary: z.string().nullable().describe("the model's last message, once the run ended"),
+  stoppedInFlight: z.object({ modelCall: z.boolean(), toolCalls: z.array(z.string()) }).nullable().describe('what a stop found still in flight'),
+  error: z.object({ code: z.string(), message: z.string(), status: z.number().int() }).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  endedAt: z.string().nullable(),
+})

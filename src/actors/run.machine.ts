@@ -1,0 +1,194 @@
+import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { z } from 'zod'
+import { ValidationError } from '../domain/errors.ts'
+import type { ModelMessage } from '../domain/chat/ports.ts'
+import type { RunInput, RunStep } from '../domain/runs/ports.ts'
+import type { ActorKind } from './actorKind.ts'
+import { modelCallEventSchema } from './modelCall.effect.ts'
+import { toolCallEventSchema } from './toolCall.effect.ts'
+
+/** The run's effects: the same handlers as a chat turn's (modelCall.effect.ts, toolCall.effect.ts), bound to the run. */
+export const RUN_MODEL_CALL = 'run.model'
+export const RUN_TOOL_CALL = 'run.tool'
+
+export type RunContext = RunInput & {
+  /** Model calls started (a step is one model call and the tool calls it asked for). */
+  stepsUsed: number
+  steps: RunStep[]
+  transcript: ModelMessage[]
+  pending: string[]
+  credits: number
+  summary: string | null
+  error: { code: string; message: string; status: number } | null
+  /** Set by `run.stop`: what was still in flight then (a model call, tool call ids). */
+  stop: { inFlight: { modelCall: boolean; toolCalls: string[] } } | null
+  /** Set by the `maxSeconds` timer; checked before the next step. */
+  timeUp: boolean
+  /** Which budget ended the run, when one did. */
+  exhausted: 'maxSteps' | 'maxCredits' | 'maxSeconds' | null
+}
+
+const DEADLINE_EVENT = 'xstate.after.deadline.run.running'
+
+export const runEventSchema = z.union([
+  modelCallEventSchema,
+  toolCallEventSchema,
+  z.object({ type: z.enum([`${RUN_MODEL_CALL}.failed`, `${RUN_TOOL_CALL}.failed`]), effectId: z.string(), error: z.string() }),
+  z.object({ type: z.literal('run.stop') }),
+  z.object({ type: z.literal(DEADLINE_EVENT) }),
+])
+type RunEvent = z.infer<typeof runEventSchema>
+type ModelDone = Extract<RunEvent, { type: 'model.done' }>
+
+const lastStep = (c: RunContext) => c.steps[c.steps.length - 1]
+const withLastStep = (c: RunContext, f: (s: RunStep) => RunStep) => c.steps.map((s, i) => (i === c.steps.length - 1 ? f(s) : s))
+
+/**
+ * An autonomous run: `queued` -> `running` (step: a model call, then the tool calls it asked
+ * for, then the next step) -> `completed` (the model answered without tool calls) | `stopped` |
+ * `failed` | `budget_exhausted`. Budgets (`maxSteps`, `maxCredits`, and `maxSeconds` through a
+ * durable timer) are checked before each step. `run.stop` starts nothing new: a model call in
+ * flight is awaited and its answer recorded but not acted on; tool calls in flight complete and
+ * are recorded; then the run ends `stopped`.
+ */
+export const runMachine = setup({
+  types: { context: {} as RunContext, events: {} as RunEvent, input: {} as RunInput },
+  actions: {
+    [RUN_MODEL_CALL]: (_, _p: { step: number }) => {},
+    [RUN_TOOL_CALL]: (_, _p: { callId: string; name: string; arguments: string }) => {},
+  },
+  delays: { deadline: ({ context }) => context.maxSeconds * 1000 },
+  guards: {
+    stopRequested: ({ context }) => context.stop !== null,
+    stepsSpent: ({ context }) => context.stepsUsed >= context.maxSteps,
+    creditsSpent: ({ context }) => context.credits >= context.maxCredits,
+    timeUp: ({ context }) => context.timeUp,
+    wantsTools: ({ event }) => event.type === 'model.done' && event.toolCalls.length > 0,
+    allToolsDone: ({ context }) => context.pending.length === 0,
+  },
+}).createMachine({
+  id: 'run',
+  initial: 'queued',
+  context: ({ input }) => ({
+    ...input,
+    stepsUsed: 0,
+    steps: [],
+    transcript: [{ role: 'user', content: input.goal }],
+    pending: [],
+    credits: 0,
+    summary: null,
+    error: null,
+    stop: null,
+    timeUp: false,
+    exhausted: null,
+  }),
+  states: {
+    queued: { always: 'running' },
+    running: {
+      initial: 'deciding',
+      after: { deadline: { actions: assign({ timeUp: true }) } },
+      on: {
+        'run.stop': {
+          guard: ({ context }) => context.stop === null,
+          actions: assign({ stop: ({ context }) => ({ inFlight: inFlightOf(context) }) }),
+        },
+      },
+      states: {
+        deciding: {
+          always: [
+            { guard: 'stopRequested', target: '#run.stopped' },
+            { guard: 'stepsSpent', target: '#run.budget_exhausted', actions: assign({ exhausted: 'maxSteps' }) },
+            { guard: 'creditsSpent', target: '#run.budget_exhausted', actions: assign({ exhausted: 'maxCredits' }) },
+            { guard: 'timeUp', target: '#run.budget_exhausted', actions: assign({ exhausted: 'maxSeconds' }) },
+            {
+              target: 'thinking',
+              actions: assign(({ context }) => ({
+                stepsUsed: context.stepsUsed + 1,
+                steps: [...context.steps, { step: context.stepsUsed + 1, content: null, model: null, credits: 0, usage: null, toolCalls: [], acted: false }],
+              })),
+            },
+          ],
+        },
+        thinking: {
+          entry: { type: RUN_MODEL_CALL, params: ({ context }) => ({ step: context.stepsUsed }) },
+          on: {
+            'model.done': [
+              { guard: 'stopRequested', target: '#run.stopped', actions: assign(({ context, event }) => recordAnswer(context, event, false)) },
+              {
+                guard: 'wantsTools',
+                target: 'acting',
+                actions: assign(({ context, event }) => ({ ...recordAnswer(context, event, true), pending: event.toolCalls.map((c) => c.id) })),
+              },
+              { target: '#run.completed', actions: assign(({ context, event }) => ({ ...recordAnswer(context, event, false), summary: event.content })) },
+            ],
+            'model.failed': { target: '#run.failed', actions: assign({ error: ({ event }) => event.error }) },
+            'run.model.failed': { target: '#run.failed', actions: assign({ error: ({ event }) => ({ code: 'model_call_failed', message: event.error, status: 502 }) }) },
+          },
+        },
+        acting: {
+          entry: enqueueActions(({ context, enqueue }) => {
+            for (const call of lastStep(context)?.toolCalls ?? []) {
+              enqueue({ type: RUN_TOOL_CALL, params: { callId: call.id, name: call.name, arguments: call.arguments } })
+            }
+          }),
+          always: { guard: 'allToolsDone', target: 'deciding' },
+          on: {
+            'tool.done': {
+              actions: assign(({ context, event }) => ({
+                pending: context.pending.filter((id) => id !== event.callId),
+                steps: withLastStep(context, (s) => ({
+                  ...s,
+                  toolCalls: s.toolCalls.map((c) => (c.id === event.callId ? { ...c, status: event.status, result: event.result } : c)),
+                })),
+                transcript: [...context.transcript, { role: 'tool' as const, toolCallId: event.callId, content: JSON.stringify(event.result) }],
+              })),
+            },
+            'run.tool.failed': { target: '#run.failed', actions: assign({ error: ({ event }) => ({ code: 'tool_call_failed', message: event.error, status: 502 }) }) },
+          },
+        },
+      },
+    },
+    completed: { type: 'final' },
+    stopped: { type: 'final' },
+    failed: { type: 'final' },
+    budget_exhausted: { type: 'final' },
+  },
+})
+
+/** What a stop finds in flight: the model call of a step that has no answer yet, tool calls not done. */
+function inFlightOf(c: RunContext) {
+  const step = lastStep(c)
+  return { modelCall: step !== undefined && step.model === null, toolCalls: [...c.pending] }
+}
+
+function recordAnswer(context: RunContext, event: ModelDone, acted: boolean) {
+  return {
+    credits: context.credits + event.credits,
+    transcript: [...context.transcript, { role: 'assistant' as const, content: event.content || null, toolCalls: event.toolCalls }],
+    steps: withLastStep(context, (s) => ({
+      ...s,
+      content: event.content,
+      model: event.model,
+      credits: event.credits,
+      usage: event.usage,
+      acted,
+      toolCalls: event.toolCalls.map((c) => ({ ...c, status: acted ? ('pending' as const) : ('skipped' as const), result: null })),
+    })),
+  }
+}
+
+export const RUN_FINAL = new Set(['completed', 'stopped', 'failed', 'budget_exhausted'])
+
+export const runKind: ActorKind = {
+  kind: 'run',
+  machine: runMachine,
+  machineVersion: 1,
+  parseEvent(event: unknown): AnyEventObject {
+    const parsed = runEventSchema.safeParse(event)
+    if (!parsed.success) throw new ValidationError({ type: 'unknown run event' })
+    return parsed.data
+  },
+  // `running.thinking` -> `running`: the API shows the top-level state.
+  statusOf: (s: AnyMachineSnapshot) => (typeof s.value === 'string' ? s.value : Object.keys(s.value)[0]!),
+  effects: [RUN_MODEL_CALL, RUN_TOOL_CALL],
+}

@@ -1,0 +1,86 @@
+import type pg from 'pg'
+import type { ChatMessagesRepository } from '../domain/chat/ports.ts'
+import { RunInProgressError } from '../domain/errors.ts'
+import type { Runs, RunState, RunStatus } from '../domain/runs/ports.ts'
+import type { ActorEntry } from './actorKind.ts'
+import type { ActorRuntime } from './actorRuntime.ts'
+import { RUN_FINAL, runKind, type RunContext } from './run.machine.ts'
+
+type Row = { status: string; ctx: RunContext; created_at: Date | string; updated_at: Date | string }
+
+/** The unique index that allows one run not ended per agent (Migration20261123210000_runs). */
+const ONE_ACTIVE_RUN = 'actor_run_one_active'
+
+function stateOf(row: Row): RunState {
+  const { transcript: _t, pending: _p, timeUp: _u, stepsUsed: _s, ...c } = row.ctx
+  return { ...c, status: row.status as RunStatus, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() }
+}
+
+const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at from actor`
+
+/**
+ * Runs over the actor runtime: a run is a `run` actor whose id is the run id, created in one
+ * transaction with its goal as the user message (its steps are then written as the agent's chat
+ * messages too, under the run id). The database refuses a second run not ended for an agent.
+ */
+export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime: ActorRuntime; messages: ChatMessagesRepository }): Runs {
+  async function get(runId: string): Promise<RunState | undefined> {
+    const { rows } = await pool.query<Row>(`${SELECT} where id = $1 and kind = $2`, [runId, runKind.kind])
+    return rows[0] && stateOf(rows[0])
+  }
+  return {
+    async start(run) {
+      const db = await pool.connect()
+      let entry: ActorEntry
+      try {
+        await db.query('begin')
+        await messages.insert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model }, db)
+        entry = await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run }, db)
+        await db.query('commit')
+      } catch (err) {
+        await db.query('rollback').catch(() => {})
+        // The same run id again (an Idempotency-Key retried after a crash): the run exists, nothing to do.
+        if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return
+        if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
+        throw err
+      } finally {
+        db.release()
+      }
+      runtime.afterExternalCommit(entry)
+    },
+    get,
+    async list(agentId, { limit, status, before }) {
+      const { rows } = await pool.query<Row>(
+        `${SELECT} where kind = $1 and snapshot->'context'->>'agentId' = $2 and ($3::text is null or status = $3)
+           and ($4::timestamptz is null or (created_at, id) < ($4::timestamptz, $5::text))
+         order by created_at desc, id desc limit $6`,
+        [runKind.kind, agentId, status ?? null, before?.at ?? null, before?.id ?? null, limit],
+      )
+      return rows.map(stateOf)
+    },
+    async stop(runId, accountId, waitMs) {
+      const entry = await runtime.get(runId)
+      if (!entry || RUN_FINAL.has(entry.status)) return get(runId)
+      await runtime.enqueue(runId, accountId, { type: 'run.stop' }, `run.stop:${runId}`)
+      await runtime.waitFor(runId, (e) => RUN_FINAL.has(e.status), waitMs)
+      return get(runId)
+    },
+    async stopActive(agentId) {
+      const { rows } = await pool.query<{ id: string; account_id: string }>(
+        `select id, account_id from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2 limit 1`,
+        [runKind.kind, agentId],
+      )
+      const run = rows[0]
+      if (!run) return null
+      await runtime.enqueue(run.id, run.account_id, { type: 'run.stop' }, `run.stop:${run.id}`)
+      return run.id
+    },
+    async lastScheduledRunAt(agentId) {
+      const { rows } = await pool.query<{ at: Date | string | null }>(
+        `select max(created_at) as at from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 and snapshot->'context'->>'trigger' = 'schedule'`,
+        [runKind.kind, agentId],
+      )
+      return rows[0]?.at ? new Date(rows[0].at) : null
+    },
+  }
+}

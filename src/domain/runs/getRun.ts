@@ -1,0 +1,57 @@
+import { NotFoundError } from '../errors.ts'
+import type { Runs, RunState } from './ports.ts'
+
+const parseArguments = (raw: string): unknown => {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+const txHashOf = (result: unknown): string | null =>
+  result && typeof result === 'object' && typeof (result as { txHash?: unknown }).txHash === 'string' ? (result as { txHash: string }).txHash : null
+
+/**
+ * A run as the API shows it (DESIGN §9): status, goal, budgets and their use, each step's model
+ * call and tool calls (arguments, result, tx hash), credits, the final summary (the model's last
+ * message), what a stop found in flight, timestamps.
+ */
+export function runView(run: RunState) {
+  const ended = !['queued', 'running'].includes(run.status)
+  return {
+    id: run.runId,
+    agentId: run.agentId,
+    status: run.status,
+    goal: run.goal,
+    model: run.model,
+    trigger: run.trigger,
+    budgets: { maxSteps: run.maxSteps, maxCredits: run.maxCredits, maxSeconds: run.maxSeconds },
+    used: { steps: run.steps.length, credits: run.credits, seconds: Math.round((Date.parse(run.updatedAt) - Date.parse(run.createdAt)) / 1000) },
+    exhaustedBudget: run.exhausted,
+    steps: run.steps.map((s) => ({
+      step: s.step,
+      modelCall: { status: s.model === null ? 'pending' : 'done', content: s.content, model: s.model, usage: s.usage, credits: s.credits, acted: s.acted },
+      toolCalls: s.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: parseArguments(c.arguments), status: c.status, result: c.result, txHash: txHashOf(c.result) })),
+    })),
+    credits: run.credits,
+    summary: ended ? (run.steps.findLast((s) => s.content)?.content ?? run.summary) : null,
+    stoppedInFlight: run.stop?.inFlight ?? null,
+    error: run.error,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    endedAt: ended ? run.updatedAt : null,
+  }
+}
+
+/**
+ * One run of the account (404 for another account's).
+ *
+ * @example
+ * const run = await getRun({ runs }, { accountId, runId })
+ */
+export async function getRun({ runs }: { runs: Runs }, input: { accountId: string; runId: string }) {
+  const run = await runs.get(input.runId)
+  if (!run || run.accountId !== input.accountId) throw new NotFoundError('Run')
+  return runView(run)
+}

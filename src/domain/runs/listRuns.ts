@@ -1,0 +1,33 @@
+import { z } from 'zod'
+import { ValidationError } from '../errors.ts'
+import { fieldErrorsOf } from '../fieldErrors.ts'
+import type { AgentsRepository } from '../agents/ports.ts'
+import { decodeTupleCursor, encodeTupleCursor } from '../paging.schema.ts'
+import { listRunsQuerySchema } from './run.schema.ts'
+import type { Runs } from './ports.ts'
+import { runView } from './getRun.ts'
+
+/** A timestamp exactly as `toISOString` writes it (so `2026-02-30` or year 0 are refused). */
+const isoInstant = z.string().max(40).refine((s) => {
+  const t = Date.parse(s)
+  return !Number.isNaN(t) && new Date(t).toISOString() === s
+})
+
+/**
+ * An agent's runs, newest first (`limit` default 20), `?status=` to filter; `nextCursor` when
+ * older ones remain.
+ *
+ * @example
+ * const page = await listRuns({ agents, runs }, { accountId, agentId, query: { status: 'completed' } })
+ */
+export async function listRuns(deps: { agents: Pick<AgentsRepository, 'assertOwned'>; runs: Runs }, input: { accountId: string; agentId: string; query: unknown }) {
+  const parsed = listRunsQuerySchema.safeParse(input.query ?? {})
+  if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
+  await deps.agents.assertOwned(input.accountId, input.agentId)
+  const { limit, cursor, status } = parsed.data
+  const before = cursor ? decodeTupleCursor(cursor, z.tuple([isoInstant, z.uuid()])) : undefined
+  const rows = await deps.runs.list(input.agentId, { limit: limit + 1, status, before: before && { at: before[0], id: before[1] } })
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  return { runs: page.map(runView), nextCursor: rows.length > limit && last ? encodeTupleCursor([last.createdAt, last.runId]) : null }
+}

@@ -1,0 +1,61 @@
+import type { ModelUsage } from '../chat/ports.ts'
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'stopped' | 'failed' | 'budget_exhausted'
+
+export type RunBudgets = { maxSteps: number; maxCredits: number; maxSeconds: number }
+
+/** What a run starts with (the run actor's input). */
+export type RunInput = RunBudgets & {
+  runId: string
+  accountId: string
+  agentId: string
+  /** The catalog id of the model. */
+  model: string
+  temperature: number | null
+  goal: string
+  /** The tools the agent's skills grant (names), fixed when the run starts. */
+  tools: string[]
+  /** What started it: an owner's request or the agent's schedule. */
+  trigger: 'api' | 'schedule'
+}
+
+export type RunToolCall = { id: string; name: string; arguments: string; status: 'pending' | 'ok' | 'refused' | 'skipped'; result: unknown }
+
+/** One step: a model call and the tool calls it asked for (`acted`: false when they were not run). */
+export type RunStep = {
+  step: number
+  content: string | null
+  model: string | null
+  credits: number
+  usage: ModelUsage | null
+  toolCalls: RunToolCall[]
+  acted: boolean
+}
+
+/** A run as its actor records it. */
+export type RunState = RunInput & {
+  status: RunStatus
+  steps: RunStep[]
+  credits: number
+  summary: string | null
+  error: { code: string; message: string; status: number } | null
+  stop: { inFlight: { modelCall: boolean; toolCalls: string[] } } | null
+  exhausted: 'maxSteps' | 'maxCredits' | 'maxSeconds' | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** Runs as actors (src/actors/runs.ts). */
+export interface Runs {
+  /** Creates the run's actor and writes its goal as a message; RunInProgressError when the agent has one not ended. */
+  start(run: RunInput): Promise<void>
+  get(runId: string): Promise<RunState | undefined>
+  /** An agent's runs, newest first, strictly after the cursor `(createdAt, id)` when given. */
+  list(agentId: string, opts: { limit: number; status?: RunStatus | undefined; before?: { at: string; id: string } | undefined }): Promise<RunState[]>
+  /** Asks the run to stop (nothing new starts), then waits up to `waitMs` for it to end. */
+  stop(runId: string, accountId: string, waitMs: number): Promise<RunState | undefined>
+  /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
+  stopActive(agentId: string): Promise<string | null>
+  /** When the agent's newest scheduled run was created (null: never). */
+  lastScheduledRunAt(agentId: string): Promise<Date | null>
+}

@@ -1,0 +1,46 @@
+import { Router } from '@koa/router'
+import type { Context, Next } from 'koa'
+import { randomUUID } from 'node:crypto'
+import type { AppDeps } from '../appDeps.ts'
+import { ok } from '../respond.ts'
+import { uuidParam, rejectQuery } from '../validate.ts'
+import { principalOf, requireScope } from '../middleware/auth.ts'
+import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
+import { NotFoundError } from '../../domain/errors.ts'
+
+const param = (ctx: Context, name: string, what: string): string => {
+  const id = (ctx.params as Record<string, string | undefined>)[name]
+  if (!uuidParam.safeParse(id).success) throw new NotFoundError(what)
+  return id as string
+}
+
+/**
+ * Autonomous runs: `POST /agents/:id/runs` starts one (202 with the run; `Idempotency-Key`
+ * honoured: the key's resource id is the run id), `GET /agents/:id/runs` pages an agent's runs,
+ * `GET /runs/:id` reads one, `POST /runs/:id/stop` stops one and answers it once it ended.
+ */
+export function runRoutes({ core, pool }: AppDeps): Router {
+  const router = new Router()
+  const account = (ctx: Context) => principalOf(ctx).accountId
+
+  router.post(
+    '/agents/:id/runs',
+    rejectQuery,
+    requireScope('trade'),
+    (ctx: Context, next: Next) => idempotency({ pool, route: `agents/${param(ctx, 'id', 'Agent')}/runs`, required: false })(ctx, next),
+    async (ctx: Context) => {
+      const runId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
+      ok(ctx, await core.startRun({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), body: ctx.request.body, runId }), 202)
+    },
+  )
+  router.get('/agents/:id/runs', requireScope('read'), async (ctx) => {
+    ok(ctx, await core.listRuns({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), query: ctx.query }))
+  })
+  router.get('/runs/:id', rejectQuery, requireScope('read'), async (ctx) => {
+    ok(ctx, await core.getRun({ accountId: account(ctx), runId: param(ctx, 'id', 'Run') }))
+  })
+  router.post('/runs/:id/stop', rejectQuery, requireScope('trade'), async (ctx) => {
+    ok(ctx, await core.stopRun({ accountId: account(ctx), runId: param(ctx, 'id', 'Run') }))
+  })
+  return router
+}

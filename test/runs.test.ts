@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { waitFor } from './support/waitFor.ts'
+
+let model: ModelServer
+let app: TestApp
+let api: Api
+let accountId: string
+let trader: string
+const logLines: string[] = []
+
+const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
+const sentTxs = async (agentId: string) => (await q(`select count(*)::int as n from chain_tx where agent_id = $1`, [agentId]))[0].n as number
+const ended = (status: string) => !['queued', 'running'].includes(status)
+const runEnds = async (runId: string) => {
+  let run: { status: string } = { status: 'running' }
+  await waitFor(async () => {
+    run = (await api('GET', `/runs/${runId}`)).body
+    return ended(run.status)
+  }, 30_000)
+  return (await api('GET', `/runs/${runId}`)).body
+}
+
+beforeAll(async () => {
+  model = await startModelServer()
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', LOG_LEVEL: 'error' }, { withChain: true, logLines })
+  ;({ api, accountId } = await app.account())
+  trader = (await api('POST', '/agents', { name: 'runner', skills: ['trading'] })).body.id
+  expect((await api('POST', '/dev/faucet', { agentId: trader, eth: '5' })).status).toBe(200)
+})
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+})
+beforeEach(() => model.mock.reset())
+
+describe('autonomous runs (real SDK against the scripted model server)', () => {
+  it('runs three steps, the second swapping: completed, one swap on chain, steps, tx hash and credits recorded', async () => {
+    const goal = 'three steps: look, swap, report'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_look', name: 'get_portfolio', arguments: '{}' }], usage: { prompt_tokens: 500, completion_tokens: 20 } })
+    model.mock.onToolResult('call_look', { toolCalls: [{ id: 'call_swap', name: 'swap_execute', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.01"}' }], usage: { prompt_tokens: 700, completion_tokens: 30 } })
+    model.mock.onToolResult('call_swap', { content: 'Swapped 0.01 ETH to USDC.', usage: { prompt_tokens: 900, completion_tokens: 10 } })
+    const before = await sentTxs(trader)
+    const res = await api('POST', `/agents/${trader}/runs`, { goal, maxSteps: 5 })
+    expect(res.status, JSON.stringify(res.body) + logLines.join('\n')).toBe(202)
+    expect(res.body).toMatchObject({ agentId: trader, goal, status: 'running', budgets: { maxSteps: 5, maxCredits: 500, maxSeconds: 600 } })
+
+    const run = await runEnds(res.body.id)
+    expect(run.status, JSON.stringify(run)).toBe('completed')
+    expect(run.steps).toHaveLength(3)
+    expect(run.steps[0].toolCalls).toMatchObject([{ id: 'call_look', name: 'get_portfolio', status: 'ok' }])
+    const [swap] = run.steps[1].toolCalls
+    expect(swap).toMatchObject({ id: 'call_swap', name: 'swap_execute', arguments: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01' }, status: 'ok', result: { status: 'confirmed' } })
+    expect(run.steps[2]).toMatchObject({ modelCall: { content: 'Swapped 0.01 ETH to USDC.' }, toolCalls: [] })
+    expect(run.summary).toBe('Swapped 0.01 ETH to USDC.')
+    expect(await sentTxs(trader)).toBe(before + 1)
+    const [tx] = await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 1`, [trader])
+    expect(swap.txHash).toBe(tx.hash)
+
+    // One charge per model call (ref = its effect id); the run's credits are their sum; the ledger adds up.
+    const charges = await q(`select credits from credit_entry where account_id = $1 and kind = 'model_usage' and ref like $2`, [accountId, `${run.id}:%`])
+    expect(charges).toHaveLength(3)
+    expect(run.credits).toBe(-charges.reduce((s, c) => s + Number(c.credits), 0))
+    expect(run.used).toMatchObject({ steps: 3, credits: run.credits })
+    expect(run.steps.reduce((s: number, st: { modelCall: { credits: number } }) => s + st.modelCall.credits, 0)).toBe(run.credits)
+    const [{ credits, credits_reserved, ledger }] = await q(
+      `select a.credits, a.credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
+      [accountId],
+    )
+    expect(Number(credits)).toBe(Number(ledger))
+    expect(Number(credits_reserved)).toBe(0)
+
+    // The steps are readable as messages too; the run is listed.
+    const history = await api('GET', `/agents/${trader}/messages?limit=6`)
+    expect(history.body.messages.map((m: { role: string }) => m.role)).toEqual(['assistant', 'tool', 'assistant', 'tool', 'assistant', 'user'])
+    const list = await api('GET', `/agents/${trader}/runs?status=completed`)
+    expect(list.status).toBe(200)
+    expect(list.body.runs.map((r: { id: string }) => r.id)).toContain(run.id)
+    expect((await api('GET', `/agents/${trader}/runs?status=failed`)).body.runs).toEqual([])
+  })
+
+  it('refuses a second run while one is in progress (409 run_in_progress), and replays an Idempotency-Key', async () => {
+    const goal = 'slow goal'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { content: 'Nothing to do.' }, { chaos: { latencyMs: 1500 } })
+    const first = await api('POST', `/agents/${trader}/runs`, { goal }, { 'Idempotency-Key': 'run-key-1' })
+    expect(first.status).toBe(202)
+    const again = await api('POST', `/agents/${trader}/runs`, { goal }, { 'Idempotency-Key': 'run-key-1' })
+    expect(again.status).toBe(202)
+    expect(again.body.id).toBe(first.body.id)
+    const second = await api('POST', `/agents/${trader}/runs`, { goal: 'another' })
+    expect(second.status).toBe(409)
+    expect(second.body.code).toBe('run_in_progress')
+    expect((await runEnds(first.body.id)).status).toBe('completed')
+    expect((await q(`select count(*)::int as n from actor where kind = 'run' and id = $1`, [first.body.id]))[0].n).toBe(1)
+  })
+
+  it('refuses budgets over their ceilings (422) and another account reading the run (404)', async () => {
+    const res = await api('POST', `/agents/${trader}/runs`, { goal: 'x', maxSteps: 51 })
+    expect(res.status).toBe(422)
+    expect(res.body.field_errors).toHaveProperty('maxSteps')
+    const other = await app.account()
+    const listed = (await api('GET', `/agents/${trader}/runs?limit=1`)).body.runs[0]
+    expect((await other.api('GET', `/runs/${listed.id}`)).status).toBe(404)
+    expect((await other.api('POST', `/runs/${listed.id}/stop`)).status).toBe(404)
+  })
+})
+
+const rpc = (method: string, params: unknown[] = []) => app.services.chain!.publicClient.request({ method: method as never, params: params as never })
+const modelCalls = () => model.mock.getRequests().length
+
+describe('stopping a run and its budgets', () => {
+  it('stop during a model call: the run ends stopped, the answer is recorded and billed but not acted on', async () => {
+    const goal = 'slow swap goal'
+    model.mock.on(
+      { userMessage: goal, hasToolResult: false },
+      { toolCalls: [{ id: 'call_late', name: 'swap_execute', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.01"}' }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { chaos: { latencyMs: 1500 } },
+    )
+    const before = await sentTxs(trader)
+    const started = await api('POST', `/agents/${trader}/runs`, { goal })
+    expect(started.status).toBe(202)
+    // The model call is claimed by a worker and waiting for the slow answer (recorded by the server only once answered).
+    await waitFor(async () => (await q(`select 1 from effect where actor_id = $1 and kind = 'run.model' and claimed_by is not null and status <> 'done'`, [started.body.id])).length === 1, 10_000)
+    expect(modelCalls()).toBe(0)
+    const stopped = await api('POST', `/runs/${started.body.id}/stop`)
+    expect(stopped.status).toBe(200)
+    expect(stopped.body, JSON.stringify(stopped.body)).toMatchObject({ status: 'stopped', stoppedInFlight: { modelCall: true, toolCalls: [] } })
+    expect(stopped.body.steps).toHaveLength(1)
+    expect(stopped.body.steps[0]).toMatchObject({ modelCall: { status: 'done', acted: false }, toolCalls: [{ id: 'call_late', status: 'skipped', txHash: null }] })
+    expect(await sentTxs(trader)).toBe(before)
+    expect(modelCalls()).toBe(1)
+    const charges = await q(`select credits from credit_entry where kind = 'model_usage' and ref like $1`, [`${started.body.id}:%`])
+    expect(charges).toHaveLength(1)
+    expect(stopped.body.credits).toBe(-Number(charges[0].credits))
+    // Stopping an ended run answers it as it is.
+    expect((await api('POST', `/runs/${started.body.id}/stop`)).body).toMatchObject({ status: 'stopped' })
+  })
+
+  it('stop during a tool call: the swap completes and is recorded, no further step', async () => {
+    const goal = 'swap then stop'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_held', name: 'swap_execute', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.01"}' }] })
+    model.mock.onToolResult('call_held', { content: 'must not be asked' })
+    const before = await sentTxs(trader)
+    await rpc('evm_setAutomine', [false])
+    let runId: string
+    try {
+      const started = await api('POST', `/agents/${trader}/runs`, { goal })
+      expect(started.status).toBe(202)
+      runId = started.body.id
+      // The swap's transaction is sent and waits to be mined: the tool call is in flight.
+      await waitFor(async () => (await sentTxs(trader)) === before + 1, 10_000)
+      const stopping = api('POST', `/runs/${runId}/stop`)
+      await waitFor(async () => (await api('GET', `/runs/${runId}`)).body.stoppedInFlight !== null, 10_000)
+      await rpc('evm_setAutomine', [true])
+      await rpc('evm_mine')
+      const stopped = await stopping
+      expect(stopped.status).toBe(200)
+      expect(stopped.body).toMatchObject({ status: 'stopped', stoppedInFlight: { modelCall: false, toolCalls: ['call_held'] } })
+    } finally {
+      await rpc('evm_setAutomine', [true])
+    }
+    const run = await runEnds(runId)
+    expect(run.steps).toHaveLength(1)
+    expect(run.steps[0].toolCalls).toMatchObject([{ id: 'call_held', status: 'ok', result: { status: 'confirmed' } }])
+    const [tx] = await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 1`, [trader])
+    expect(run.steps[0].toolCalls[0].txHash).toBe(tx.hash)
+    expect(await sentTxs(trader)).toBe(before + 1)
+    expect(modelCalls()).toBe(1)
+  })
+
+  it('maxSteps ends a run budget_exhausted before the step past it', async () => {
+    const goal = 'look forever'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_s1', name: 'get_portfolio', arguments: '{}' }] })
+    model.mock.onToolResult('call_s1', { toolCalls: [{ id: 'call_s2', name: 'get_portfolio', arguments: '{}' }] })
+    model.mock.onToolResult('call_s2', { toolCalls: [{ id: 'call_s3', name: 'get_portfolio', arguments: '{}' }] })
+    const started = await api('POST', `/agents/${trader}/runs`, { goal, maxSteps: 2 })
+    const run = await runEnds(started.body.id)
+    expect(run).toMatchObject({ status: 'budget_exhausted', exhaustedBudget: 'maxSteps', used: { steps: 2 } })
+    expect(run.steps.map((s: { toolCalls: Array<{ id: string; status: string }> }) => s.toolCalls.map((c) => [c.id, c.status]))).toEqual([[['call_s1', 'ok']], [['call_s2', 'ok']]])
+    expect(modelCalls()).toBe(2)
+  })
+
+  it('maxCredits ends a run budget_exhausted once the credits spent reach it', async () => {
+    const goal = 'spend credits'
+    // 400,000 prompt tokens of gpt-4o-mini = 60 credits a call: under 100 after one, over after two.
+    const usage = { prompt_tokens: 400_000, completion_tokens: 0 }
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_c1', name: 'get_portfolio', arguments: '{}' }], usage })
+    model.mock.onToolResult('call_c1', { toolCalls: [{ id: 'call_c2', name: 'get_portfolio', arguments: '{}' }], usage })
+    model.mock.onToolResult('call_c2', { toolCalls: [{ id: 'call_c3', name: 'get_portfolio', arguments: '{}' }], usage })
+    const started = await api('POST', `/agents/${trader}/runs`, { goal, maxCredits: 100 })
+    const run = await runEnds(started.body.id)
+    expect(run).toMatchObject({ status: 'budget_exhausted', exhaustedBudget: 'maxCredits', credits: 120, used: { steps: 2, credits: 120 } })
+    expect(modelCalls()).toBe(2)
+  })
+})
