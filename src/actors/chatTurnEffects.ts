@@ -38,12 +38,14 @@ export function modelToolsOf(names: readonly string[]): ModelTool[] {
 
 /** The chat turn's effects: its model calls and its tool calls, reading the turn from its actor row. */
 export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string, EffectHandler> {
-  // Read once per effect run: the finish writes reuse what the handler read.
+  // Read once per effect run: the finish writes reuse what the handler read. A finish write that
+  // must read reads through its own transaction: a second pooled connection per finishing effect
+  // can exhaust the pool when many finish at once.
   const seen = new WeakMap<EffectRow, ChatTurnContext>()
-  async function turnOf(effect: EffectRow): Promise<ChatTurnContext> {
+  async function turnOf(effect: EffectRow, q: Pick<pg.PoolClient, 'query'> = deps.pool): Promise<ChatTurnContext> {
     const cached = seen.get(effect)
     if (cached) return cached
-    const { rows } = await deps.pool.query<{ ctx: ChatTurnContext }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
+    const { rows } = await q.query<{ ctx: ChatTurnContext }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
     if (!rows[0]) throw new Error(`chat turn ${effect.actorId} not found`)
     seen.set(effect, rows[0].ctx)
     return rows[0].ctx
@@ -80,7 +82,7 @@ export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string,
         return { accountId: turn.accountId, model: m, temperature: turn.temperature, streamKey: turn.stream ? turn.turnId : null, messages, tools }
       },
       async recordAnswer(effect, result, tx) {
-        const turn = await turnOf(effect)
+        const turn = await turnOf(effect, tx)
         await deps.messages.insert(
           { accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: `model:${effect.id}`, role: 'assistant', content: result.content, model: turn.model, toolCalls: result.toolCalls },
           tx,
@@ -95,7 +97,7 @@ export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string,
         return { accountId: turn.accountId, agentId: turn.agentId, granted: turn.tools, callKey: (id) => `${turn.turnId}/${id}`, streamKey: turn.stream ? turn.turnId : null }
       },
       async recordResult(effect, view, tx) {
-        const turn = await turnOf(effect)
+        const turn = await turnOf(effect, tx)
         await deps.messages.insert(
           { accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: `tool:${view.callId}`, role: 'tool', content: view.content, model: null, toolCallId: view.callId },
           tx,

@@ -54,7 +54,7 @@ export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHan
         const tools = modelToolsOf(run.tools)
         const model = deps.models.get(run.model)
         if (!model) throw new Error(`model ${run.model} is not in the catalog`)
-        const system = [RUN_PREAMBLE, systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills: [] }), skills.instructions].filter(Boolean).join('\n\n')
+        const system = [RUN_PREAMBLE, systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills: skills.instructions })].join('\n\n')
         const messages = composePrompt({ system, history: [], turn: run.transcript, tools, contextWindow: model.contextWindow, maxTokens: deps.maxTokens })
         return { accountId: run.accountId, model, temperature: run.temperature, streamKey: null, messages, tools }
       },
