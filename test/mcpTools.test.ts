@@ -118,6 +118,10 @@ describe('the agent, chat and skill tools over MCP', () => {
     const sent = async () => (await q('select count(*)::int as n from chain_tx where agent_id = $1', [agentId]))[0].n as number
     const before = await sent()
     const swap = { agent_id: agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.001', confirm: true, idempotencyKey: 'mcp-key-1' }
+    // Arguments that do not parse claim nothing: the corrected call may use the key.
+    const malformed = await call(tradeKey, 'swap_execute', { ...swap, amountIn: 'lots' })
+    expect(malformed.status).toBe(422)
+    expect(malformed.body.code).toBe('validation_failed')
     const first = await call(tradeKey, 'swap_execute', swap)
     expect(first.status, JSON.stringify(first.body)).toBe(200)
     expect(await sent()).toBe(before + 1)

@@ -83,8 +83,8 @@ export async function callMcpTool(core: Core, principal: Principal, name: string
     }
     extras = parsed.data
     toolArgsOnly = rest
-    if (claimKey && extras.idempotencyKey !== undefined && extras.confirm === true) {
-      // The same key with another call is refused as on the API; a preview claims nothing.
+    if (claimKey && extras.idempotencyKey !== undefined && extras.confirm === true && toolArgs(tool).safeParse(rest).success) {
+      // The same key with another call is refused as on the API; a preview or bad arguments claim nothing.
       try {
         await claimKey({ accountId: principal.accountId, key: extras.idempotencyKey, name: tool.name, args: rest })
       } catch (err) {

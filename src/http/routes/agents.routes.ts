@@ -5,11 +5,10 @@ import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
-import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
+import { whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
 import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import { parseAgentBody } from '../../domain/agents/parseAgentBody.ts'
-import { SKILL_SLUGS, STRATEGY_SLUGS } from '../../domain/skills/builtinSkills.ts'
 
 const noBody = z.union([z.undefined(), z.strictObject({})])
 
@@ -23,10 +22,8 @@ function agentId(ctx: Context): string {
 /** Agents (snake_case bodies, camelCase responses), their lifecycle commands and their transfer whitelists. */
 export function agentRoutes(deps: AppDeps): Router {
   const { core } = deps
-  const schemas = agentSchemas({
-    models: new Set(deps.models.keys()), defaultModel: deps.defaultModel.id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
-    minRunIntervalSeconds: deps.config.runMinIntervalSeconds,
-  })
+  // Built once by core from the catalogs and the configured least run interval (the agent tools parse with the same).
+  const schemas = core.agentSchemas
   const router = new Router({ prefix: '/agents' })
   const account = (ctx: Context) => principalOf(ctx).accountId
 
