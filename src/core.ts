@@ -63,7 +63,8 @@ import { listAgentAudit, type ListAgentAuditInput } from './domain/agents/listAg
 import { listAudit } from './domain/agents/auditTrail.ts'
 import { createCustomSkillsRepository } from './db/customSkills.repository.ts'
 import { TOOL_NAMES } from './tools/registry.ts'
-import { BUILTIN_TOOL_NAMES } from './domain/skills/builtinSkills.ts'
+import { BUILTIN_TOOL_NAMES, SKILL_SLUGS, STRATEGY_SLUGS } from './domain/skills/builtinSkills.ts'
+import { agentSchemas } from './domain/agents/agent.schema.ts'
 import type { SkillsDeps } from './domain/skills/ports.ts'
 import { customSkillSchemas } from './domain/skills/skill.schema.ts'
 import { createCustomSkill, type CreateCustomSkillInput } from './domain/skills/createCustomSkill.ts'
@@ -131,7 +132,8 @@ export type CoreAdapters = {
 
 export type IdentityAdapters = {
   em: EntityManager
-  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds'>
+  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds'> &
+    Partial<Pick<Config, 'runMinIntervalSeconds'>>
   /** The wallet master key: a new agent's wallet key is encrypted with it. */
   masterKey: Buffer
   /** The chain id a sign-in message must name. */
@@ -344,7 +346,7 @@ function accountUseCases({ em, config, chainId, publishKeyRevoked }: IdentityAda
 }
 
 /** Agents: configuration, lifecycle (the agent actor), whitelist and audit trail (src/domain/agents). */
-function agentUseCases({ pool, runtime, wallet, agents, identity }: CoreAdapters) {
+function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }: CoreAdapters) {
   const { config, masterKey } = identity
   const actors = createAgentActors({ runtime, tickMs: config.agentTickMs })
   const rows = createAgentRowCache({ ttlMs: 2000 })
@@ -354,6 +356,11 @@ function agentUseCases({ pool, runtime, wallet, agents, identity }: CoreAdapters
   const hold = { whitelistHoldSeconds: config.whitelistHoldSeconds }
   const creating = { ...reads, ...tx, resolveVerifiedSymbol, createWallet: (id: string) => newAgentWallet(masterKey, id), newId: randomUUID }
   return {
+    /** Agent request bodies, built from the catalogs as the route builds them (the agent tools parse with them). */
+    agentSchemas: agentSchemas({
+      models: new Set(models.keys()), defaultModel: chat.defaultModel.id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
+      minRunIntervalSeconds: config.runMinIntervalSeconds,
+    }),
     createAgent: (input: CreateAgentInput) => createAgent(creating, input),
     getAgent: (input: AgentRef) => getAgent(reads, input),
     listAgents: (input: ListAgentsInput) => listAgents({ agents }, input),

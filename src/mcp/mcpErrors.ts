@@ -17,3 +17,10 @@ export class McpToolNotFoundError extends ServiceError {
     super(`No tool named "${name.slice(0, 100)}".`, { code: 'not_found', status: 404 })
   }
 }
+
+/** 422 `idempotency_key_reused`: a tool call's `idempotencyKey` was used before with another tool or other arguments. */
+export class McpIdempotencyKeyReusedError extends ServiceError {
+  constructor() {
+    super('This idempotencyKey was used with a different tool or different arguments.', { code: 'idempotency_key_reused', status: 422 })
+  }
+}

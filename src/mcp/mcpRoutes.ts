@@ -12,6 +12,7 @@ import { UnauthorizedError } from '../domain/errors.ts'
 import { McpUnauthorizedError } from './mcpErrors.ts'
 import { createMcpServer, errorEnvelope, runLoggedToolCall, type McpRequest } from './mcpServer.ts'
 import { mcpToolsFor, mcpToolView } from './mcpTools.ts'
+import { claimToolKey } from './mcpIdempotency.ts'
 
 /** The body of POST /api/mcp/call (also in the OpenAPI document). */
 export const mcpCallBody = z.strictObject({
@@ -42,7 +43,9 @@ function bearerKeyOnly(deps: AppDeps): Middleware {
  * the tools; the per-key rate limit is the API's (one budget per key).
  */
 export function mcpRoutes(deps: AppDeps): Router {
+  const claimKey = claimToolKey(deps.pool)
   const requestOf = (ctx: Context): McpRequest => ({
+    claimKey,
     core: deps.core,
     logger: deps.logger,
     principal: principalOf(ctx),

@@ -4,6 +4,7 @@ import type { Principal } from '../domain/accounts/scopes.ts'
 import type { Logger } from '../logger.ts'
 import type { ToolOutcome } from '../tools/callTool.ts'
 import { callMcpTool, mcpToolsFor, mcpToolView } from './mcpTools.ts'
+import type { ToolKeyClaim } from './mcpIdempotency.ts'
 
 /** Who an MCP request acts for and where its tool calls are logged; one per HTTP request. */
 export type McpRequest = {
@@ -13,6 +14,8 @@ export type McpRequest = {
   requestId: string
   /** The account resource: the profile and its credits. */
   account(accountId: string): Promise<object>
+  /** Records a confirmed call's idempotencyKey with its fingerprint (422 when the key named another call). */
+  claimKey?: ToolKeyClaim | undefined
 }
 
 /**
@@ -32,7 +35,7 @@ function advertised(schema: Record<string, unknown>): StandardSchemaWithJSON {
  */
 export async function runLoggedToolCall(req: McpRequest, name: string, args: unknown, via: 'mcp' | 'http'): Promise<ToolOutcome> {
   const t0 = performance.now()
-  const outcome = await callMcpTool(req.core, req.principal, name, args)
+  const outcome = await callMcpTool(req.core, req.principal, name, args, req.claimKey)
   const confirm = typeof args === 'object' && args !== null && (args as { confirm?: unknown }).confirm === true
   req.logger.info(
     {

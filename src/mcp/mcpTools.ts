@@ -7,7 +7,8 @@ import { ForbiddenError, type ServiceError } from '../domain/errors.ts'
 import { callTool, toolArgs, toolJsonSchema, type ToolOutcome } from '../tools/callTool.ts'
 import { findTool, toolsFor } from '../tools/registry.ts'
 import type { Tool } from '../tools/tool.ts'
-import { McpToolNotFoundError } from './mcpErrors.ts'
+import { McpIdempotencyKeyReusedError, McpToolNotFoundError } from './mcpErrors.ts'
+import type { ToolKeyClaim } from './mcpIdempotency.ts'
 
 /**
  * What the MCP layer adds to a fund-moving tool: nothing moves without `confirm: true` (the tool's
@@ -63,7 +64,7 @@ export function mcpToolsFor(principal: Principal): Tool[] {
  * @example
  * const outcome = await callMcpTool(core, principal, 'swap_execute', { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', confirm: true })
  */
-export async function callMcpTool(core: Core, principal: Principal, name: string, rawArgs: unknown): Promise<ToolOutcome> {
+export async function callMcpTool(core: Core, principal: Principal, name: string, rawArgs: unknown, claimKey?: ToolKeyClaim): Promise<ToolOutcome> {
   const tool = findTool(name)
   if (!tool) return refusal(new McpToolNotFoundError(name))
   // As on the API: a key without the scope is refused (403), and the tool is not in its list.
@@ -82,6 +83,15 @@ export async function callMcpTool(core: Core, principal: Principal, name: string
     }
     extras = parsed.data
     toolArgsOnly = rest
+    if (claimKey && extras.idempotencyKey !== undefined && extras.confirm === true && toolArgs(tool).safeParse(rest).success) {
+      // The same key with another call is refused as on the API; a preview or bad arguments claim nothing.
+      try {
+        await claimKey({ accountId: principal.accountId, key: extras.idempotencyKey, name: tool.name, args: rest })
+      } catch (err) {
+        if (err instanceof McpIdempotencyKeyReusedError) return refusal(err)
+        throw err
+      }
+    }
   }
   return callTool(tool, toolArgsOnly, {
     core,
@@ -89,6 +99,8 @@ export async function callMcpTool(core: Core, principal: Principal, name: string
     agent: 'choose',
     callId: extras.idempotencyKey ?? randomUUID(),
     mode: tool.movesFunds && extras.confirm !== true ? 'preview' : 'run',
+    keyId: principal.keyId,
+    scopes: principal.scopes,
   })
 }
 

@@ -3,6 +3,7 @@ import { NotFoundError, ServiceError, ValidationError, type FieldErrors } from '
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'
 import type { Core } from '../core.ts'
 import type { Tool } from './tool.ts'
+import type { Scope } from '../domain/accounts/scopes.ts'
 
 /** What a tool call answers: its result, or the API's error (`code` as on the HTTP routes). */
 export type ToolOutcome =
@@ -26,6 +27,8 @@ export type CallToolInput = {
   mode?: 'run' | 'preview'
   /** The API key the caller authenticated with (an MCP client's), recorded in the audit trail by admin tools. */
   keyId?: string | undefined
+  /** The key's scopes (an MCP client's): a tool whose fields need more than its own scope checks them. */
+  scopes?: readonly Scope[] | undefined
 }
 
 const agentIdArg = z.uuid('Must be an agent id.').optional().describe('The agent to act for; may be left out when the account has exactly one agent.')
@@ -59,7 +62,7 @@ export async function callTool(tool: Tool, rawArgs: unknown, input: CallToolInpu
     if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error), 'Invalid tool arguments.')
     const { agent_id: named, ...args } = parsed.data as { agent_id?: string } & Record<string, unknown>
     const preview = input.mode === 'preview' && tool.preview !== undefined
-    const account = { core: input.core, accountId: input.accountId, callId: input.callId, keyId: input.keyId }
+    const account = { core: input.core, accountId: input.accountId, callId: input.callId, keyId: input.keyId, scopes: input.scopes }
     if (tool.agent === 'none') return { ok: true, result: preview ? await tool.preview!(account, args) : await tool.run(account, args) }
     const call = { ...account, agentId: await bindAgent(input, named) }
     return { ok: true, result: preview ? await tool.preview!(call, args) : await tool.run(call, args) }

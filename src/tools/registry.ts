@@ -1,6 +1,8 @@
 import type { Scope } from '../domain/accounts/scopes.ts'
 import type { Tool } from './tool.ts'
-import { getAgentTool } from './agentTools.ts'
+import { createAgentTool, getAgentTool, updateAgentTool } from './agentTools.ts'
+import { chatWithAgentTool, getChatHistoryTool, UNGRANTABLE_TOOLS } from './chatTools.ts'
+import { createCustomSkillTool, listCustomSkillsTool } from './skillTools.ts'
 import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
 import { claimFeesTool, getFeeEarningsTool } from './feeTools.ts'
 import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
@@ -19,11 +21,14 @@ export const TOOLS: readonly Tool[] = [
   getFeeEarningsTool, claimFeesTool,
   launchPreviewTool, launchTokenTool, getLaunchStatusTool,
   listAgentsTool, getBalanceTool, getTransactionsTool, getModelCatalogTool,
+  createAgentTool, updateAgentTool, chatWithAgentTool, getChatHistoryTool,
+  listCustomSkillsTool, createCustomSkillTool,
 ] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))
 
-export const TOOL_NAMES: ReadonlySet<string> = new Set(byName.keys())
+/** The tools a skill may grant: every one but chat_with_agent and get_chat_history (a model must not chat with itself). */
+export const TOOL_NAMES: ReadonlySet<string> = new Set([...byName.keys()].filter((n) => !UNGRANTABLE_TOOLS.has(n)))
 
 export function findTool(name: string): Tool | undefined {
   return byName.get(name)
@@ -37,5 +42,5 @@ export function findTool(name: string): Tool | undefined {
  * toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(agent.skills) })
  */
 export function toolsFor({ scopes, granted }: { scopes: readonly Scope[]; granted?: ReadonlySet<string> }): Tool[] {
-  return TOOLS.filter((t) => scopes.includes(t.scope) && (!granted || granted.has(t.name)))
+  return TOOLS.filter((t) => scopes.includes(t.scope) && (!granted || (granted.has(t.name) && !UNGRANTABLE_TOOLS.has(t.name))))
 }

@@ -15,6 +15,8 @@ export type ToolCall = {
   callId: string
   /** The API key the front door authenticated, when there is one (the audit trail names it with the tool). */
   keyId?: string | undefined
+  /** The caller's scopes when a key called (MCP); a chat turn or a run has none, so it never holds `admin`. */
+  scopes?: readonly Scope[] | undefined
 }
 
 /** What an account-level tool (`agent: 'none'`) acts with: no agent is bound. */

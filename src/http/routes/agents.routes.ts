@@ -5,12 +5,10 @@ import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
-import { agentSchemas, whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
-import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.ts'
-import { fieldErrorsOf } from '../../domain/fieldErrors.ts'
-import type { Core } from '../../core.ts'
+import { whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
+import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
-import { SKILL_SLUGS, STRATEGY_SLUGS } from '../../domain/skills/builtinSkills.ts'
+import { parseAgentBody } from '../../domain/agents/parseAgentBody.ts'
 
 const noBody = z.union([z.undefined(), z.strictObject({})])
 
@@ -21,33 +19,11 @@ function agentId(ctx: Context): string {
   return id as string
 }
 
-/**
- * Parses an agent body and checks its custom skills against the database (the account's own by
- * slug, public ones as `author/slug`), so one 422 names every bad field, `skills.<i>` included.
- */
-async function parseWithSkills<T extends z.ZodType>(core: Core, accountId: string, schema: T, raw: unknown): Promise<z.output<T>> {
-  const parsed = schema.safeParse(raw)
-  const errors = parsed.success ? {} : fieldErrorsOf(parsed.error)
-  const skills = raw !== null && typeof raw === 'object' && 'skills' in raw ? (raw as { skills: unknown }).skills : undefined
-  if (Array.isArray(skills) && skills.every((s) => typeof s === 'string')) {
-    try {
-      await core.checkAgentSkills({ accountId, skills })
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err
-      for (const [field, message] of Object.entries(err.fieldErrors ?? {})) (errors as Record<string, string>)[field] ??= message
-    }
-  }
-  if (!parsed.success || Object.keys(errors).length > 0) throw new ValidationError(errors)
-  return parsed.data
-}
-
 /** Agents (snake_case bodies, camelCase responses), their lifecycle commands and their transfer whitelists. */
 export function agentRoutes(deps: AppDeps): Router {
   const { core } = deps
-  const schemas = agentSchemas({
-    models: new Set(deps.models.keys()), defaultModel: deps.defaultModel.id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
-    minRunIntervalSeconds: deps.config.runMinIntervalSeconds,
-  })
+  // Built once by core from the catalogs and the configured least run interval (the agent tools parse with the same).
+  const schemas = core.agentSchemas
   const router = new Router({ prefix: '/agents' })
   const account = (ctx: Context) => principalOf(ctx).accountId
 
@@ -57,7 +33,7 @@ export function agentRoutes(deps: AppDeps): Router {
     ok(ctx, { agents, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
   })
   router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
-    const body = await parseWithSkills(core, account(ctx), schemas.create, ctx.request.body)
+    const body = await parseAgentBody(core, account(ctx), schemas.create, ctx.request.body)
     ok(ctx, await core.createAgent({ ...body, accountId: account(ctx) }), 201)
   })
   router.get('/:id', rejectQuery, requireScope('read'), async (ctx) => {
@@ -72,7 +48,7 @@ export function agentRoutes(deps: AppDeps): Router {
     if (guarded && !principalOf(ctx).scopes.includes('admin')) {
       throw new ForbiddenError('Changing the policy or the payout wallet needs the "admin" scope (or a dashboard session).')
     }
-    const body = await parseWithSkills(core, account(ctx), schemas.update, raw ?? {})
+    const body = await parseAgentBody(core, account(ctx), schemas.update, raw ?? {})
     ok(ctx, await core.updateAgent({ ...body, accountId: account(ctx), agentId: id, actor: auditActorOf(principalOf(ctx)) }))
   }
   // The contract lists both; the reference client updates with POST.

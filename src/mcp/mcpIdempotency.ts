@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto'
+import type pg from 'pg'
+import { canonicalJson } from '../http/middleware/idempotency.ts'
+import { McpIdempotencyKeyReusedError } from './mcpErrors.ts'
+
+/** Claims an MCP `idempotencyKey` for one call: refused (422) when the key named another call before. */
+export type ToolKeyClaim = (input: { accountId: string; key: string; name: string; args: unknown }) => Promise<void>
+
+/**
+ * The key is stored with a fingerprint (sha256 of the tool name and the canonical arguments,
+ * `confirm` and the key left out) in the API's idempotency table under the route `mcp`; the first
+ * call's fingerprint stays. The same key with the same call goes on to the tool, whose operation id
+ * comes from the key, so a retry finds the first result and moves nothing twice.
+ *
+ * @example
+ * await claimToolKey(pool)({ accountId, key: 'k-1', name: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1' } })
+ */
+export function claimToolKey(pool: pg.Pool): ToolKeyClaim {
+  return async ({ accountId, key, name, args }) => {
+    const fingerprint = createHash('sha256').update(canonicalJson({ name, args })).digest('hex')
+    const { rows } = await pool.query<{ fingerprint: string }>(
+      `with claimed as (
+         insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
+         values ($1, 'mcp', $2, $3, 'completed', now())
+         on conflict (account_id, route, key) do nothing
+         returning fingerprint)
+       select fingerprint from claimed
+       union all
+       select fingerprint from idempotency_key where account_id = $1 and route = 'mcp' and key = $2`,
+      [accountId, key, fingerprint],
+    )
+    // A claim made at the same moment by another call is not in this statement's snapshot: read it again.
+    const first = rows[0] ?? (await pool.query<{ fingerprint: string }>(`select fingerprint from idempotency_key where account_id = $1 and route = 'mcp' and key = $2`, [accountId, key])).rows[0]
+    if (first?.fingerprint !== fingerprint) throw new McpIdempotencyKeyReusedError()
+  }
+}
