@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { callTool, toolJsonSchema } from '../src/tools/callTool.ts'
-import { findTool, toolsFor, TOOLS } from '../src/tools/registry.ts'
+import { findTool, toolsFor, TOOL_NAMES, TOOLS } from '../src/tools/registry.ts'
 import { grantedTools } from '../src/domain/skills/builtinSkills.ts'
 
 let app: TestApp
@@ -35,6 +35,14 @@ describe('the tool registry', () => {
     expect(Object.keys(toolJsonSchema(findTool('swap_quote')!).properties as object)).toEqual(
       expect.arrayContaining(['tokenIn', 'tokenOut', 'amountIn', 'slippageBps']),
     )
+  })
+
+  it('lets skills grant only tools that act for the one agent', () => {
+    for (const name of ['list_agents', 'get_balance', 'create_agent', 'update_agent', 'create_custom_skill', 'chat_with_agent', 'get_chat_history']) {
+      expect(TOOL_NAMES.has(name), name).toBe(false)
+      expect(toolsFor({ scopes: ['read', 'trade', 'admin'], granted: new Set([name]) })).toEqual([])
+    }
+    expect(TOOL_NAMES.has('swap_execute')).toBe(true)
   })
 
   it('lists tools by scope and by the skills granted', () => {

@@ -27,8 +27,17 @@ export const TOOLS: readonly Tool[] = [
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))
 
-/** The tools a skill may grant: every one but chat_with_agent and get_chat_history (a model must not chat with itself). */
-export const TOOL_NAMES: ReadonlySet<string> = new Set([...byName.keys()].filter((n) => !UNGRANTABLE_TOOLS.has(n)))
+/**
+ * Whether a skill may grant the tool to a model that acts for one agent: never a tool that acts
+ * for the whole account (`agent: 'none'`: list or create agents, create skills), that changes the
+ * agent itself (`update_agent`: its skills would widen its own tools), or that chats with it
+ * (`chat_with_agent`, `get_chat_history`: a model must not chat with itself). MCP clients still
+ * call all of them with a key's scopes.
+ */
+const grantable = (t: Tool) => t.agent !== 'none' && t.name !== 'update_agent' && !UNGRANTABLE_TOOLS.has(t.name)
+
+/** The tools a skill may grant. */
+export const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.filter(grantable).map((t) => t.name))
 
 export function findTool(name: string): Tool | undefined {
   return byName.get(name)
@@ -42,5 +51,5 @@ export function findTool(name: string): Tool | undefined {
  * toolsFor({ scopes: ['read', 'trade'], granted: grantedTools(agent.skills) })
  */
 export function toolsFor({ scopes, granted }: { scopes: readonly Scope[]; granted?: ReadonlySet<string> }): Tool[] {
-  return TOOLS.filter((t) => scopes.includes(t.scope) && (!granted || (granted.has(t.name) && !UNGRANTABLE_TOOLS.has(t.name))))
+  return TOOLS.filter((t) => scopes.includes(t.scope) && (!granted || (granted.has(t.name) && grantable(t))))
 }
