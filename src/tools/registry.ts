@@ -3,6 +3,7 @@ import type { Tool } from './tool.ts'
 import { createAgentTool, getAgentTool, updateAgentTool } from './agentTools.ts'
 import { chatWithAgentTool, getChatHistoryTool, UNGRANTABLE_TOOLS } from './chatTools.ts'
 import { createCustomSkillTool, listCustomSkillsTool } from './skillTools.ts'
+import { RUN_TOOL_NAMES, RUN_TOOLS } from './runTools.ts'
 import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
 import { claimFeesTool, getFeeEarningsTool } from './feeTools.ts'
 import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
@@ -23,6 +24,7 @@ export const TOOLS: readonly Tool[] = [
   listAgentsTool, getBalanceTool, getTransactionsTool, getModelCatalogTool,
   createAgentTool, updateAgentTool, chatWithAgentTool, getChatHistoryTool,
   listCustomSkillsTool, createCustomSkillTool,
+  ...RUN_TOOLS,
 ] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))
@@ -31,10 +33,11 @@ const byName = new Map(TOOLS.map((t) => [t.name, t]))
  * Whether a skill may grant the tool to a model that acts for one agent: never a tool that acts
  * for the whole account (`agent: 'none'`: list or create agents, create skills), that changes the
  * agent itself (`update_agent`: its skills would widen its own tools), or that chats with it
- * (`chat_with_agent`, `get_chat_history`: a model must not chat with itself). MCP clients still
+ * (`chat_with_agent`, `get_chat_history`: a model must not chat with itself), nor the run tools (a
+ * model must not start or cancel its own agent's runs). MCP clients still
  * call all of them with a key's scopes.
  */
-const grantable = (t: Tool) => t.agent !== 'none' && t.name !== 'update_agent' && !UNGRANTABLE_TOOLS.has(t.name)
+const grantable = (t: Tool) => t.agent !== 'none' && t.name !== 'update_agent' && !UNGRANTABLE_TOOLS.has(t.name) && !RUN_TOOL_NAMES.has(t.name)
 
 /** The tools a skill may grant. */
 export const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.filter(grantable).map((t) => t.name))
