@@ -52,14 +52,18 @@ async function main() {
         const due = new Map((await db.query<{ id: string; due: Date }>(`select actor_id as id, due_at as due from actor_timer where timer_key like 'xstate.after.tick.%'`)).rows.map((r) => [r.id, new Date(r.due).getTime()]))
         const lastDue = Math.max(...due.values())
         progress(`waiting for the first ticks (the last is due in ${round((lastDue - Date.now()) / 1000, 1)} s) and their runs`)
-        const runsQuery = `select snapshot->'context'->>'agentId' as agent, created_at as at, status from actor where kind = 'run'`
+        // The first round: each agent's first run. With many agents the next ticks start new runs
+        // before the first round has ended, so the service is never idle of runs; count per agent.
+        const firstRuns = `select distinct on (snapshot->'context'->>'agentId') snapshot->'context'->>'agentId' as agent, created_at as at, status
+          from actor where kind = 'run' order by snapshot->'context'->>'agentId', created_at`
         for (;;) {
-          const { rows } = await db.query<{ n: number; open: number }>(`select count(*)::int as n, count(*) filter (where status in ('queued', 'running'))::int as open from actor where kind = 'run'`)
-          if (rows[0]!.n >= N && rows[0]!.open === 0) break
-          if (Date.now() > lastDue + 180_000) throw new Error(`only ${rows[0]!.n} of ${N} runs after 3 minutes`)
+          const { rows } = await db.query<{ n: number }>(`select count(*) filter (where status not in ('queued', 'running'))::int as n from (${firstRuns}) f`)
+          if (rows[0]!.n >= N) break
+          if (Date.now() > lastDue + 300_000) throw new Error(`only ${rows[0]!.n} of ${N} first runs ended after 5 minutes`)
           await new Promise((r) => setTimeout(r, 500))
         }
-        const runs = (await db.query<{ agent: string; at: Date; status: string }>(runsQuery)).rows
+        const runs = (await db.query<{ agent: string; at: Date; status: string }>(firstRuns)).rows
+        const allRuns = (await db.query<{ n: number }>(`select count(*)::int as n from actor where kind = 'run'`)).rows[0]!.n
         const delays = runs.map((r) => new Date(r.at).getTime() - due.get(r.agent)!).sort((a, b) => a - b)
         const starts = runs.map((r) => new Date(r.at).getTime()).sort((a, b) => a - b)
         const spanS = (starts[starts.length - 1]! - starts[0]!) / 1000
@@ -77,6 +81,7 @@ async function main() {
           machine: { cores: cpus().length, node: process.version },
           agents: N,
           runs: runs.length,
+          runsIncludingLaterTicks: allRuns,
           completed,
           ticksDueOverSeconds: round(dueSpanS, 1),
           runsStartedPerSecond: round(runs.length / Math.max(spanS, 0.001), 1),
