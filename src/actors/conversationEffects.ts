@@ -1,0 +1,123 @@
+import type pg from 'pg'
+import type { Core } from '../core.ts'
+import type { AgentRecord, AgentsRepository } from '../domain/agents/ports.ts'
+import type { CreditsRepository } from '../domain/billing/ports.ts'
+import { composePrompt } from '../domain/chat/chatPrompt.ts'
+import type { ChatMessagesRepository, ModelMessage, ModelProvider, ModelTool } from '../domain/chat/ports.ts'
+import type { Model } from '../llm/modelCatalog.ts'
+import { toolJsonSchema } from '../tools/callTool.ts'
+import { findTool } from '../tools/registry.ts'
+import type { EffectHandler, EffectRow } from './actorKind.ts'
+import type { ChatBus } from './chatBus.ts'
+import { createModelCallEffect } from './modelCall.effect.ts'
+import { createToolCallEffect } from './toolCall.effect.ts'
+
+/** What the model-call and tool-call effects of a chat turn or a run are built from. */
+export type ConversationEffectsDeps = {
+  pool: pg.Pool
+  provider: ModelProvider
+  credits: CreditsRepository
+  agents: AgentsRepository
+  messages: ChatMessagesRepository
+  models: ReadonlyMap<string, Model>
+  bus: ChatBus
+  /** Built after the runtime (core needs it), so handed in as a getter. */
+  core(): Core
+  maxTokens: number
+}
+
+/** A chat turn or a run as its effects see it (read from the actor's context). */
+export type Conversation = {
+  /** The turn or run id: messages are written under it, tool call ids are keyed by it. */
+  id: string
+  accountId: string
+  agentId: string
+  /** The catalog id of the model. */
+  model: string
+  temperature: number | null
+  /** The tool names granted when it started. */
+  tools: string[]
+  /** Its messages as the model sees them. */
+  transcript: ModelMessage[]
+  /** Where text deltas and tool events are published (a streaming chat turn), else null. */
+  streamKey: string | null
+}
+
+/** How one kind (chat turn, run) differs: its effect names, its context, its prompt. */
+export type ConversationKind = {
+  /** For error messages ("chat turn", "run"). */
+  label: string
+  effects: { modelCall: string; toolCall: string }
+  conversationOf(context: unknown): Conversation
+  /** Earlier messages of the agent for the prompt, newest first. */
+  history(conversation: Conversation): Promise<ModelMessage[]>
+  /** The system prompt from the agent and its skills' text (`resolveAgentSkills`). */
+  systemPrompt(agent: AgentRecord, skills: string): string
+}
+
+/** The model tools of a list of tool names, in the registry's order. */
+export function modelToolsOf(names: readonly string[]): ModelTool[] {
+  return names.flatMap((n) => {
+    const t = findTool(n)
+    return t ? [{ name: t.name, description: t.description, parameters: toolJsonSchema(t) }] : []
+  })
+}
+
+/**
+ * The model-call and tool-call effects of one kind of conversation, bound to its actor row: the
+ * prompt from the agent, its skills, its history and the transcript; the assistant and tool
+ * messages written with the effect's finish, under the conversation id; a tool call keyed by
+ * `<conversation id>/<tool call id>`, so a retried call never moves funds twice.
+ */
+export function createConversationEffects(deps: ConversationEffectsDeps, kind: ConversationKind): Record<string, EffectHandler> {
+  // Read once per effect run: the finish writes reuse what the handler read. A finish write that
+  // must read reads through its own transaction: a second pooled connection per finishing effect
+  // exhausts the pool when many finish at once (thousands of scheduled runs on one tick).
+  const seen = new WeakMap<EffectRow, Conversation>()
+  async function conversationOf(effect: EffectRow, q: Pick<pg.PoolClient, 'query'> = deps.pool): Promise<Conversation> {
+    const cached = seen.get(effect)
+    if (cached) return cached
+    const { rows } = await q.query<{ ctx: unknown }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
+    if (!rows[0]) throw new Error(`${kind.label} ${effect.actorId} not found`)
+    const conversation = kind.conversationOf(rows[0].ctx)
+    seen.set(effect, conversation)
+    return conversation
+  }
+  const messageOf = (c: Conversation) => ({ accountId: c.accountId, agentId: c.agentId, turnId: c.id })
+
+  return {
+    [kind.effects.modelCall]: createModelCallEffect({
+      provider: deps.provider,
+      credits: deps.credits,
+      bus: deps.bus,
+      maxTokens: deps.maxTokens,
+      async requestOf(effect) {
+        const c = await conversationOf(effect)
+        const [agent, history] = await Promise.all([deps.agents.getOwned(c.accountId, c.agentId), kind.history(c)])
+        const { instructions } = await deps.core().resolveAgentSkills({ accountId: c.accountId, skills: agent.skills })
+        const model = deps.models.get(c.model)
+        if (!model) throw new Error(`model ${c.model} is not in the catalog`)
+        const tools = modelToolsOf(c.tools)
+        const system = kind.systemPrompt(agent, instructions)
+        const messages = composePrompt({ system, history, turn: c.transcript, tools, contextWindow: model.contextWindow, maxTokens: deps.maxTokens })
+        return { accountId: c.accountId, model, temperature: c.temperature, streamKey: c.streamKey, messages, tools }
+      },
+      async recordAnswer(effect, result, tx) {
+        const c = await conversationOf(effect, tx)
+        await deps.messages.insert({ ...messageOf(c), key: `model:${effect.id}`, role: 'assistant', content: result.content, model: c.model, toolCalls: result.toolCalls }, tx)
+      },
+    }),
+    [kind.effects.toolCall]: createToolCallEffect({
+      core: deps.core,
+      bus: deps.bus,
+      async bindingOf(effect) {
+        const c = await conversationOf(effect)
+        return { accountId: c.accountId, agentId: c.agentId, granted: c.tools, callKey: (id) => `${c.id}/${id}`, streamKey: c.streamKey }
+      },
+      async recordResult(effect, view, tx) {
+        const c = await conversationOf(effect, tx)
+        await deps.messages.insert({ ...messageOf(c), key: `tool:${view.callId}`, role: 'tool', content: view.content, model: null, toolCallId: view.callId }, tx)
+      },
+    }),
+  }
+}
