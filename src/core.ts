@@ -161,7 +161,10 @@ export function createCore(adapters: CoreAdapters) {
     toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
     newId: randomUUID,
   }
-  const chat = chatPortsOf(adapters, async (input) => (await resolveAgentSkills(skillPorts, input)).tools)
+  // The tools an agent's model may call: those its skills grant (built-in and custom) among the read and trade tools.
+  const modelTools = async (accountId: string, skills: readonly string[]) =>
+    toolsFor({ scopes: MODEL_SCOPES, granted: new Set((await resolveAgentSkills(skillPorts, { accountId, skills })).tools) }).map((t) => t.name)
+  const chat = chatPortsOf(adapters, modelTools)
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
@@ -203,7 +206,7 @@ export function createCore(adapters: CoreAdapters) {
     listMessages: (input: { accountId: string; agentId: string; query: unknown }) => listMessages({ agents, messages: chat.messages }, input),
     /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
     subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
-    ...runUseCases(adapters, (accountId, skills) => resolveAgentSkills(skillPorts, { accountId, skills })),
+    ...runUseCases(adapters, modelTools),
     /** Custom skill request bodies, validated against the tool names a skill may grant. */
     customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
     createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
@@ -279,7 +282,7 @@ export type ChatAdapters = {
 }
 
 /** Autonomous runs (src/domain/runs): the run actor's use cases. */
-function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, resolve: (accountId: string, skills: readonly string[]) => Promise<{ tools: string[] }>) {
+function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, modelTools: RunsDeps['modelTools']) {
   const runs = createRuns({ pool, runtime, messages: chat.messages })
   const deps: RunsDeps = {
     agents,
@@ -288,7 +291,7 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, resolve: (ac
     provider: chat.provider,
     credits: chat.credits,
     runs,
-    grantedTools: async (accountId, skills) => toolsFor({ scopes: MODEL_SCOPES, granted: new Set((await resolve(accountId, skills)).tools) }).map((t) => t.name),
+    modelTools,
     limits: { ...chat.runs, maxTokens: chat.limits.maxTokens },
     newId: randomUUID,
   }
@@ -304,16 +307,15 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, resolve: (ac
   }
 }
 
-function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, grantedTools: ChatDeps['grantedTools']) {
-  const deps: ChatDeps & { turns: ChatDeps['turns'] } = {
+function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, modelTools: ChatDeps['modelTools']) {
+  const deps: ChatDeps = {
     agents,
-    grantedTools,
+    modelTools,
     models: chat.models,
     defaultModel: chat.defaultModel,
     provider: chat.provider,
     credits: chat.credits,
     turns: createChatTurns({ pool, runtime, messages: chat.messages }),
-    modelTools: (granted) => toolsFor({ scopes: MODEL_SCOPES, granted }).map((t) => t.name),
     limits: chat.limits,
     newId: randomUUID,
   }

@@ -1,23 +1,12 @@
-import { AgentDeletedError, InsufficientCreditsError, ModelProviderNotConfiguredError, ValidationError } from '../errors.ts'
+import { ValidationError } from '../errors.ts'
 import { fieldErrorsOf } from '../fieldErrors.ts'
-import type { AgentsRepository } from '../agents/ports.ts'
-import type { CreditsRepository } from '../billing/ports.ts'
-import { creditsToUsd, worstCaseCredits } from '../billing/modelCallCredits.ts'
+import { creditsToUsd } from '../billing/modelCallCredits.ts'
 import { chatRequestSchema } from './chat.schema.ts'
-import { estimateTokens } from './chatPrompt.ts'
-import type { ChatModel, ChatTurns, ChatTurnState } from './ports.ts'
+import { checkModelLoop, type ModelLoopDeps } from './checkModelLoop.ts'
+import type { ChatTurns, ChatTurnState } from './ports.ts'
 
-export type ChatDeps = {
-  agents: AgentsRepository
-  models: ReadonlyMap<string, ChatModel>
-  defaultModel: ChatModel
-  provider: { readonly configured: boolean }
-  credits: Pick<CreditsRepository, 'balance'>
+export type ChatDeps = ModelLoopDeps & {
   turns: ChatTurns
-  /** The tool names the agent's skills grant (built-in and custom: `resolveAgentSkills`). */
-  grantedTools(input: { accountId: string; skills: readonly string[] }): Promise<readonly string[]>
-  /** The tool names a model may call among those granted (the registry's `read` and `trade` tools). */
-  modelTools(granted: ReadonlySet<string>): string[]
   limits: { maxRounds: number; maxTokens: number }
   newId(): string
 }
@@ -38,18 +27,7 @@ export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): 
   const parsed = chatRequestSchema.safeParse(input.body ?? {})
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const agent = await deps.agents.getOwned(input.accountId, input.agentId)
-  if (agent.status === 'deleted') throw new AgentDeletedError()
-  const model = body.model !== undefined ? deps.models.get(body.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
-  if (!model) throw new ValidationError({ model: `Unknown model "${body.model}": see GET /models.` })
-  const tools = deps.modelTools(new Set(await deps.grantedTools({ accountId: input.accountId, skills: agent.skills })))
-  if (tools.length > 0 && !model.supportsTools) {
-    throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
-  }
-  if (!deps.provider.configured) throw new ModelProviderNotConfiguredError()
-  const { credits, reserved } = await deps.credits.balance(input.accountId)
-  const firstCall = worstCaseCredits({ promptTokens: estimateTokens([{ role: 'user', content: body.message }]), maxTokens: deps.limits.maxTokens }, model)
-  if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
+  const { agent, model, tools } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.message })
   const turnId = input.turnId ?? deps.newId()
   await deps.turns.start({
     turnId,

@@ -1,23 +1,12 @@
-import { AgentDeletedError, InsufficientCreditsError, ModelProviderNotConfiguredError, ValidationError } from '../errors.ts'
+import { ValidationError } from '../errors.ts'
 import { fieldErrorsOf } from '../fieldErrors.ts'
-import type { AgentsRepository } from '../agents/ports.ts'
-import type { CreditsRepository } from '../billing/ports.ts'
-import { worstCaseCredits } from '../billing/modelCallCredits.ts'
-import type { ChatModel } from '../chat/ports.ts'
-import { estimateTokens } from '../chat/chatPrompt.ts'
+import { checkModelLoop, type ModelLoopDeps } from '../chat/checkModelLoop.ts'
 import { startRunSchema, type RunLimits } from './run.schema.ts'
 import type { RunInput, Runs, RunState } from './ports.ts'
 import { runView } from './getRun.ts'
 
-export type RunsDeps = {
-  agents: AgentsRepository
-  models: ReadonlyMap<string, ChatModel>
-  defaultModel: ChatModel
-  provider: { readonly configured: boolean }
-  credits: Pick<CreditsRepository, 'balance'>
+export type RunsDeps = ModelLoopDeps & {
   runs: Runs
-  /** The tool names a model may call among those the agent's skills grant (built-in and custom). */
-  grantedTools(accountId: string, skills: readonly string[]): Promise<string[]>
   limits: RunLimits & { maxTokens: number; stopWaitMs: number }
   newId(): string
 }
@@ -37,18 +26,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
   const parsed = startRunSchema(deps.limits).safeParse(input.body ?? {})
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const agent = await deps.agents.getOwned(input.accountId, input.agentId)
-  if (agent.status === 'deleted') throw new AgentDeletedError()
-  const model = body.model !== undefined ? deps.models.get(body.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
-  if (!model) throw new ValidationError({ model: `Unknown model "${body.model}": see GET /models.` })
-  const tools = await deps.grantedTools(input.accountId, agent.skills)
-  if (tools.length > 0 && !model.supportsTools) {
-    throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
-  }
-  if (!deps.provider.configured) throw new ModelProviderNotConfiguredError()
-  const { credits, reserved } = await deps.credits.balance(input.accountId)
-  const firstCall = worstCaseCredits({ promptTokens: estimateTokens([{ role: 'user', content: body.goal }]), maxTokens: deps.limits.maxTokens }, model)
-  if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
+  const { agent, model, tools } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal })
   const run: RunInput = {
     runId: input.runId ?? deps.newId(),
     accountId: input.accountId,

@@ -1,0 +1,45 @@
+import { AgentDeletedError, InsufficientCreditsError, ModelProviderNotConfiguredError, ValidationError } from '../errors.ts'
+import type { AgentRecord, AgentsRepository } from '../agents/ports.ts'
+import type { CreditsRepository } from '../billing/ports.ts'
+import { worstCaseCredits } from '../billing/modelCallCredits.ts'
+import { estimateTokens } from './chatPrompt.ts'
+import type { ChatModel } from './ports.ts'
+
+/** What a chat turn and a run both check before they start. */
+export type ModelLoopDeps = {
+  agents: AgentsRepository
+  models: ReadonlyMap<string, ChatModel>
+  defaultModel: ChatModel
+  provider: { readonly configured: boolean }
+  credits: Pick<CreditsRepository, 'balance'>
+  /** The tool names the agent's model may call: those its skills grant (built-in and custom) among the `read` and `trade` tools. */
+  modelTools(accountId: string, skills: readonly string[]): Promise<string[]>
+  limits: { maxTokens: number }
+}
+
+/**
+ * The checks shared by a chat turn and a run, in order: the agent (404 for another account's, 409
+ * when deleted), the model (422 unknown, or without tool support while the agent has tools), the
+ * provider (503) and that the account covers the first model call's worst case (402).
+ *
+ * @example
+ * const { agent, model, tools } = await checkModelLoop(deps, { accountId, agentId, model: body.model, firstMessage: body.message })
+ */
+export async function checkModelLoop(
+  deps: ModelLoopDeps,
+  input: { accountId: string; agentId: string; model: string | undefined; firstMessage: string },
+): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[] }> {
+  const agent = await deps.agents.getOwned(input.accountId, input.agentId)
+  if (agent.status === 'deleted') throw new AgentDeletedError()
+  const model = input.model !== undefined ? deps.models.get(input.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
+  if (!model) throw new ValidationError({ model: `Unknown model "${input.model}": see GET /models.` })
+  const tools = await deps.modelTools(input.accountId, agent.skills)
+  if (tools.length > 0 && !model.supportsTools) {
+    throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
+  }
+  if (!deps.provider.configured) throw new ModelProviderNotConfiguredError()
+  const { credits, reserved } = await deps.credits.balance(input.accountId)
+  const firstCall = worstCaseCredits({ promptTokens: estimateTokens([{ role: 'user', content: input.firstMessage }]), maxTokens: deps.limits.maxTokens }, model)
+  if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
+  return { agent, model, tools }
+}
