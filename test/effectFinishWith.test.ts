@@ -64,8 +64,11 @@ describe('effect results that carry writes (finishWith)', () => {
       expect(entry?.snapshot.context).toEqual({ result: 'attempt-2' })
       const { rows } = await pool.query('select ref, attempt from finish_probe')
       expect(rows).toEqual([{ ref: expect.stringMatching(new RegExp(`^${id}:`)), attempt: 2 }])
-      const inbox = await pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and dedupe_key like 'effect:%'`, [id])
-      expect(inbox.rows[0].n).toBe(1)
+      // The outcome was applied once (in the finish's own transaction: no inbox row was needed).
+      const applied = await pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'paid.done'`, [id])
+      expect(applied.rows[0].n).toBe(1)
+      const pending = await pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id])
+      expect(pending.rows[0].n).toBe(0)
     } finally {
       await runtime.stop()
     }

@@ -123,7 +123,8 @@ describe('effect leases across two runtimes on one database', () => {
     expect(effect).toBeUndefined()
     const late = { id: `${id}:2:0`, actorId: id, accountId: randomUUID(), kind: 'slow.work', params: {}, status: 'pending' as const, externalRef: null, result: null, attempts: 0 }
     expect(await finishEffect(db().pool, late, { owner: 'node-a', status: 'done', event: { type: 'slow.done', value: 'a' } })).toBe(false)
-    expect((await db().pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(1)
+    expect((await db().pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(1)
+    expect((await db().pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(0)
     await rb.stop()
   })
 

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
-import type { ActorEntry, ActorKind, EffectHandler } from './actorKind.ts'
+import type { ActorEntry, ActorKind, EffectHandler, EffectRow } from './actorKind.ts'
 import * as store from './actorStore.ts'
-import type { Queryable } from './actorStore.ts'
+import type { NewEffect, Queryable } from './actorStore.ts'
 import { releaseAllLeases } from './effectStore.ts'
 import { createEffectWorker } from './effectWorker.ts'
 import { createCommitWatch, waitForCommit } from './commitWatch.ts'
@@ -14,6 +14,7 @@ import { createKeyedLock } from './keyedLock.ts'
 import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
 import { createActor, sendCommand } from './applyEvent.ts'
 import { drainInbox } from './drainInbox.ts'
+import { finishAndApply } from './effectOutcome.ts'
 import { createPoller } from './poller.ts'
 
 export type ActorRuntimeOptions = {
@@ -63,6 +64,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const watch = createCommitWatch()
   const unloadable = new Set<string>()
   let stopped = true
+  const owner = opts.nodeId ?? randomUUID()
+  const leaseMs = opts.effectLeaseMs ?? 30_000
 
   const core: RuntimeCore = {
     pool,
@@ -80,13 +83,17 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       return row ? cache.remember(await entryFromRow(pool, core.kindOf(row.kind), row, logger)) : undefined
     },
     forget: cache.forget,
-    committed(entry, effectIds, timerDelays, notify) {
+    committed({ entry, effects, timerDelays, notify }) {
       cache.remember(entry)
       watch.emit(entry)
       if (timerDelays.length > 0) poller.wake(Math.min(...timerDelays))
-      if (!stopped && effectIds.length > 0) void track(worker.claimAndRun({ ids: effectIds }))
+      // Written claimed by this runtime: they run now, with no claim statement (a stop in between
+      // leaves them to the lease's expiry, or to the next start of a sole runtime).
+      if (!stopped && effects.length > 0) worker.runClaimed(effects.map((e) => claimedRow(entry, e)))
       if (notify && !stopped) void drain(notify.actorId)
     },
+    claim: () => (stopped ? null : { owner, leaseMs }),
+    awaitingCommit: new WeakMap(),
     withLock: createKeyedLock(),
     track,
   }
@@ -104,11 +111,14 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     handlers: { ...opts.effectHandlers, [SPAWN_CHILD]: spawnChildHandler(create) },
     persistent: new Set(opts.kinds.flatMap((k) => k.persistentEffects ?? [])),
     maxAttempts: opts.maxEffectAttempts ?? 8,
-    owner: opts.nodeId ?? randomUUID(),
-    leaseMs: opts.effectLeaseMs ?? 30_000,
+    owner,
+    leaseMs,
     isStopped: () => stopped,
     track,
-    afterFinish: drain,
+    async finish(effect, outcome, writes) {
+      const { drain: needsDrain } = await finishAndApply(core, effect, outcome, writes)
+      if (needsDrain && !stopped) await drain(effect.actorId)
+    },
   })
 
   const poller = createPoller({
@@ -121,9 +131,9 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     create,
     /** Runs what a commit made by the caller's own transaction asked for (see `create` with `db`). */
     afterExternalCommit(entry: ActorEntry) {
-      cache.remember(entry)
-      watch.emit(entry)
-      if (!stopped) void track(worker.claimAndRun({ actorId: entry.id }))
+      const t = core.awaitingCommit.get(entry)
+      core.awaitingCommit.delete(entry)
+      core.committed(t ?? { entry, effects: [], timerDelays: [], notify: null })
     },
     /** Sends a command and answers once the new state is committed; 409 when the state refuses it. */
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),
@@ -169,4 +179,10 @@ async function pollOnce(
   )
   await worker.claimAndRun()
   return store.nextTimerDelay(pool)
+}
+
+/** An effect row as this runtime wrote it, claimed (params as stored: through JSON). */
+function claimedRow(entry: ActorEntry, e: NewEffect): EffectRow {
+  const params: unknown = JSON.parse(JSON.stringify(e.params ?? {}))
+  return { id: e.id, actorId: entry.id, accountId: entry.accountId, kind: e.kind, params, status: 'pending', externalRef: null, result: null, attempts: 0 }
 }

@@ -21,6 +21,12 @@ export type ActorRow = {
 
 export type TimerUpsert = { key: string; generation: number; delayMs: number; event: unknown }
 export type NewEffect = { id: string; kind: string; params: unknown }
+/**
+ * New effects written already claimed by the runtime that commits them and runs them right
+ * after (no separate claim statement). The lease starts at the statement (`clock_timestamp()`),
+ * so the transaction around it must be short.
+ */
+export type EffectClaim = { owner: string; leaseMs: number }
 
 export type CommitParams = {
   id: string
@@ -36,6 +42,13 @@ export type CommitParams = {
   timerUpserts: TimerUpsert[]
   /** An event for another actor's inbox in the same commit (a child's end, to its parent). */
   notify?: Notify | null
+  /** Writes the new effects claimed (see EffectClaim); null or absent: left for any worker to claim. */
+  claim?: EffectClaim | null
+  /**
+   * Fence for an event applied outside the inbox (an effect's outcome, in its finish): commit only
+   * while the actor has no unprocessed inbox row, so events are never applied out of order.
+   */
+  requireEmptyInbox?: boolean
 }
 
 export type Notify = { actorId: string; event: unknown; dedupeKey: string }
@@ -52,16 +65,19 @@ const COMMIT_SQL = `
 with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
-    inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb)
+    inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb,
+    claimed_by text, lease_ms bigint, empty_inbox boolean)
 ), upd as (
   update actor a set snapshot = i.snapshot, status = i.status, state_value = i.state_value, timers = i.timers,
          version = a.version + 1, updated_at = now()
     from input i
    where a.id = i.id and a.version = i.expected
      and (i.inbox_seq is null or exists (select 1 from actor_inbox b where b.seq = i.inbox_seq and b.processed_at is null))
+     and (i.empty_inbox is not true or not exists (select 1 from actor_inbox b where b.actor_id = i.id and b.processed_at is null))
   returning a.id, a.account_id, a.version
 ), ok as (
-  select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts, i.notify
+  select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts, i.notify,
+         i.claimed_by, i.lease_ms
     from upd join input i on i.id = upd.id
 ), j as (
   insert into actor_journal (actor_id, seq, account_id, event, state_value)
@@ -69,8 +85,9 @@ with input as (
 ), ib as (
   update actor_inbox b set processed_at = now() from ok where b.seq = ok.inbox_seq
 ), ef as (
-  insert into effect (id, actor_id, account_id, kind, params, status)
-  select e.id, ok.id, ok.account_id, e.kind, e.params, 'pending'
+  insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until)
+  select e.id, ok.id, ok.account_id, e.kind, e.params, 'pending', ok.claimed_by,
+         case when ok.claimed_by is null then null else clock_timestamp() + ok.lease_ms * interval '1 millisecond' end
     from ok, jsonb_to_recordset(ok.effects) as e(id text, kind text, params jsonb)
 ), td as (
   delete from actor_timer t using ok
@@ -113,6 +130,9 @@ export async function commitTransitions(db: Queryable, ps: CommitParams[]): Prom
     timer_deletes: p.timerDeletes,
     timer_upserts: timerRows(p.timerUpserts),
     notify: p.notify ?? null,
+    claimed_by: p.claim?.owner ?? null,
+    lease_ms: p.claim?.leaseMs ?? null,
+    empty_inbox: p.requireEmptyInbox ?? false,
   }))
   // Named: prepared once per connection, not parsed and planned on every event.
   const { rows } = await db.query<{ id: string; version: number }>({ name: 'actor.commit', text: COMMIT_SQL, values: [JSON.stringify(input)] })
@@ -185,7 +205,7 @@ export function createGroupCommitter(pool: Pick<pg.Pool, 'query'>, { maxBatch = 
   }
 }
 
-export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes' | 'notify'> & {
+export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes' | 'notify' | 'requireEmptyInbox'> & {
   kind: string
   accountId: string
   machineVersion: number
@@ -194,8 +214,9 @@ export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq
 
 /** Inserts a new actor at version 1 with its journal entry, effects and timers (one statement). */
 export async function insertActor(db: Queryable, p: InsertActorParams): Promise<void> {
-  await db.query(
-    `with ins as (
+  await db.query({
+    name: 'actor.insert',
+    text: `with ins as (
        insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version, parent_id)
        values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)
        returning id, account_id, version
@@ -203,14 +224,15 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
        insert into actor_journal (actor_id, seq, account_id, event, state_value)
        select id, version, account_id, $9::jsonb, $6::jsonb from ins
      ), ef as (
-       insert into effect (id, actor_id, account_id, kind, params, status)
-       select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending'
+       insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until)
+       select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending', $13::text,
+              case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end
          from ins, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)
      )
      insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
      select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
        from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)`,
-    [
+    values: [
       p.id,
       p.kind,
       p.accountId,
@@ -223,8 +245,10 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
       JSON.stringify(p.effects),
       JSON.stringify(timerRows(p.timerUpserts)),
       p.parentId ?? null,
+      p.claim?.owner ?? null,
+      p.claim?.leaseMs ?? null,
     ],
-  )
+  })
 }
 
 export async function loadActor(db: Queryable, id: string): Promise<ActorRow | undefined> {

@@ -5,14 +5,14 @@ import * as store from './actorStore.ts'
 import type { Queryable } from './actorStore.ts'
 import { childEnd } from './childActors.ts'
 import { planActions, type Action } from './planActions.ts'
-import type { RuntimeCore } from './runtimeCore.ts'
+import type { RuntimeCore, Transition } from './runtimeCore.ts'
 
 const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.machine.getPersistedSnapshot(entry.snapshot)
 
 /**
- * Creates an actor at version 1. Pass `db` (a client inside a transaction) to create it
- * atomically with other rows, e.g. the agent's own row; the caller then hands the entry to
- * `afterExternalCommit`.
+ * Creates an actor at version 1, its first effects written claimed by this runtime. Pass `db`
+ * (a client inside a short transaction) to create it atomically with other rows, e.g. the
+ * agent's own row; the caller then hands the entry to `afterExternalCommit`, which runs them.
  */
 export async function createActor(
   core: RuntimeCore,
@@ -25,6 +25,7 @@ export async function createActor(
   const plan = planActions(kind, id, 1, actions, {})
   const status = kind.statusOf(snapshot)
   const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
+  const claim = core.claim()
   await store.insertActor(db, {
     id,
     kind: kind.kind,
@@ -38,12 +39,53 @@ export async function createActor(
     event: { type: 'xstate.init' },
     effects: plan.effects,
     timerUpserts: plan.timerUpserts,
+    claim,
   })
   // A child that is final from the start still tells its parent.
   const notify = childEnd(entry)
   if (notify) await store.enqueue(db, { actorId: notify.actorId, accountId, event: notify.event, dedupeKey: notify.dedupeKey })
-  if (db === core.pool) core.committed(entry, plan.effects.map((e) => e.id), plan.timerUpserts.map((t) => t.delayMs), notify)
+  const transition: Transition = { entry, effects: claim ? plan.effects : [], timerDelays: plan.timerUpserts.map((t) => t.delayMs), notify }
+  if (db === core.pool) core.committed(transition)
+  else core.awaitingCommit.set(entry, transition)
   return entry
+}
+
+/** A transition planned on an entry: the commit's parameters and what to announce once committed. */
+export type PlannedTransition = Transition & { params: Omit<store.CommitParams, 'inboxSeq'> }
+
+/**
+ * The transition `event` makes from `entry`, as a commit (snapshot, journal, effects claimed by
+ * this runtime, timers, a child's end for its parent); null when the state does not take it.
+ */
+export function planTransition(core: RuntimeCore, entry: ActorEntry, event: AnyEventObject, liveTimers = entry.timers): PlannedTransition | null {
+  const [next, actions] = transition(entry.kind.machine, entry.snapshot, event) as [AnyMachineSnapshot, Action[]]
+  if (next === entry.snapshot) return null
+  const newVersion = entry.version + 1
+  const plan = planActions(entry.kind, entry.id, newVersion, actions, liveTimers)
+  const status = entry.kind.statusOf(next)
+  const candidate: ActorEntry = { ...entry, snapshot: next, version: newVersion, status, timers: plan.timers }
+  const notify = childEnd(candidate)
+  const claim = core.claim()
+  return {
+    entry: candidate,
+    effects: claim ? plan.effects : [],
+    timerDelays: plan.timerUpserts.map((t) => t.delayMs),
+    notify,
+    params: {
+      id: entry.id,
+      expectedVersion: entry.version,
+      snapshot: persisted(candidate),
+      status,
+      stateValue: next.value,
+      timers: plan.timers,
+      event,
+      effects: plan.effects,
+      timerDeletes: plan.timerDeletes,
+      timerUpserts: plan.timerUpserts,
+      notify,
+      claim,
+    },
+  }
 }
 
 /**
@@ -77,41 +119,21 @@ export async function applyEvent(
     const staleTimer = timer !== undefined && entry.timers[timer.key] !== timer.generation
     const liveTimers = { ...entry.timers }
     if (timer && !staleTimer) delete liveTimers[timer.key]
-    const [next, actions] = staleTimer
-      ? [entry.snapshot, []]
-      : (transition(entry.kind.machine, entry.snapshot, event) as [AnyMachineSnapshot, Action[]])
-    if (next === entry.snapshot) {
+    const planned = staleTimer ? null : planTransition(core, entry, event, liveTimers)
+    if (!planned) {
       if (await refusalStands(core, entry, inboxSeq)) return { entry, accepted: false }
       core.forget(id)
       continue
     }
-    const newVersion = entry.version + 1
-    const plan = planActions(entry.kind, id, newVersion, actions, liveTimers)
-    const status = entry.kind.statusOf(next)
-    const candidate: ActorEntry = { ...entry, snapshot: next, version: newVersion, status, timers: plan.timers }
-    const notify = childEnd(candidate)
-    const version = await core.committer.commit({
-      id,
-      expectedVersion: entry.version,
-      snapshot: persisted(candidate),
-      status,
-      stateValue: next.value,
-      timers: plan.timers,
-      event,
-      inboxSeq,
-      effects: plan.effects,
-      timerDeletes: plan.timerDeletes,
-      timerUpserts: plan.timerUpserts,
-      notify,
-    })
+    const version = await core.committer.commit({ ...planned.params, inboxSeq })
     if (version === undefined) {
       core.forget(id)
       // Another node applied this inbox event first: it must not be applied again.
       if (inboxSeq && (await store.inboxProcessed(core.pool, inboxSeq))) return { entry: (await core.load(id, { fresh: true })) ?? entry, accepted: false }
       continue
     }
-    core.committed(candidate, plan.effects.map((e) => e.id), plan.timerUpserts.map((t) => t.delayMs), notify)
-    return { entry: candidate, accepted: true }
+    core.committed(planned)
+    return { entry: planned.entry, accepted: true }
   }
 }
 

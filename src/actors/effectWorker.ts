@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { Logger } from '../logger.ts'
 import type { EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
 import * as effects from './effectStore.ts'
+import type { EffectOutcome } from './effectOutcome.ts'
 
 export type EffectWorkerOptions = {
   pool: pg.Pool
@@ -15,26 +16,22 @@ export type EffectWorkerOptions = {
   leaseMs: number
   isStopped(): boolean
   track<T>(p: Promise<T>): Promise<T>
-  /** Called when an effect finished and its outcome is in the actor's inbox. */
-  afterFinish(actorId: string): Promise<void>
+  /** Records the effect's end with the handler's writes and reports its event to the actor (see effectOutcome.ts). */
+  finish(effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<void>
 }
 
 /**
  * Runs effects after commit. Each is claimed first (SKIP LOCKED, with a lease renewed while the
- * handler runs), so one effect runs at most once at a time across ticks, processes and nodes;
- * a lease left by a dead worker expires and another worker takes the effect over. Success
- * reports the handler's event; a failure retries with back-off, then reports `<kind>.failed`.
+ * handler runs; effects just committed by this runtime are written claimed), so one effect runs
+ * at most once at a time across ticks, processes and nodes; a lease left by a dead worker
+ * expires and another worker takes the effect over. Success reports the handler's event; a
+ * failure retries with back-off, then reports `<kind>.failed`.
  */
 export function createEffectWorker(o: EffectWorkerOptions) {
   const { pool, logger, owner, leaseMs } = o
   const running = new Set<string>()
 
-  async function finish(effect: EffectRow, outcome: Omit<Parameters<typeof effects.finishEffect>[2], 'owner'>, writes: FinishWrite[] = []) {
-    const finished = writes.length === 0
-      ? await effects.finishEffect(pool, effect, { owner, ...outcome })
-      : await finishInTransaction(pool, (tx) => effects.finishEffect(tx, effect, { owner, ...outcome }), writes)
-    if (finished) await o.afterFinish(effect.actorId)
-  }
+  const finish = (effect: EffectRow, outcome: Omit<EffectOutcome, 'owner'>, writes: FinishWrite[] = []) => o.finish(effect, { owner, ...outcome }, writes)
 
   async function run(effect: EffectRow): Promise<void> {
     if (running.has(effect.id) || o.isStopped()) return
@@ -74,31 +71,15 @@ export function createEffectWorker(o: EffectWorkerOptions) {
   }
 
   return {
-    /** Claims open effects (just committed ones by id, one actor's, or every due one) and runs them. */
-    async claimAndRun(sel: { ids?: string[]; actorId?: string } = {}): Promise<void> {
-      if (o.isStopped() || (sel.ids && sel.ids.length === 0)) return
+    /** Claims open effects (one actor's, or every due one) and runs them. */
+    async claimAndRun(sel: { actorId?: string } = {}): Promise<void> {
+      if (o.isStopped()) return
       const claimed = await effects.claimEffects(pool, { owner, leaseMs, ...sel })
       claimed.forEach((e) => void o.track(run(e)))
     },
-  }
-}
-
-/**
- * Finishes an effect and runs the handler's writes in one transaction. When this worker no
- * longer holds the lease, nothing is written (the writes are skipped and the transaction ends).
- */
-async function finishInTransaction(pool: pg.Pool, finishEffect: (tx: pg.PoolClient) => Promise<boolean>, writes: FinishWrite[]): Promise<boolean> {
-  const tx = await pool.connect()
-  try {
-    await tx.query('begin')
-    const finished = await finishEffect(tx)
-    if (finished) for (const write of writes) await write(tx)
-    await tx.query('commit')
-    return finished
-  } catch (err) {
-    await tx.query('rollback').catch(() => {})
-    throw err
-  } finally {
-    tx.release()
+    /** Runs effects this runtime committed already claimed. */
+    runClaimed(claimed: EffectRow[]): void {
+      claimed.forEach((e) => void o.track(run(e)))
+    },
   }
 }

@@ -1,8 +1,17 @@
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
 import type { ActorEntry, ActorKind } from './actorKind.ts'
-import type { Notify } from './actorStore.ts'
+import type { EffectClaim, NewEffect, Notify } from './actorStore.ts'
 import type * as store from './actorStore.ts'
+
+/** A committed transition, as the runtime announces it: the new entry and what it asked for. */
+export type Transition = {
+  entry: ActorEntry
+  /** New effects written claimed by this runtime (run at once); empty when written unclaimed. */
+  effects: NewEffect[]
+  timerDelays: number[]
+  notify: Notify | null
+}
 
 /**
  * What the runtime's parts share: the pool, the kinds, the in-memory cache and the hooks that
@@ -16,8 +25,12 @@ export type RuntimeCore = {
   /** The entry from the cache, else the row (`fresh`: always the row). */
   load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined>
   forget(id: string): void
-  /** After a commit: cache, tell waiters, start the effects, wake the timers and the parent. */
-  committed(entry: ActorEntry, effectIds: string[], timerDelays: number[], notify: Notify | null): void
+  /** After a commit: cache, tell waiters, run the claimed effects, wake the timers and the parent. */
+  committed(t: Transition): void
+  /** The claim new effects are written with: this runtime's, while it runs (null when stopped). */
+  claim(): EffectClaim | null
+  /** Actors created inside a caller's transaction, announced by `afterExternalCommit`. */
+  awaitingCommit: WeakMap<ActorEntry, Transition>
   withLock<T>(id: string, fn: () => Promise<T>): Promise<T>
   track<T>(p: Promise<T>): Promise<T>
 }
