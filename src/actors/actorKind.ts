@@ -69,6 +69,8 @@ export type EffectContext = {
    * handler that throws has its writes dropped.
    */
   finishWith(write: FinishWrite): void
+  /** The effect's actor as this runtime last committed it (its cache, else its row). */
+  actor(): Promise<ActorEntry | undefined>
 }
 
 /**

@@ -115,6 +115,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     leaseMs,
     isStopped: () => stopped,
     track,
+    loadActor: (id) => core.load(id),
     async finish(effect, outcome, writes) {
       const { drain: needsDrain } = await finishAndApply(core, effect, outcome, writes)
       if (needsDrain && !stopped) await drain(effect.actorId)

@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { withTransaction } from '../db/transaction.ts'
 import type { ChatMessagesRepository, ChatTurns, ChatTurnState } from '../domain/chat/ports.ts'
 import type { ActorEntry } from './actorKind.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
@@ -29,19 +30,10 @@ export function createChatTurns({ pool, runtime, messages }: { pool: pg.Pool; ru
   return {
     async start(turn) {
       const input: ChatTurnInput = turn
-      const db = await pool.connect()
-      let entry: ActorEntry
-      try {
-        await db.query('begin')
+      const entry = await withTransaction(pool, async (db) => {
         await messages.insert({ accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: 'user', role: 'user', content: turn.message, model: turn.model }, db)
-        entry = await runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input }, db)
-        await db.query('commit')
-      } catch (err) {
-        await db.query('rollback').catch(() => {})
-        throw err
-      } finally {
-        db.release()
-      }
+        return runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input }, db)
+      })
       runtime.afterExternalCommit(entry)
     },
     async wait(turnId, waitMs) {

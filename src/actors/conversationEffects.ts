@@ -7,7 +7,7 @@ import type { ChatMessagesRepository, ModelMessage, ModelProvider, ModelTool } f
 import type { Model } from '../llm/modelCatalog.ts'
 import { toolJsonSchema } from '../tools/callTool.ts'
 import { findTool } from '../tools/registry.ts'
-import type { EffectHandler, EffectRow } from './actorKind.ts'
+import type { EffectContext, EffectHandler, EffectRow } from './actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
 import { createModelCallEffect } from './modelCall.effect.ts'
 import { createToolCallEffect } from './toolCall.effect.ts'
@@ -70,16 +70,15 @@ export function modelToolsOf(names: readonly string[]): ModelTool[] {
  * `<conversation id>/<tool call id>`, so a retried call never moves funds twice.
  */
 export function createConversationEffects(deps: ConversationEffectsDeps, kind: ConversationKind): Record<string, EffectHandler> {
-  // Read once per effect run: the finish writes reuse what the handler read. A finish write that
-  // must read reads through its own transaction: a second pooled connection per finishing effect
-  // exhausts the pool when many finish at once (thousands of scheduled runs on one tick).
+  // Read once per effect run, from the actor as the runtime holds it (no statement when it is
+  // cached); the finish writes reuse what the handler read.
   const seen = new WeakMap<EffectRow, Conversation>()
-  async function conversationOf(effect: EffectRow, q: Pick<pg.PoolClient, 'query'> = deps.pool): Promise<Conversation> {
+  async function conversationOf(effect: EffectRow, ctx?: EffectContext): Promise<Conversation> {
     const cached = seen.get(effect)
     if (cached) return cached
-    const { rows } = await q.query<{ ctx: unknown }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
-    if (!rows[0]) throw new Error(`${kind.label} ${effect.actorId} not found`)
-    const conversation = kind.conversationOf(rows[0].ctx)
+    const actor = await ctx?.actor()
+    if (!actor) throw new Error(`${kind.label} ${effect.actorId} not found`)
+    const conversation = kind.conversationOf(actor.snapshot.context)
     seen.set(effect, conversation)
     return conversation
   }
@@ -91,8 +90,8 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
       credits: deps.credits,
       bus: deps.bus,
       maxTokens: deps.maxTokens,
-      async requestOf(effect) {
-        const c = await conversationOf(effect)
+      async requestOf(effect, ctx) {
+        const c = await conversationOf(effect, ctx)
         const [agent, history] = await Promise.all([deps.agents.getOwned(c.accountId, c.agentId), kind.history(c)])
         const { instructions } = await deps.core().resolveAgentSkills({ accountId: c.accountId, skills: agent.skills })
         const model = deps.models.get(c.model)
@@ -103,19 +102,19 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
         return { accountId: c.accountId, model, temperature: c.temperature, streamKey: c.streamKey, messages, tools }
       },
       async recordAnswer(effect, result, tx) {
-        const c = await conversationOf(effect, tx)
+        const c = await conversationOf(effect)
         await deps.messages.insert({ ...messageOf(c), key: `model:${effect.id}`, role: 'assistant', content: result.content, model: c.model, toolCalls: result.toolCalls }, tx)
       },
     }),
     [kind.effects.toolCall]: createToolCallEffect({
       core: deps.core,
       bus: deps.bus,
-      async bindingOf(effect) {
-        const c = await conversationOf(effect)
+      async bindingOf(effect, ctx) {
+        const c = await conversationOf(effect, ctx)
         return { accountId: c.accountId, agentId: c.agentId, granted: c.tools, callKey: (id) => `${c.id}/${id}`, streamKey: c.streamKey }
       },
       async recordResult(effect, view, tx) {
-        const c = await conversationOf(effect, tx)
+        const c = await conversationOf(effect)
         await deps.messages.insert({ ...messageOf(c), key: `tool:${view.callId}`, role: 'tool', content: view.content, model: null, toolCallId: view.callId }, tx)
       },
     }),

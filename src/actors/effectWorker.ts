@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
-import type { EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
+import type { ActorEntry, EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
 import * as effects from './effectStore.ts'
 import type { EffectOutcome } from './effectOutcome.ts'
 
@@ -16,6 +16,8 @@ export type EffectWorkerOptions = {
   leaseMs: number
   isStopped(): boolean
   track<T>(p: Promise<T>): Promise<T>
+  /** The actor an effect belongs to (the runtime's cache, else its row). */
+  loadActor(id: string): Promise<ActorEntry | undefined>
   /** Records the effect's end with the handler's writes and reports its event to the actor (see effectOutcome.ts). */
   finish(effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<void>
 }
@@ -52,6 +54,7 @@ export function createEffectWorker(o: EffectWorkerOptions) {
       const event = await handler(effect, {
         record: (u) => effects.recordEffectProgress(pool, effect.id, u),
         finishWith: (write) => void writes.push(write),
+        actor: () => o.loadActor(effect.actorId),
       })
       await finish(effect, { status: 'done', event: event ? { ...event, effectId: effect.id } : null }, writes)
     } catch (err) {

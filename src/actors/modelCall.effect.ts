@@ -5,7 +5,7 @@ import type { CreditsRepository } from '../domain/billing/ports.ts'
 import { modelCallCredits, worstCaseCredits } from '../domain/billing/modelCallCredits.ts'
 import { estimateTokens } from '../domain/chat/chatPrompt.ts'
 import type { Model } from '../llm/modelCatalog.ts'
-import type { EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
+import type { EffectHandler, EffectContext, EffectRow, FinishWrite } from './actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
 
 /** The model-call effect: one call to the provider, reserved before and billed once (ref = effect id). */
@@ -49,7 +49,7 @@ export type ModelCallDeps = {
   /** Completion tokens asked for at most (CHAT_MAX_TOKENS): what is reserved for the answer. */
   maxTokens: number
   /** Builds the call from the effect (the caller's context, history, tools). */
-  requestOf(effect: EffectRow): Promise<ModelCallRequest>
+  requestOf(effect: EffectRow, ctx: EffectContext): Promise<ModelCallRequest>
   /** Writes made with the charge, in the same transaction (e.g. the assistant message). */
   recordAnswer?(effect: EffectRow, result: ModelResult, tx: Parameters<FinishWrite>[0]): Promise<void>
 }
@@ -64,7 +64,7 @@ export type ModelCallDeps = {
  */
 export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
   return async (effect, ctx) => {
-    const req = await deps.requestOf(effect)
+    const req = await deps.requestOf(effect, ctx)
     const promptTokens = estimateTokens(req.messages, req.tools)
     let reservation
     try {

@@ -3,7 +3,7 @@ import { ToolNotGrantedError, ValidationError } from '../domain/errors.ts'
 import type { Core } from '../core.ts'
 import { callTool, type ToolOutcome } from '../tools/callTool.ts'
 import { findTool } from '../tools/registry.ts'
-import type { EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
+import type { EffectHandler, EffectContext, EffectRow, FinishWrite } from './actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
 
 /** The tool-call effect: one tool call of a model, keyed by the model's tool call id. */
@@ -34,7 +34,7 @@ export type ToolCallBinding = {
 export type ToolCallDeps = {
   core(): Core
   bus: ChatBus
-  bindingOf(effect: EffectRow): Promise<ToolCallBinding>
+  bindingOf(effect: EffectRow, ctx: EffectContext): Promise<ToolCallBinding>
   /** Writes made in the transaction that records the result (e.g. the tool message). */
   recordResult?(effect: EffectRow, view: { callId: string; name: string; content: string }, tx: Parameters<FinishWrite>[0]): Promise<void>
 }
@@ -49,7 +49,7 @@ export type ToolCallDeps = {
 export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
   return async (effect, ctx) => {
     const p = effect.params as ToolCallParams
-    const binding = await deps.bindingOf(effect)
+    const binding = await deps.bindingOf(effect, ctx)
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_call', id: p.callId, name: p.name, arguments: p.arguments })
     const outcome = await run(deps, binding, p)
     const result = outcome.ok ? outcome.result : outcome.error

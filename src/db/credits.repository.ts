@@ -58,23 +58,22 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
     return rows[0] ? entryOf(rows[0]) : undefined
   }
 
-  /** Inserts the entry and moves the balance; the caller holds the account lock. */
+  /** Inserts the entry and moves the balance (one statement); the caller holds the account lock. */
   async function write(db: Queryable, e: { accountId: string; kind: CreditKind; credits: number; ref: string; balanceAfter: number; reservedAfter: number }) {
-    const { rows } = await db.query<EntryRow>(
-      `insert into credit_entry (id, account_id, kind, credits, balance_after, ref) values ($1, $2, $3, $4, $5, $6)
-       on conflict (kind, ref) do nothing returning ${ENTRY_COLUMNS}`,
-      [randomUUID(), e.accountId, e.kind, e.credits, e.balanceAfter, e.ref],
-    )
+    const { rows } = await db.query<EntryRow>({
+      name: 'credits.write',
+      text: `with e as (
+               insert into credit_entry (id, account_id, kind, credits, balance_after, ref) values ($1, $2, $3, $4, $5, $6)
+               on conflict (kind, ref) do nothing returning ${ENTRY_COLUMNS}
+             ), u as (
+               update account set credits = $5, credits_reserved = $7, updated_at = now() where id = $2 and exists (select 1 from e)
+             )
+             select * from e`,
+      values: [randomUUID(), e.accountId, e.kind, e.credits, e.balanceAfter, e.ref, e.reservedAfter],
+    })
     // Taken by another account's writer meanwhile (refs are meant to be unique): nothing moves.
     if (!rows[0]) return { entry: (await existingEntry(db, e.kind, e.ref))!, created: false }
-    await db.query('update account set credits = $2, credits_reserved = $3, updated_at = now() where id = $1', [e.accountId, e.balanceAfter, e.reservedAfter])
     return { entry: entryOf(rows[0]), created: true }
-  }
-
-  /** Deletes a reservation and returns what it held (0 when it is gone already). */
-  async function dropReservation(db: Queryable, r: CreditReservation) {
-    const { rows } = await db.query<{ credits: string }>('delete from credit_reservation where id = $1 and account_id = $2 returning credits', [r.id, r.accountId])
-    return rows[0] ? Number(rows[0].credits) : 0
   }
 
   return {
@@ -88,30 +87,53 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       })
     },
 
-    reserve({ accountId, credits, ref }, tx) {
-      return inTx(tx, async (db) => {
-        const { balance, reserved } = await lockAccount(db, accountId)
-        const { rows: held } = await db.query<{ id: string; credits: string }>(
-          'select id, credits from credit_reservation where account_id = $1 and ref = $2',
-          [accountId, ref],
-        )
-        if (held[0]) return { id: held[0].id, accountId, credits: Number(held[0].credits), ref }
-        if (balance - reserved < credits) throw new InsufficientCreditsError({ available: balance - reserved, required: credits })
-        const id = randomUUID()
-        await db.query('insert into credit_reservation (id, account_id, credits, ref) values ($1, $2, $3, $4)', [id, accountId, credits, ref])
-        await db.query('update account set credits_reserved = credits_reserved + $2 where id = $1', [accountId, credits])
-        return { id, accountId, credits, ref }
+    // One statement: the account row is locked only while it runs, so one account's many model
+    // calls do not queue behind each other's transactions. The update re-checks the room on the
+    // row as it is once locked, and the table's check (credits >= credits_reserved) backs it.
+    async reserve({ accountId, credits, ref }, tx) {
+      const { rows } = await (tx ?? pool).query<{ id: string | null; credits: string | null; available: string | null }>({
+        name: 'credits.reserve',
+        text: `with prior as (
+                 select id, credits from credit_reservation where account_id = $1 and ref = $2
+               ), acct as (
+                 update account set credits_reserved = credits_reserved + $3
+                  where id = $1 and credits - credits_reserved >= $3 and not exists (select 1 from prior)
+                 returning id
+               ), ins as (
+                 insert into credit_reservation (id, account_id, credits, ref) select $4, $1, $3, $2 from acct
+                 returning id, credits
+               )
+               select coalesce((select id from ins), (select id from prior)) as id,
+                      coalesce((select credits from ins), (select credits from prior)) as credits,
+                      (select credits - credits_reserved from account where id = $1) as available`,
+        values: [accountId, ref, credits, randomUUID()],
       })
+      const row = rows[0]!
+      if (row.available === null) throw new NotFoundError('Account')
+      if (row.id === null) throw new InsufficientCreditsError({ available: Number(row.available), required: credits })
+      return { id: row.id, accountId, credits: Number(row.credits), ref }
     },
 
     settle(reservation, { credits, ref, kind }, tx) {
       return inTx(tx, async (db) => {
-        const { balance, reserved } = await lockAccount(db, reservation.accountId)
-        const held = await dropReservation(db, reservation)
-        const existing = await existingEntry(db, kind, ref)
-        if (existing) {
+        // The account locked, the reservation dropped and an earlier charge looked up, in one statement.
+        const { rows } = await db.query<{ credits: string; credits_reserved: string; held: string; existing: EntryRow | null }>({
+          name: 'credits.settle.lock',
+          text: `with acct as (
+                   select credits, credits_reserved from account where id = $1 for update
+                 ), held as (
+                   delete from credit_reservation where id = $2 and account_id = $1 returning credits
+                 )
+                 select a.credits, a.credits_reserved, coalesce((select sum(credits) from held), 0) as held,
+                        (select row_to_json(e) from (select ${ENTRY_COLUMNS} from credit_entry where kind = $3 and ref = $4) e) as existing
+                   from acct a`,
+          values: [reservation.accountId, reservation.id, kind, ref],
+        })
+        if (!rows[0]) throw new NotFoundError('Account')
+        const [balance, reserved, held] = [Number(rows[0].credits), Number(rows[0].credits_reserved), Number(rows[0].held)]
+        if (rows[0].existing) {
           if (held > 0) await db.query('update account set credits_reserved = credits_reserved - $2 where id = $1', [reservation.accountId, held])
-          return { entry: existing, created: false }
+          return { entry: entryOf(rows[0].existing), created: false }
         }
         const othersReserved = reserved - held
         // A provider that overran its max tokens is charged what the account can pay, no more.
@@ -120,13 +142,15 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       })
     },
 
-    release(reservation, tx) {
-      return inTx(tx, async (db) => {
-        await lockAccount(db, reservation.accountId)
-        const held = await dropReservation(db, reservation)
-        if (held > 0) await db.query('update account set credits_reserved = credits_reserved - $2 where id = $1', [reservation.accountId, held])
-        return held > 0
+    async release(reservation, tx) {
+      const { rowCount } = await (tx ?? pool).query({
+        name: 'credits.release',
+        text: `with held as (delete from credit_reservation where id = $1 and account_id = $2 returning credits)
+               update account set credits_reserved = credits_reserved - (select sum(credits) from held)
+                where id = $2 and exists (select 1 from held)`,
+        values: [reservation.id, reservation.accountId],
       })
+      return (rowCount ?? 0) > 0
     },
 
     async balance(accountId) {

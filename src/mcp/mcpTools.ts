@@ -37,7 +37,7 @@ const views = new WeakMap<Tool, McpToolView>()
 export function mcpToolView(tool: Tool): McpToolView {
   let view = views.get(tool)
   if (view) return view
-  const schema = toolJsonSchema(tool) as { properties?: Record<string, unknown>; required?: string[] }
+  const schema = { ...toolJsonSchema(tool) } as { properties?: Record<string, unknown>; required?: string[] }
   if (tool.movesFunds) {
     const extra = z.toJSONSchema(fundMovingArgs, { io: 'input' }) as { properties: Record<string, unknown> }
     schema.properties = { ...schema.properties, ...extra.properties }

@@ -42,9 +42,15 @@ export function toolArgs(tool: Tool): z.ZodObject {
   return schema
 }
 
-/** The arguments' JSON Schema (draft 2020-12), as a model's tool list and MCP's `inputSchema` show it. */
+const jsonSchemas = new WeakMap<Tool, Record<string, unknown>>()
+
+/** The arguments' JSON Schema (draft 2020-12), as a model's tool list and MCP's `inputSchema` show it (built once per tool; treat as read-only). */
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
-  const { $schema: _, ...schema } = z.toJSONSchema(toolArgs(tool), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  let schema = jsonSchemas.get(tool)
+  if (!schema) {
+    const { $schema: _, ...built } = z.toJSONSchema(toolArgs(tool), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+    jsonSchemas.set(tool, (schema = built))
+  }
   return schema
 }
 
