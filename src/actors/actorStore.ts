@@ -264,11 +264,12 @@ export type InboxRow = {
 }
 
 export async function pendingInbox(db: Queryable, actorId: string, limit = 100): Promise<InboxRow[]> {
-  const { rows } = await db.query<InboxRow>(
-    `select seq, event, timer_key, timer_generation from actor_inbox
+  const { rows } = await db.query<InboxRow>({
+    name: 'actor.inbox.pending',
+    text: `select seq, event, timer_key, timer_generation from actor_inbox
       where actor_id = $1 and processed_at is null order by seq limit $2`,
-    [actorId, limit],
-  )
+    values: [actorId, limit],
+  })
   return rows
 }
 

@@ -1,10 +1,11 @@
-import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import type { AnyEventObject } from 'xstate'
 import { InvalidStateError, NotFoundError } from '../domain/errors.ts'
 import type { ActorEntry } from './actorKind.ts'
 import * as store from './actorStore.ts'
 import type { Queryable } from './actorStore.ts'
 import { childEnd } from './childActors.ts'
-import { planActions, type Action } from './planActions.ts'
+import { planActions } from './planActions.ts'
+import { pureInitialTransition, pureTransition } from './pureTransition.ts'
 import type { RuntimeCore, Transition } from './runtimeCore.ts'
 
 const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.machine.getPersistedSnapshot(entry.snapshot)
@@ -21,7 +22,7 @@ export async function createActor(
   db: Queryable = core.pool,
 ): Promise<ActorEntry> {
   const kind = core.kindOf(kindName)
-  const [snapshot, actions] = initialTransition(kind.machine, input as never) as [AnyMachineSnapshot, Action[]]
+  const [snapshot, actions] = pureInitialTransition(kind.machine, input)
   const plan = planActions(kind, id, 1, actions, {})
   const status = kind.statusOf(snapshot)
   const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
@@ -58,7 +59,7 @@ export type PlannedTransition = Transition & { params: Omit<store.CommitParams, 
  * this runtime, timers, a child's end for its parent); null when the state does not take it.
  */
 export function planTransition(core: RuntimeCore, entry: ActorEntry, event: AnyEventObject, liveTimers = entry.timers): PlannedTransition | null {
-  const [next, actions] = transition(entry.kind.machine, entry.snapshot, event) as [AnyMachineSnapshot, Action[]]
+  const [next, actions] = pureTransition(entry.kind.machine, entry.snapshot, event)
   if (next === entry.snapshot) return null
   const newVersion = entry.version + 1
   const plan = planActions(entry.kind, entry.id, newVersion, actions, liveTimers)

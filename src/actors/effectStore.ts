@@ -84,8 +84,9 @@ export async function finishEffect(
   effect: EffectRow,
   { owner, status, event, result = event, error }: { owner: string; status: 'done' | 'failed'; event: unknown; result?: unknown; error?: string },
 ): Promise<boolean> {
-  const { rows } = await db.query<{ id: string }>(
-    `with upd as (
+  const { rows } = await db.query<{ id: string }>({
+    name: 'effect.finish',
+    text: `with upd as (
        update effect set status = $2, result = $3::jsonb, last_error = $4, lease_until = null, updated_at = now()
         where id = $1 and claimed_by = $6 and ${OPEN}
        returning id, actor_id, account_id
@@ -95,8 +96,8 @@ export async function finishEffect(
        on conflict (dedupe_key) do nothing
      )
      select id from upd`,
-    [effect.id, status, JSON.stringify(result ?? null), error ?? null, event === null ? null : JSON.stringify(event), owner],
-  )
+    values: [effect.id, status, JSON.stringify(result ?? null), error ?? null, event === null ? null : JSON.stringify(event), owner],
+  })
   return rows.length > 0
 }
 

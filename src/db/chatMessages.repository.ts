@@ -31,11 +31,12 @@ const messageOf = (r: Row): ChatMessage => ({
 export function createChatMessagesRepository(pool: pg.Pool): ChatMessagesRepository {
   return {
     async insert(m, tx = pool) {
-      await tx.query(
-        `insert into chat_message (id, account_id, agent_id, turn_id, key, role, content, model, tool_calls, tool_call_id)
+      await tx.query({
+        name: 'chat.message.insert',
+        text: `insert into chat_message (id, account_id, agent_id, turn_id, key, role, content, model, tool_calls, tool_call_id)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) on conflict (turn_id, key) do nothing`,
-        [randomUUID(), m.accountId, m.agentId, m.turnId, m.key, m.role, m.content, m.model, m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null, m.toolCallId ?? null],
-      )
+        values: [randomUUID(), m.accountId, m.agentId, m.turnId, m.key, m.role, m.content, m.model, m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null, m.toolCallId ?? null],
+      })
     },
     async list(agentId, { limit, before }) {
       const { rows } = await pool.query<Row>(
@@ -46,13 +47,14 @@ export function createChatMessagesRepository(pool: pg.Pool): ChatMessagesReposit
       return rows.map(messageOf)
     },
     async history(agentId, turnId, limit) {
-      const { rows } = await pool.query<{ role: 'user' | 'assistant'; content: string }>(
-        `select role, content from chat_message
+      const { rows } = await pool.query<{ role: 'user' | 'assistant'; content: string }>({
+        name: 'chat.message.history',
+        text: `select role, content from chat_message
           where agent_id = $1 and turn_id <> $2 and role in ('user', 'assistant') and content <> ''
             and created_at < coalesce((select created_at from chat_message where turn_id = $2 and key = 'user'), now())
           order by created_at desc, id desc limit $3`,
-        [agentId, turnId, limit],
-      )
+        values: [agentId, turnId, limit],
+      })
       return rows.map((r): ModelMessage => ({ role: r.role, content: r.content }))
     },
   }

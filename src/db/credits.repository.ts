@@ -114,32 +114,41 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       return { id: row.id, accountId, credits: Number(row.credits), ref }
     },
 
-    settle(reservation, { credits, ref, kind }, tx) {
-      return inTx(tx, async (db) => {
-        // The account locked, the reservation dropped and an earlier charge looked up, in one statement.
-        const { rows } = await db.query<{ credits: string; credits_reserved: string; held: string; existing: EntryRow | null }>({
-          name: 'credits.settle.lock',
-          text: `with acct as (
-                   select credits, credits_reserved from account where id = $1 for update
-                 ), held as (
-                   delete from credit_reservation where id = $2 and account_id = $1 returning credits
-                 )
-                 select a.credits, a.credits_reserved, coalesce((select sum(credits) from held), 0) as held,
-                        (select row_to_json(e) from (select ${ENTRY_COLUMNS} from credit_entry where kind = $3 and ref = $4) e) as existing
-                   from acct a`,
-          values: [reservation.accountId, reservation.id, kind, ref],
-        })
-        if (!rows[0]) throw new NotFoundError('Account')
-        const [balance, reserved, held] = [Number(rows[0].credits), Number(rows[0].credits_reserved), Number(rows[0].held)]
-        if (rows[0].existing) {
-          if (held > 0) await db.query('update account set credits_reserved = credits_reserved - $2 where id = $1', [reservation.accountId, held])
-          return { entry: entryOf(rows[0].existing), created: false }
-        }
-        const othersReserved = reserved - held
-        // A provider that overran its max tokens is charged what the account can pay, no more.
-        const charge = Math.min(credits, balance - othersReserved)
-        return write(db, { accountId: reservation.accountId, kind, credits: -charge, ref, balanceAfter: balance - charge, reservedAfter: othersReserved })
+    // One statement: the account locked, the reservation dropped, the charge (capped at what the
+    // account can pay) written with the balance after it, or, when this ref was charged already,
+    // only the reservation given back.
+    async settle(reservation, { credits, ref, kind }, tx) {
+      const { rows } = await (tx ?? pool).query<{ created: EntryRow | null; existing: EntryRow | null }>({
+        name: 'credits.settle',
+        text: `with acct as (
+                 select credits, credits_reserved from account where id = $1 for update
+               ), held as (
+                 delete from credit_reservation where id = $2 and account_id = $1 returning credits
+               ), ex as (
+                 select ${ENTRY_COLUMNS} from credit_entry where kind = $3 and ref = $4
+               ), calc as (
+                 select a.credits as balance, a.credits_reserved - coalesce((select sum(credits) from held), 0) as others
+                   from acct a
+               ), charge as (
+                 select balance, others, least($5::bigint, balance - others) as amount from calc
+               ), e as (
+                 insert into credit_entry (id, account_id, kind, credits, balance_after, ref)
+                 select $6, $1, $3, -c.amount, c.balance - c.amount, $4 from charge c where not exists (select 1 from ex)
+                 on conflict (kind, ref) do nothing
+                 returning ${ENTRY_COLUMNS}
+               ), u as (
+                 update account set credits = c.balance - coalesce((select -credits from e), 0), credits_reserved = c.others, updated_at = now()
+                   from charge c where account.id = $1
+               )
+               select (select row_to_json(e) from e) as created, (select row_to_json(ex) from ex) as existing
+                 from acct`,
+        values: [reservation.accountId, reservation.id, kind, ref, credits, randomUUID()],
       })
+      if (!rows[0]) throw new NotFoundError('Account')
+      const { created, existing } = rows[0]
+      if (created) return { entry: entryOf(created), created: true }
+      // Charged before (a retried finish), or taken meanwhile by another account's writer (refs are meant to be unique).
+      return { entry: existing ? entryOf(existing) : (await existingEntry(tx ?? pool, kind, ref))!, created: false }
     },
 
     async release(reservation, tx) {
