@@ -29,6 +29,9 @@ export async function checkModelLoop(
   deps: ModelLoopDeps,
   input: { accountId: string; agentId: string; model: string | undefined; firstMessage: string },
 ): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[] }> {
+  // Both reads at once (the balance is only looked at once the agent passed).
+  const balance = deps.credits.balance(input.accountId)
+  balance.catch(() => {})
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new AgentDeletedError()
   const model = input.model !== undefined ? deps.models.get(input.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
@@ -38,7 +41,7 @@ export async function checkModelLoop(
     throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
   }
   if (!deps.provider.configured) throw new ModelProviderNotConfiguredError()
-  const { credits, reserved } = await deps.credits.balance(input.accountId)
+  const { credits, reserved } = await balance
   const firstCall = worstCaseCredits({ promptTokens: estimateTokens([{ role: 'user', content: input.firstMessage }]), maxTokens: deps.limits.maxTokens }, model)
   if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
   return { agent, model, tools }
