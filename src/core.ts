@@ -161,10 +161,13 @@ export function createCore(adapters: CoreAdapters) {
     toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
     newId: randomUUID,
   }
-  // The tools an agent's model may call: those its skills grant (built-in and custom) among the read and trade tools.
-  const modelTools = async (accountId: string, skills: readonly string[]) =>
-    toolsFor({ scopes: MODEL_SCOPES, granted: new Set((await resolveAgentSkills(skillPorts, { accountId, skills })).tools) }).map((t) => t.name)
-  const chat = chatPortsOf(adapters, modelTools)
+  // What an agent's skills give its model: the tools it may call (those its skills grant, built-in
+  // and custom, among the read and trade tools) and their text for the system prompt.
+  const agentSkills = async (accountId: string, skills: readonly string[]) => {
+    const resolved = await resolveAgentSkills(skillPorts, { accountId, skills })
+    return { tools: toolsFor({ scopes: MODEL_SCOPES, granted: new Set(resolved.tools) }).map((t) => t.name), instructions: resolved.instructions }
+  }
+  const chat = chatPortsOf(adapters, agentSkills)
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
@@ -206,7 +209,7 @@ export function createCore(adapters: CoreAdapters) {
     listMessages: (input: { accountId: string; agentId: string; query: unknown }) => listMessages({ agents, messages: chat.messages }, input),
     /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
     subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
-    ...runUseCases(adapters, modelTools),
+    ...runUseCases(adapters, agentSkills),
     /** Custom skill request bodies, validated against the tool names a skill may grant. */
     customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
     createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
@@ -282,7 +285,7 @@ export type ChatAdapters = {
 }
 
 /** Autonomous runs (src/domain/runs): the run actor's use cases. */
-function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, modelTools: RunsDeps['modelTools']) {
+function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills']) {
   const runs = createRuns({ pool, runtime, messages: chat.messages })
   const deps: RunsDeps = {
     agents,
@@ -291,7 +294,7 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, modelTools: 
     provider: chat.provider,
     credits: chat.credits,
     runs,
-    modelTools,
+    agentSkills,
     limits: { ...chat.runs, maxTokens: chat.limits.maxTokens },
     newId: randomUUID,
   }
@@ -307,10 +310,10 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, modelTools: 
   }
 }
 
-function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, modelTools: ChatDeps['modelTools']) {
+function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: ChatDeps['agentSkills']) {
   const deps: ChatDeps = {
     agents,
-    modelTools,
+    agentSkills,
     models: chat.models,
     defaultModel: chat.defaultModel,
     provider: chat.provider,

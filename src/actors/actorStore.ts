@@ -49,7 +49,14 @@ export type CommitParams = {
    * while the actor has no unprocessed inbox row, so events are never applied out of order.
    */
   requireEmptyInbox?: boolean
+  /**
+   * The effect whose outcome this transition applies, finished in the same statement: the
+   * transition commits only while `owner` holds the effect's lease (the row is locked first).
+   */
+  finishEffect?: EffectFinish | null
 }
+
+export type EffectFinish = { id: string; owner: string; status: 'done' | 'failed'; result: unknown; error: string | null }
 
 export type Notify = { actorId: string; event: unknown; dedupeKey: string }
 
@@ -66,7 +73,11 @@ with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
     inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb,
-    claimed_by text, lease_ms bigint, empty_inbox boolean)
+    claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb)
+), fl as (
+  select e.id, i.id as actor_id from input i join effect e on e.id = i.finish->>'id'
+   where e.claimed_by = i.finish->>'owner' and e.status in ('pending', 'prepared', 'sent')
+     for update of e
 ), upd as (
   update actor a set snapshot = i.snapshot, status = i.status, state_value = i.state_value, timers = i.timers,
          version = a.version + 1, updated_at = now()
@@ -74,10 +85,11 @@ with input as (
    where a.id = i.id and a.version = i.expected
      and (i.inbox_seq is null or exists (select 1 from actor_inbox b where b.seq = i.inbox_seq and b.processed_at is null))
      and (i.empty_inbox is not true or not exists (select 1 from actor_inbox b where b.actor_id = i.id and b.processed_at is null))
+     and (i.finish is null or exists (select 1 from fl where fl.actor_id = i.id))
   returning a.id, a.account_id, a.version
 ), ok as (
   select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts, i.notify,
-         i.claimed_by, i.lease_ms
+         i.claimed_by, i.lease_ms, i.finish
     from upd join input i on i.id = upd.id
 ), j as (
   insert into actor_journal (actor_id, seq, account_id, event, state_value)
@@ -89,6 +101,10 @@ with input as (
   select e.id, ok.id, ok.account_id, e.kind, e.params, 'pending', ok.claimed_by,
          case when ok.claimed_by is null then null else clock_timestamp() + ok.lease_ms * interval '1 millisecond' end
     from ok, jsonb_to_recordset(ok.effects) as e(id text, kind text, params jsonb)
+), fe as (
+  update effect e set status = ok.finish->>'status', result = ok.finish->'result', last_error = ok.finish->>'error',
+         lease_until = null, updated_at = now()
+    from ok where ok.finish is not null and e.id = ok.finish->>'id'
 ), td as (
   delete from actor_timer t using ok
    where t.actor_id = ok.id and t.timer_key in (select jsonb_array_elements_text(ok.timer_deletes))
@@ -133,6 +149,7 @@ export async function commitTransitions(db: Queryable, ps: CommitParams[]): Prom
     claimed_by: p.claim?.owner ?? null,
     lease_ms: p.claim?.leaseMs ?? null,
     empty_inbox: p.requireEmptyInbox ?? false,
+    finish: p.finishEffect ?? null,
   }))
   // Named: prepared once per connection, not parsed and planned on every event.
   const { rows } = await db.query<{ id: string; version: number }>({ name: 'actor.commit', text: COMMIT_SQL, values: [JSON.stringify(input)] })

@@ -3,7 +3,7 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import { chatTurnMachine, type ChatTurnInput } from './chatTurn.machine.ts'
 
 const input: ChatTurnInput = {
-  turnId: 't1', accountId: 'a1', agentId: 'g1', model: 'gpt-4o-mini', temperature: null, stream: false, maxRounds: 2, tools: ['swap_execute'], message: 'buy',
+  turnId: 't1', accountId: 'a1', agentId: 'g1', model: 'gpt-4o-mini', temperature: null, stream: false, maxRounds: 2, tools: ['swap_execute'], system: 'You are g1.', message: 'buy',
 }
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 }
 type Act = { type: string; params?: unknown }

@@ -37,6 +37,8 @@ export type Conversation = {
   temperature: number | null
   /** The tool names granted when it started. */
   tools: string[]
+  /** The system prompt fixed when it started (undefined in one stored before it was kept: built from the agent then). */
+  system?: string | undefined
   /** Its messages as the model sees them. */
   transcript: ModelMessage[]
   /** Where text deltas and tool events are published (a streaming chat turn), else null. */
@@ -51,7 +53,7 @@ export type ConversationKind = {
   conversationOf(context: unknown): Conversation
   /** Earlier messages of the agent for the prompt, newest first. */
   history(conversation: Conversation): Promise<ModelMessage[]>
-  /** The system prompt from the agent and its skills' text (`resolveAgentSkills`). */
+  /** The system prompt from the agent and its skills' text (`resolveAgentSkills`), for a conversation stored without one. */
   systemPrompt(agent: AgentRecord, skills: string): string
 }
 
@@ -82,6 +84,11 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
     seen.set(effect, conversation)
     return conversation
   }
+  async function systemFromAgent(c: Conversation): Promise<string> {
+    const agent = await deps.agents.getOwned(c.accountId, c.agentId)
+    const { instructions } = await deps.core().resolveAgentSkills({ accountId: c.accountId, skills: agent.skills })
+    return kind.systemPrompt(agent, instructions)
+  }
   const messageOf = (c: Conversation) => ({ accountId: c.accountId, agentId: c.agentId, turnId: c.id })
 
   return {
@@ -92,12 +99,10 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
       maxTokens: deps.maxTokens,
       async requestOf(effect, ctx) {
         const c = await conversationOf(effect, ctx)
-        const [agent, history] = await Promise.all([deps.agents.getOwned(c.accountId, c.agentId), kind.history(c)])
-        const { instructions } = await deps.core().resolveAgentSkills({ accountId: c.accountId, skills: agent.skills })
+        const [system, history] = await Promise.all([c.system ?? systemFromAgent(c), kind.history(c)])
         const model = deps.models.get(c.model)
         if (!model) throw new Error(`model ${c.model} is not in the catalog`)
         const tools = modelToolsOf(c.tools)
-        const system = kind.systemPrompt(agent, instructions)
         const messages = composePrompt({ system, history, turn: c.transcript, tools, contextWindow: model.contextWindow, maxTokens: deps.maxTokens })
         return { accountId: c.accountId, model, temperature: c.temperature, streamKey: c.streamKey, messages, tools }
       },

@@ -17,28 +17,33 @@ export type EffectOutcome = { owner: string; status: 'done' | 'failed'; event: A
  * lease writes nothing. Answers whether this call finished the effect and whether the inbox
  * needs draining.
  */
-export function finishAndApply(core: RuntimeCore, effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<{ finished: boolean; drain: boolean }> {
-  return core.withLock(effect.actorId, async () => {
-    const planned = outcome.event ? await planOutcome(core, effect, outcome.event) : null
-    let applied = false
-    const finished = await withTransaction(core.pool, async (tx) => {
-      // The event goes to the inbox unless the transition below is committed instead.
-      const ok = await finishEffect(tx, effect, { ...outcome, event: planned ? null : outcome.event, result: outcome.event })
-      if (!ok) return false
-      for (const write of writes) await write(tx)
-      if (planned) {
-        applied = (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true })) !== undefined
-        if (!applied) {
-          core.forget(effect.actorId)
-          await store.enqueue(tx, { actorId: effect.actorId, accountId: effect.accountId, event: outcome.event, dedupeKey: `effect:${effect.id}` })
-        }
-      }
-      return true
+export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<{ finished: boolean; drain: boolean }> {
+  const run = () =>
+    core.withLock(effect.actorId, async () => {
+      const planned = outcome.event ? await planOutcome(core, effect, outcome.event) : null
+      const finish = { id: effect.id, owner: outcome.owner, status: outcome.status, result: outcome.event, error: outcome.error ?? null }
+      const applied = await withTransaction(core.pool, async (tx) => {
+        for (const write of writes) await write(tx)
+        // The effect row finished and the transition committed in one statement, while this worker holds the lease.
+        if (planned && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined) return true
+        // Otherwise the event goes to the inbox (or, without the lease, nothing at all is written).
+        if (!(await finishEffect(tx, effect, { ...outcome }))) throw leaseLost
+        return false
+      })
+      if (applied && planned) core.committed(planned)
+      else if (planned) core.forget(effect.actorId)
+      return { finished: true, drain: outcome.event !== null && !applied }
     })
-    if (finished && applied && planned) core.committed(planned)
-    return { finished, drain: finished && outcome.event !== null && !applied }
-  })
+  try {
+    return await run()
+  } catch (err) {
+    if (err === leaseLost) return { finished: false, drain: false }
+    throw err
+  }
 }
+
+/** Thrown inside the finish to roll its writes back when the lease was taken over. */
+const leaseLost = new Error('effect lease lost')
 
 /** The transition the outcome makes on the actor as this runtime holds it; null to leave it to the inbox. */
 async function planOutcome(core: RuntimeCore, effect: EffectRow, raw: AnyEventObject): Promise<PlannedTransition | null> {

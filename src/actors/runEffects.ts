@@ -1,13 +1,9 @@
-import { systemPromptOf } from '../domain/chat/chatPrompt.ts'
+import { runSystemPromptOf } from '../domain/runs/runPrompt.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { createConversationEffects, type ConversationEffectsDeps } from './conversationEffects.ts'
 import { RUN_MODEL_CALL, RUN_TOOL_CALL, type RunContext } from './run.machine.ts'
 
 export type RunEffectsDeps = ConversationEffectsDeps
-
-const RUN_PREAMBLE =
-  'You are working on your own on the goal below, in steps: call the tools you need, read their results, and when the goal is reached ' +
-  '(or cannot be), answer with a short summary and no tool call. Nobody answers questions during a run.'
 
 /**
  * A run's effects: the chat turn's model-call and tool-call handlers (billed once per model
@@ -24,6 +20,6 @@ export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHan
       return { ...run, id: run.runId, streamKey: null }
     },
     history: async () => [],
-    systemPrompt: (agent, skills) => [RUN_PREAMBLE, systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills })].join('\n\n'),
+    systemPrompt: (agent, skills) => runSystemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills }),
   })
 }

@@ -12,8 +12,11 @@ export type ModelLoopDeps = {
   defaultModel: ChatModel
   provider: { readonly configured: boolean }
   credits: Pick<CreditsRepository, 'balance'>
-  /** The tool names the agent's model may call: those its skills grant (built-in and custom) among the `read` and `trade` tools. */
-  modelTools(accountId: string, skills: readonly string[]): Promise<string[]>
+  /**
+   * What the agent's skills give its model: the tool names it may call (those its skills grant,
+   * built-in and custom, among the `read` and `trade` tools) and their text for the system prompt.
+   */
+  agentSkills(accountId: string, skills: readonly string[]): Promise<{ tools: string[]; instructions: string }>
   limits: { maxTokens: number }
 }
 
@@ -28,7 +31,7 @@ export type ModelLoopDeps = {
 export async function checkModelLoop(
   deps: ModelLoopDeps,
   input: { accountId: string; agentId: string; model: string | undefined; firstMessage: string },
-): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[] }> {
+): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[]; instructions: string }> {
   // Both reads at once (the balance is only looked at once the agent passed).
   const balance = deps.credits.balance(input.accountId)
   balance.catch(() => {})
@@ -36,7 +39,7 @@ export async function checkModelLoop(
   if (agent.status === 'deleted') throw new AgentDeletedError()
   const model = input.model !== undefined ? deps.models.get(input.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
   if (!model) throw new ValidationError({ model: `Unknown model "${input.model}": see GET /models.` })
-  const tools = await deps.modelTools(input.accountId, agent.skills)
+  const { tools, instructions } = await deps.agentSkills(input.accountId, agent.skills)
   if (tools.length > 0 && !model.supportsTools) {
     throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
   }
@@ -44,5 +47,5 @@ export async function checkModelLoop(
   const { credits, reserved } = await balance
   const firstCall = worstCaseCredits({ promptTokens: estimateTokens([{ role: 'user', content: input.firstMessage }]), maxTokens: deps.limits.maxTokens }, model)
   if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
-  return { agent, model, tools }
+  return { agent, model, tools, instructions }
 }

@@ -128,6 +128,8 @@ export type NewChatTurn = {
   maxRounds: number
   /** The tools the agent's skills grant (names), fixed when the turn starts. */
   tools: string[]
+  /** The system prompt (the agent, its owner's instructions, its skills' text), fixed when the turn starts. */
+  system: string
   message: string
 }
 

@@ -2,6 +2,7 @@ import { ValidationError } from '../errors.ts'
 import { fieldErrorsOf } from '../fieldErrors.ts'
 import { creditsToUsd } from '../billing/modelCallCredits.ts'
 import { chatRequestSchema } from './chat.schema.ts'
+import { systemPromptOf } from './chatPrompt.ts'
 import { checkModelLoop, type ModelLoopDeps } from './checkModelLoop.ts'
 import type { ChatTurns, ChatTurnState } from './ports.ts'
 
@@ -27,7 +28,7 @@ export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): 
   const parsed = chatRequestSchema.safeParse(input.body ?? {})
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const { agent, model, tools } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.message })
+  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.message })
   const turnId = input.turnId ?? deps.newId()
   await deps.turns.start({
     turnId,
@@ -38,6 +39,7 @@ export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): 
     stream: body.stream ?? false,
     maxRounds: deps.limits.maxRounds,
     tools,
+    system: systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills: instructions }),
     message: body.message,
   })
   return { turnId, stream: body.stream ?? false }

@@ -15,6 +15,8 @@ export type RunInput = RunBudgets & {
   goal: string
   /** The tools the agent's skills grant (names), fixed when the run starts. */
   tools: string[]
+  /** The system prompt (the run's preamble, the agent, its skills' text), fixed when the run starts. */
+  system: string
   /** What started it: an owner's request or the agent's schedule. */
   trigger: 'api' | 'schedule'
 }

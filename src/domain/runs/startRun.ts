@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts'
 import { fieldErrorsOf } from '../fieldErrors.ts'
 import { checkModelLoop, type ModelLoopDeps } from '../chat/checkModelLoop.ts'
+import { runSystemPromptOf } from './runPrompt.ts'
 import { startRunSchema, type RunLimits } from './run.schema.ts'
 import type { RunInput, Runs, RunState } from './ports.ts'
 import { runView } from './getRun.ts'
@@ -26,7 +27,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
   const parsed = startRunSchema(deps.limits).safeParse(input.body ?? {})
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const { agent, model, tools } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal })
+  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal })
   const run: RunInput = {
     runId: input.runId ?? deps.newId(),
     accountId: input.accountId,
@@ -35,6 +36,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
     temperature: agent.temperature ?? null,
     goal: body.goal,
     tools,
+    system: runSystemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills: instructions }),
     trigger: input.trigger ?? 'api',
     maxSteps: body.maxSteps ?? deps.limits.defaults.maxSteps,
     maxCredits: body.maxCredits ?? deps.limits.defaults.maxCredits,
