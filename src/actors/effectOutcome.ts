@@ -23,12 +23,14 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
       const planned = outcome.event ? await planOutcome(core, effect, outcome.event) : null
       const finish = { id: effect.id, owner: outcome.owner, status: outcome.status, result: outcome.event, error: outcome.error ?? null }
       const applied = await withTransaction(core.pool, async (tx) => {
+        // The effect row finished and the transition committed in one statement, while this worker
+        // holds the lease; otherwise the event goes to the inbox (without the lease, nothing at all
+        // is written). The handler's writes come last: a charge's account row lock is then held
+        // only to the commit, not across the other statements.
+        const done = planned !== null && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined
+        if (!done && !(await finishEffect(tx, effect, { ...outcome }))) throw leaseLost
         for (const write of writes) await write(tx)
-        // The effect row finished and the transition committed in one statement, while this worker holds the lease.
-        if (planned && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined) return true
-        // Otherwise the event goes to the inbox (or, without the lease, nothing at all is written).
-        if (!(await finishEffect(tx, effect, { ...outcome }))) throw leaseLost
-        return false
+        return done
       })
       if (applied && planned) core.committed(planned)
       else if (planned) core.forget(effect.actorId)

@@ -92,8 +92,9 @@ export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
     }
     const credits = result.usage ? modelCallCredits(result.usage, req.model) : reservation.credits
     ctx.finishWith(async (tx) => {
-      await deps.credits.settle(reservation, { credits, ref: effect.id, kind: 'model_usage' }, tx)
       await deps.recordAnswer?.(effect, result, tx)
+      // Last: the account row stays locked from here to the commit.
+      await deps.credits.settle(reservation, { credits, ref: effect.id, kind: 'model_usage' }, tx)
     })
     return { type: 'model.done', content: result.content, toolCalls: result.toolCalls, model: result.model, usage: result.usage, credits }
   }
