@@ -231,7 +231,7 @@ describe('group commit', () => {
   })
 
   it('a transition that lost its version race in a shared statement is retried alone; the others commit', async () => {
-    const { createGroupCommitter } = await import('../src/actors/actorStore.ts')
+    const { createGroupCommitter } = await import('../src/actors/groupCommit.ts')
     const a = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, commitConcurrency: 1 })
     const b = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const accountId = randomUUID()

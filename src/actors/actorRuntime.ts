@@ -14,6 +14,7 @@ import { createKeyedLock } from './keyedLock.ts'
 import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
 import { createActor, sendCommand } from './applyEvent.ts'
 import { drainInbox } from './drainInbox.ts'
+import { createGroupCommitter } from './groupCommit.ts'
 import { finishAndApply } from './effectOutcome.ts'
 import { createPoller } from './poller.ts'
 
@@ -75,7 +76,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       if (!k) throw new Error(`Unknown actor kind ${name}`)
       return k
     },
-    committer: store.createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 1 }),
+    committer: createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 1 }),
     async load(id, { fresh = false } = {}) {
       const cached = cache.get(id)
       if (cached && !fresh) return cache.remember(cached)
