@@ -289,6 +289,16 @@ describe('chat requests (no chain)', () => {
     expect(second.messages.map((m) => m.content)).toEqual([expect.any(String), 'message 1', 'answer 1', 'message 2'])
   })
 
+  it('stores an answer with NUL characters (which Postgres text and jsonb refuse) without them', async () => {
+    const plain = (await bApi('POST', '/agents', { name: 'nul' })).body.id
+    model.mock.onMessage('say nul', { content: 'Done.\u0000 All\u0000 good.' })
+    const res = await bApi('POST', `/agents/${plain}/chat`, { message: 'say nul' })
+    expect(res.status).toBe(200)
+    expect(res.body.content).toBe('Done. All good.')
+    const history = await bApi('GET', `/agents/${plain}/messages`)
+    expect(history.body.messages[0]).toMatchObject({ role: 'assistant', content: 'Done. All good.' })
+  })
+
   it('answers 503 without a model provider', async () => {
     const c = await startTestApp()
     try {

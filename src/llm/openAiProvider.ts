@@ -47,10 +47,10 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
         const choice = completion.choices[0]
         const toolCalls: ModelToolCall[] = []
         for (const call of choice?.message.tool_calls ?? []) {
-          if (call.type === 'function') toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments })
+          if (call.type === 'function') toolCalls.push({ id: noNul(call.id), name: noNul(call.function.name), arguments: noNul(call.function.arguments) })
         }
         return {
-          content: choice?.message.content ?? '',
+          content: noNul(choice?.message.content ?? ''),
           toolCalls,
           finishReason: choice?.finish_reason ?? null,
           model: completion.model,
@@ -79,15 +79,16 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
           const choice = chunk.choices[0]
           if (!choice) continue
           if (choice.finish_reason) finishReason = choice.finish_reason
-          if (choice.delta.content) {
-            content.push(choice.delta.content)
-            yield { type: 'delta', content: choice.delta.content } satisfies ModelStreamEvent
+          const text = noNul(choice.delta.content ?? '')
+          if (text) {
+            content.push(text)
+            yield { type: 'delta', content: text } satisfies ModelStreamEvent
           }
           for (const d of choice.delta.tool_calls ?? []) {
             const call = (calls[d.index] ??= { id: '', name: '', arguments: '' })
-            if (d.id) call.id = d.id
-            if (d.function?.name) call.name += d.function.name
-            if (d.function?.arguments) call.arguments += d.function.arguments
+            if (d.id) call.id = noNul(d.id)
+            if (d.function?.name) call.name += noNul(d.function.name)
+            if (d.function?.arguments) call.arguments += noNul(d.function.arguments)
             yield { type: 'tool_call_delta', index: d.index, id: d.id, name: d.function?.name, arguments: d.function?.arguments }
           }
         }
@@ -99,6 +100,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     },
   }
 }
+
+/**
+ * The text without NUL characters, which Postgres refuses in `text` and `jsonb`: a model that
+ * answered one would fail every attempt to store its answer (and be called again each time).
+ */
+const noNul = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '') : text)
 
 /** A provider for a service started without OPENAI_BASE_URL / OPENAI_API_KEY. */
 function notConfiguredProvider(): ModelProvider {
