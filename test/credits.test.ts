@@ -114,6 +114,13 @@ describe('credit ledger', () => {
     expect(await releaseReservation(deps(), r2)).toBe(true)
     expect(await releaseReservation(deps(), r2)).toBe(false)
     expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 880, reserved: 0 })
+    // A call given up on gives back what it holds, found by its ref (only in its own account).
+    await reserveCredits(deps(), { accountId, credits: 200, ref: 'effect-3' })
+    const { accountId: other } = await app.account()
+    expect(await app.services.credits.releaseByRef({ accountId: other, ref: 'effect-3' })).toBe(false)
+    expect(await app.services.credits.releaseByRef({ accountId, ref: 'effect-3' })).toBe(true)
+    expect(await app.services.credits.releaseByRef({ accountId, ref: 'effect-3' })).toBe(false)
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 880, reserved: 0 })
     expect((await entries(accountId)).filter((e) => e.kind === 'model_usage')).toEqual([{ kind: 'model_usage', credits: -120, balanceAfter: 880, ref: 'effect-1' }])
   })
 

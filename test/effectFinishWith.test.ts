@@ -40,6 +40,33 @@ const logger = createLogger({ level: 'silent' })
 const db = useMigratedDatabase()
 
 describe('effect results that carry writes (finishWith)', () => {
+  it("an effect given up on commits its handler's giveUp write with the final failure, once", async () => {
+    const pool = db().pool
+    await pool.query('create table if not exists give_up_probe (ref text primary key)')
+    let attempts = 0
+    const handler: EffectHandler = Object.assign(
+      async () => {
+        attempts++
+        throw new Error('always fails')
+      },
+      { giveUp: (effect: { id: string }) => async (tx: { query(sql: string, values: unknown[]): Promise<unknown> }) => void (await tx.query('insert into give_up_probe (ref) values ($1)', [effect.id])) },
+    )
+    const runtime = createActorRuntime({ pool, kinds: [paidKind], logger, effectHandlers: { 'paid.work': handler }, pollMs: 20, maxEffectAttempts: 2 })
+    await runtime.start()
+    try {
+      const id = randomUUID()
+      await runtime.create('paid', { id, accountId: randomUUID(), input: {} })
+      await runtime.send(id, { type: 'paid.run' })
+      const entry = await runtime.waitFor(id, (e) => e.status !== 'working', 10_000)
+      expect(entry?.status).toBe('failed')
+      expect(attempts).toBe(2)
+      const { rows } = await pool.query('select ref from give_up_probe where ref like $1', [`${id}:%`])
+      expect(rows).toEqual([{ ref: `${id}:2:0` }])
+    } finally {
+      await runtime.stop()
+    }
+  })
+
   it('commits the write with the outcome event once; a failing write rolls both back and the effect is retried', async () => {
     const pool = db().pool
     await pool.query('create table if not exists finish_probe (ref text primary key, attempt int not null)')

@@ -76,5 +76,9 @@ export type EffectContext = {
 /**
  * Runs one effect; returns the event that reports its outcome to the actor (null: nothing to
  * report, the outcome is only recorded on the effect row). Must be safe to run twice.
+ * `giveUp`, when set, gives back what earlier attempts may still hold (a credit reservation): its
+ * write commits with the effect's final failure, when the runtime stops retrying it.
  */
-export type EffectHandler = (effect: EffectRow, ctx: EffectContext) => Promise<AnyEventObject | null>
+export type EffectHandler = ((effect: EffectRow, ctx: EffectContext) => Promise<AnyEventObject | null>) & {
+  giveUp?: (effect: EffectRow) => FinishWrite
+}

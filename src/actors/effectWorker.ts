@@ -61,7 +61,8 @@ export function createEffectWorker(o: EffectWorkerOptions) {
       const message = err instanceof Error ? err.message : String(err)
       if (!o.persistent.has(effect.kind) && effect.attempts + 1 >= o.maxAttempts) {
         logger.error({ err, effectId: effect.id }, 'effect failed for good')
-        await finish(effect, { status: 'failed', event: { type: `${effect.kind}.failed`, effectId: effect.id, error: message }, error: message })
+        const giveUp = o.handlers[effect.kind]?.giveUp?.(effect)
+        await finish(effect, { status: 'failed', event: { type: `${effect.kind}.failed`, effectId: effect.id, error: message }, error: message }, giveUp ? [giveUp] : [])
       } else {
         const delayMs = Math.min(30_000, 200 * 2 ** effect.attempts)
         logger.warn({ err, effectId: effect.id, delayMs }, 'effect failed; will retry')

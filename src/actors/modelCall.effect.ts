@@ -63,7 +63,7 @@ export type ModelCallDeps = {
  * the actor as `model.failed` with the code; anything else is thrown and retried.
  */
 export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
-  return async (effect, ctx) => {
+  const handler: EffectHandler = async (effect, ctx) => {
     const req = await deps.requestOf(effect, ctx)
     const promptTokens = estimateTokens(req.messages, req.tools)
     let reservation
@@ -98,6 +98,10 @@ export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
     })
     return { type: 'model.done', content: result.content, toolCalls: result.toolCalls, model: result.model, usage: result.usage, credits }
   }
+  // Given up on (every attempt threw, e.g. its finish could not be written): the reservation an
+  // attempt made is given back with the final failure, not held for ever.
+  handler.giveUp = (effect) => (tx) => deps.credits.releaseByRef({ accountId: effect.accountId, ref: effect.id }, tx).then(() => {})
+  return handler
 }
 
 const failed = (err: ServiceError) => ({ type: 'model.failed', error: { code: err.code, message: err.message, status: err.status } })

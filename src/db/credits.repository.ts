@@ -73,6 +73,11 @@ const RELEASE_SQL = `
   update account set credits_reserved = credits_reserved - (select sum(credits) from held)
    where id = $2 and exists (select 1 from held)`
 
+const RELEASE_BY_REF_SQL = `
+  with held as (delete from credit_reservation where ref = $1 and account_id = $2 returning credits)
+  update account set credits_reserved = credits_reserved - (select sum(credits) from held)
+   where id = $2 and exists (select 1 from held)`
+
 /**
  * The credit ledger in SQL. Plain statements rather than MikroORM because a charge must run on
  * the caller's own connection, inside the transaction that records the call's result. Every
@@ -172,6 +177,11 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
         text: RELEASE_SQL,
         values: [reservation.id, reservation.accountId],
       })
+      return (rowCount ?? 0) > 0
+    },
+
+    async releaseByRef({ accountId, ref }, tx) {
+      const { rowCount } = await (tx ?? pool).query({ name: 'credits.release.ref', text: RELEASE_BY_REF_SQL, values: [ref, accountId] })
       return (rowCount ?? 0) > 0
     },
 

@@ -45,6 +45,8 @@ export interface CreditsRepository {
   ): Promise<{ entry: CreditEntry; created: boolean }>
   /** Drops a reservation without a charge; false when it was already settled or released. */
   release(reservation: CreditReservation, tx?: Queryable): Promise<boolean>
+  /** The same, found by the account and the ref it was made under (a call given up on). */
+  releaseByRef(held: { accountId: string; ref: string }, tx?: Queryable): Promise<boolean>
   balance(accountId: string): Promise<{ credits: number; reserved: number }>
   /** Credits debited (negative entries) since each of the given instants. */
   spentSince(accountId: string, since: { day: Date; month: Date }): Promise<{ day: number; month: number }>
