@@ -181,6 +181,19 @@ describe('stopping a run and its budgets', () => {
     expect(modelCalls()).toBe(2)
   })
 
+  it('maxSeconds ends a run budget_exhausted at the step after its deadline passed (a durable timer)', async () => {
+    const goal = 'take your time'
+    // The first answer comes two seconds after the one-second deadline (room for a late timer on a busy machine); the step it asks for still runs, the next one does not.
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_t1', name: 'get_portfolio', arguments: '{}' }] }, { chaos: { latencyMs: 3000 } })
+    model.mock.onToolResult('call_t1', { toolCalls: [{ id: 'call_t2', name: 'get_portfolio', arguments: '{}' }] })
+    const started = await api('POST', `/agents/${trader}/runs`, { goal, maxSeconds: 1 })
+    expect(started.body.budgets).toMatchObject({ maxSeconds: 1 })
+    const run = await runEnds(started.body.id)
+    expect(run).toMatchObject({ status: 'budget_exhausted', exhaustedBudget: 'maxSeconds', used: { steps: 1 } })
+    expect(run.steps.map((s: { toolCalls: Array<{ id: string; status: string }> }) => s.toolCalls.map((c) => [c.id, c.status]))).toEqual([[['call_t1', 'ok']]])
+    expect(modelCalls()).toBe(1)
+  })
+
   it('maxCredits ends a run budget_exhausted once the credits spent reach it', async () => {
     const goal = 'spend credits'
     // 400,000 prompt tokens of gpt-4o-mini = 60 credits a call: under 100 after one, over after two.
