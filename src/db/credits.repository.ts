@@ -78,6 +78,38 @@ const RELEASE_BY_REF_SQL = `
   update account set credits_reserved = credits_reserved - (select sum(credits) from held)
    where id = $2 and exists (select 1 from held)`
 
+async function lockAccount(db: Queryable, accountId: string) {
+  const { rows } = await db.query<{ credits: string; credits_reserved: string }>(
+    'select credits, credits_reserved from account where id = $1 for update',
+    [accountId],
+  )
+  if (!rows[0]) throw new NotFoundError('Account')
+  return { balance: Number(rows[0].credits), reserved: Number(rows[0].credits_reserved) }
+}
+
+async function existingEntry(db: Queryable, kind: CreditKind, ref: string) {
+  const { rows } = await db.query<EntryRow>(`select ${ENTRY_COLUMNS} from credit_entry where kind = $1 and ref = $2`, [kind, ref])
+  return rows[0] ? entryOf(rows[0]) : undefined
+}
+
+/** Inserts the entry and moves the balance (one statement); the caller holds the account lock. */
+async function write(db: Queryable, e: { accountId: string; kind: CreditKind; credits: number; ref: string; balanceAfter: number; reservedAfter: number }) {
+  const { rows } = await db.query<EntryRow>({
+    name: 'credits.write',
+    text: `with e as (
+             insert into credit_entry (id, account_id, kind, credits, balance_after, ref) values ($1, $2, $3, $4, $5, $6)
+             on conflict (kind, ref) do nothing returning ${ENTRY_COLUMNS}
+           ), u as (
+             update account set credits = $5, credits_reserved = $7, updated_at = now() where id = $2 and exists (select 1 from e)
+           )
+           select * from e`,
+    values: [randomUUID(), e.accountId, e.kind, e.credits, e.balanceAfter, e.ref, e.reservedAfter],
+  })
+  // Taken by another account's writer meanwhile (refs are meant to be unique): nothing moves.
+  if (!rows[0]) return { entry: (await existingEntry(db, e.kind, e.ref))!, created: false }
+  return { entry: entryOf(rows[0]), created: true }
+}
+
 /**
  * The credit ledger in SQL. Plain statements rather than MikroORM because a charge must run on
  * the caller's own connection, inside the transaction that records the call's result. Every
@@ -96,38 +128,6 @@ const RELEASE_BY_REF_SQL = `
 export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
   /** Runs `fn` in the caller's transaction, or in one of its own. */
   const inTx = <T>(tx: Queryable | undefined, fn: (db: Queryable) => Promise<T>) => (tx ? fn(tx) : withTransaction(pool, fn))
-
-  async function lockAccount(db: Queryable, accountId: string) {
-    const { rows } = await db.query<{ credits: string; credits_reserved: string }>(
-      'select credits, credits_reserved from account where id = $1 for update',
-      [accountId],
-    )
-    if (!rows[0]) throw new NotFoundError('Account')
-    return { balance: Number(rows[0].credits), reserved: Number(rows[0].credits_reserved) }
-  }
-
-  async function existingEntry(db: Queryable, kind: CreditKind, ref: string) {
-    const { rows } = await db.query<EntryRow>(`select ${ENTRY_COLUMNS} from credit_entry where kind = $1 and ref = $2`, [kind, ref])
-    return rows[0] ? entryOf(rows[0]) : undefined
-  }
-
-  /** Inserts the entry and moves the balance (one statement); the caller holds the account lock. */
-  async function write(db: Queryable, e: { accountId: string; kind: CreditKind; credits: number; ref: string; balanceAfter: number; reservedAfter: number }) {
-    const { rows } = await db.query<EntryRow>({
-      name: 'credits.write',
-      text: `with e as (
-               insert into credit_entry (id, account_id, kind, credits, balance_after, ref) values ($1, $2, $3, $4, $5, $6)
-               on conflict (kind, ref) do nothing returning ${ENTRY_COLUMNS}
-             ), u as (
-               update account set credits = $5, credits_reserved = $7, updated_at = now() where id = $2 and exists (select 1 from e)
-             )
-             select * from e`,
-      values: [randomUUID(), e.accountId, e.kind, e.credits, e.balanceAfter, e.ref, e.reservedAfter],
-    })
-    // Taken by another account's writer meanwhile (refs are meant to be unique): nothing moves.
-    if (!rows[0]) return { entry: (await existingEntry(db, e.kind, e.ref))!, created: false }
-    return { entry: entryOf(rows[0]), created: true }
-  }
 
   return {
     append({ accountId, kind, credits, ref }, tx) {
