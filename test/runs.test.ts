@@ -57,6 +57,17 @@ describe('autonomous runs (real SDK against the scripted model server)', () => {
     expect(await sentTxs(trader)).toBe(before + 1)
     const [tx] = await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 1`, [trader])
     expect(swap.txHash).toBe(tx.hash)
+    // Each step's times, in order: asked for, answered, its tool calls done, then the next step.
+    const times = run.steps.flatMap((st: { startedAt: string; modelCall: { answeredAt: string }; toolCalls: Array<{ doneAt: string }> }) => [
+      st.startedAt,
+      st.modelCall.answeredAt,
+      ...st.toolCalls.map((c) => c.doneAt),
+    ])
+    expect(times).toHaveLength(8)
+    for (const t of times) expect(t).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect([...times].sort()).toEqual(times)
+    expect(run.steps[0].startedAt).toBe(run.createdAt)
+    expect(run.steps[1].startedAt).toBe(run.steps[0].toolCalls[0].doneAt)
 
     // One charge per model call (ref = its effect id); the run's credits are their sum; the ledger adds up.
     const charges = await q(`select credits from credit_entry where account_id = $1 and kind = 'model_usage' and ref like $2`, [accountId, `${run.id}:%`])

@@ -25,6 +25,8 @@ export const modelCallEventSchema = z.discriminatedUnion('type', [
     model: z.string(),
     usage: usage.nullable(),
     credits: z.number().int(),
+    /** When the answer arrived (absent in events stored before it was kept). */
+    at: z.string().optional(),
   }),
   z.object({ type: z.literal('model.failed'), effectId: z.string(), error: z.object({ code: z.string(), message: z.string(), status: z.number() }) }),
   z.object({ type: z.literal(`${MODEL_CALL}.failed`), effectId: z.string(), error: z.string() }),
@@ -96,7 +98,7 @@ export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
       // Last: the account row stays locked from here to the commit.
       await deps.credits.settle(reservation, { credits, ref: effect.id, kind: 'model_usage' }, tx)
     })
-    return { type: 'model.done', content: result.content, toolCalls: result.toolCalls, model: result.model, usage: result.usage, credits }
+    return { type: 'model.done', content: result.content, toolCalls: result.toolCalls, model: result.model, usage: result.usage, credits, at: new Date().toISOString() }
   }
   // Given up on (every attempt threw, e.g. its finish could not be written): the reservation an
   // attempt made is given back with the final failure, not held for ever.

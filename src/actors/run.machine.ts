@@ -104,7 +104,7 @@ export const runMachine = setup({
               target: 'thinking',
               actions: assign(({ context }) => ({
                 stepsUsed: context.stepsUsed + 1,
-                steps: [...context.steps, { step: context.stepsUsed + 1, content: null, model: null, credits: 0, usage: null, toolCalls: [], acted: false }],
+                steps: [...context.steps, { step: context.stepsUsed + 1, content: null, model: null, credits: 0, usage: null, toolCalls: [], acted: false, answeredAt: null }],
               })),
             },
           ],
@@ -138,7 +138,7 @@ export const runMachine = setup({
                 pending: context.pending.filter((id) => id !== event.callId),
                 steps: withLastStep(context, (s) => ({
                   ...s,
-                  toolCalls: s.toolCalls.map((c) => (c.id === event.callId ? { ...c, status: event.status, result: event.result } : c)),
+                  toolCalls: s.toolCalls.map((c) => (c.id === event.callId ? { ...c, status: event.status, result: event.result, doneAt: event.at ?? null } : c)),
                 })),
                 transcript: [...context.transcript, { role: 'tool' as const, toolCallId: event.callId, content: JSON.stringify(event.result) }],
               })),
@@ -172,7 +172,8 @@ function recordAnswer(context: RunContext, event: ModelDone, acted: boolean) {
       credits: event.credits,
       usage: event.usage,
       acted,
-      toolCalls: event.toolCalls.map((c) => ({ ...c, status: acted ? ('pending' as const) : ('skipped' as const), result: null })),
+      answeredAt: event.at ?? null,
+      toolCalls: event.toolCalls.map((c) => ({ ...c, status: acted ? ('pending' as const) : ('skipped' as const), result: null, doneAt: null })),
     })),
   }
 }

@@ -15,7 +15,8 @@ export const MODEL_SCOPES = ['read', 'trade'] as const
 
 /** What the tool-call effect reports to its actor. */
 export const toolCallEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('tool.done'), effectId: z.string(), callId: z.string(), status: z.enum(['ok', 'refused']), result: z.unknown() }),
+  // `at`: when the tool call ended (absent in events stored before it was kept).
+  z.object({ type: z.literal('tool.done'), effectId: z.string(), callId: z.string(), status: z.enum(['ok', 'refused']), result: z.unknown(), at: z.string().optional() }),
   z.object({ type: z.literal(`${TOOL_CALL}.failed`), effectId: z.string(), error: z.string() }),
 ])
 
@@ -56,7 +57,7 @@ export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
     const status = outcome.ok ? 'ok' : 'refused'
     ctx.finishWith((tx) => deps.recordResult?.(effect, { callId: p.callId, name: p.name, content: JSON.stringify(result) }, tx) ?? Promise.resolve())
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status, result })
-    return { type: 'tool.done', callId: p.callId, status, result }
+    return { type: 'tool.done', callId: p.callId, status, result, at: new Date().toISOString() }
   }
 }
 

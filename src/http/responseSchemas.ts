@@ -155,6 +155,7 @@ const runToolCallResponse = z.object({
   status: z.enum(['ok', 'refused', 'skipped', 'pending']),
   result: z.unknown().describe("the tool's result, or its refusal { error, code }"),
   txHash: z.string().nullable().describe('the transaction a fund-moving tool sent'),
+  doneAt: isoTime.nullable().describe('when it ended (null while pending or when skipped)'),
 })
 
 export const runResponse = z.object({
@@ -169,6 +170,7 @@ export const runResponse = z.object({
   exhaustedBudget: z.enum(['maxSteps', 'maxCredits', 'maxSeconds']).nullable(),
   steps: z.array(z.object({
     step: z.number().int(),
+    startedAt: isoTime.nullable().describe("when the step's model call was asked for: the run's start, or the previous step's end"),
     modelCall: z.object({
       status: z.enum(['pending', 'done']),
       content: z.string().nullable(),
@@ -176,6 +178,7 @@ export const runResponse = z.object({
       usage: usageResponse.nullable(),
       credits: z.number().int(),
       acted: z.boolean().describe('false when its tool calls were not run (the run was stopped)'),
+      answeredAt: isoTime.nullable().describe("when the model's answer arrived"),
     }),
     toolCalls: z.array(runToolCallResponse),
   })),

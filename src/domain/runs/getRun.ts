@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.ts'
-import type { Runs, RunState } from './ports.ts'
+import type { Runs, RunState, RunStep } from './ports.ts'
 
 const parseArguments = (raw: string): unknown => {
   try {
@@ -12,10 +12,14 @@ const parseArguments = (raw: string): unknown => {
 const txHashOf = (result: unknown): string | null =>
   result && typeof result === 'object' && typeof (result as { txHash?: unknown }).txHash === 'string' ? (result as { txHash: string }).txHash : null
 
+/** When a step ended, so the next one started: its last tool call's end, else its answer (null when not recorded). */
+const stepEndOf = (s: RunStep): string | null =>
+  s.toolCalls.reduce<string | null>((latest, c) => (c.doneAt && (!latest || c.doneAt > latest) ? c.doneAt : latest), null) ?? s.answeredAt ?? null
+
 /**
  * A run as the API shows it (DESIGN §9): status, goal, budgets and their use, each step's model
- * call and tool calls (arguments, result, tx hash), credits, the final summary (the model's last
- * message), what a stop found in flight, timestamps.
+ * call and tool calls (arguments, result, tx hash, when each ended), credits, the final summary
+ * (the model's last message), what a stop found in flight, timestamps.
  */
 export function runView(run: RunState) {
   const ended = !['queued', 'running'].includes(run.status)
@@ -29,10 +33,11 @@ export function runView(run: RunState) {
     budgets: { maxSteps: run.maxSteps, maxCredits: run.maxCredits, maxSeconds: run.maxSeconds },
     used: { steps: run.steps.length, credits: run.credits, seconds: Math.round((Date.parse(run.updatedAt) - Date.parse(run.createdAt)) / 1000) },
     exhaustedBudget: run.exhausted,
-    steps: run.steps.map((s) => ({
+    steps: run.steps.map((s, i) => ({
       step: s.step,
-      modelCall: { status: s.model === null ? 'pending' : 'done', content: s.content, model: s.model, usage: s.usage, credits: s.credits, acted: s.acted },
-      toolCalls: s.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: parseArguments(c.arguments), status: c.status, result: c.result, txHash: txHashOf(c.result) })),
+      startedAt: i === 0 ? run.createdAt : stepEndOf(run.steps[i - 1]!),
+      modelCall: { status: s.model === null ? 'pending' : 'done', content: s.content, model: s.model, usage: s.usage, credits: s.credits, acted: s.acted, answeredAt: s.answeredAt ?? null },
+      toolCalls: s.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: parseArguments(c.arguments), status: c.status, result: c.result, txHash: txHashOf(c.result), doneAt: c.doneAt ?? null })),
     })),
     credits: run.credits,
     summary: ended ? (run.steps.findLast((s) => s.content)?.content ?? run.summary) : null,

@@ -21,7 +21,15 @@ export type RunInput = RunBudgets & {
   trigger: 'api' | 'schedule'
 }
 
-export type RunToolCall = { id: string; name: string; arguments: string; status: 'pending' | 'ok' | 'refused' | 'skipped'; result: unknown }
+export type RunToolCall = {
+  id: string
+  name: string
+  arguments: string
+  status: 'pending' | 'ok' | 'refused' | 'skipped'
+  result: unknown
+  /** When it ended (null while pending, for a skipped call, and in runs stored before it was kept). */
+  doneAt?: string | null
+}
 
 /** One step: a model call and the tool calls it asked for (`acted`: false when they were not run). */
 export type RunStep = {
@@ -32,6 +40,8 @@ export type RunStep = {
   usage: ModelUsage | null
   toolCalls: RunToolCall[]
   acted: boolean
+  /** When the model's answer arrived (null before it, and in runs stored before it was kept). */
+  answeredAt?: string | null
 }
 
 /** A run as its actor records it. */
