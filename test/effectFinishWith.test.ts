@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
-import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
+import type { ActorKind, EffectHandler, EffectRow, FinishWrite } from '../src/actors/actorKind.ts'
 import { useMigratedDatabase } from './support/db.ts'
 
 /** One effect (`paid.work`) that reports `paid.done`; its handler writes a row with the outcome. */
@@ -39,6 +39,20 @@ const paidKind: ActorKind = {
 const logger = createLogger({ level: 'silent' })
 const db = useMigratedDatabase()
 
+/** Runs one `paid` actor through `paid.run` with `handler`; answers its id and the entry it ended with. */
+async function runPaid(handler: EffectHandler, maxEffectAttempts: number) {
+  const runtime = createActorRuntime({ pool: db().pool, kinds: [paidKind], logger, effectHandlers: { 'paid.work': handler }, pollMs: 20, maxEffectAttempts })
+  await runtime.start()
+  try {
+    const id = randomUUID()
+    await runtime.create('paid', { id, accountId: randomUUID(), input: {} })
+    await runtime.send(id, { type: 'paid.run' })
+    return { id, entry: await runtime.waitFor(id, (e) => e.status !== 'working', 10_000) }
+  } finally {
+    await runtime.stop()
+  }
+}
+
 describe('effect results that carry writes (finishWith)', () => {
   it("an effect given up on commits its handler's giveUp write with the final failure, once", async () => {
     const pool = db().pool
@@ -49,22 +63,17 @@ describe('effect results that carry writes (finishWith)', () => {
         attempts++
         throw new Error('always fails')
       },
-      { giveUp: (effect: { id: string }) => async (tx: { query(sql: string, values: unknown[]): Promise<unknown> }) => void (await tx.query('insert into give_up_probe (ref) values ($1)', [effect.id])) },
+      {
+        giveUp: (effect: EffectRow): FinishWrite => async (tx) => {
+          await tx.query('insert into give_up_probe (ref) values ($1)', [effect.id])
+        },
+      },
     )
-    const runtime = createActorRuntime({ pool, kinds: [paidKind], logger, effectHandlers: { 'paid.work': handler }, pollMs: 20, maxEffectAttempts: 2 })
-    await runtime.start()
-    try {
-      const id = randomUUID()
-      await runtime.create('paid', { id, accountId: randomUUID(), input: {} })
-      await runtime.send(id, { type: 'paid.run' })
-      const entry = await runtime.waitFor(id, (e) => e.status !== 'working', 10_000)
-      expect(entry?.status).toBe('failed')
-      expect(attempts).toBe(2)
-      const { rows } = await pool.query('select ref from give_up_probe where ref like $1', [`${id}:%`])
-      expect(rows).toEqual([{ ref: `${id}:2:0` }])
-    } finally {
-      await runtime.stop()
-    }
+    const { id, entry } = await runPaid(handler, 2)
+    expect(entry?.status).toBe('failed')
+    expect(attempts).toBe(2)
+    const { rows } = await pool.query('select ref from give_up_probe where ref like $1', [`${id}:%`])
+    expect(rows).toEqual([{ ref: `${id}:2:0` }])
   })
 
   it('commits the write with the outcome event once; a failing write rolls both back and the effect is retried', async () => {
@@ -75,29 +84,20 @@ describe('effect results that carry writes (finishWith)', () => {
       const attempt = ++attempts
       ctx.finishWith(async (tx) => {
         await tx.query('insert into finish_probe (ref, attempt) values ($1, $2)', [effect.id, attempt])
-        // The first attempt's write fails after the effect row and the inbox event were written.
+        // The first attempt's write fails after the effect row and the transition were written.
         if (attempt === 1) throw new Error('write failed')
       })
       return { type: 'paid.done', value: `attempt-${attempt}` }
     }
-    const runtime = createActorRuntime({ pool, kinds: [paidKind], logger, effectHandlers: { 'paid.work': handler }, pollMs: 20, maxEffectAttempts: 5 })
-    await runtime.start()
-    try {
-      const id = randomUUID()
-      await runtime.create('paid', { id, accountId: randomUUID(), input: {} })
-      await runtime.send(id, { type: 'paid.run' })
-      const entry = await runtime.waitFor(id, (e) => e.status !== 'working', 10_000)
-      expect(entry?.status).toBe('done')
-      expect(entry?.snapshot.context).toEqual({ result: 'attempt-2' })
-      const { rows } = await pool.query('select ref, attempt from finish_probe')
-      expect(rows).toEqual([{ ref: expect.stringMatching(new RegExp(`^${id}:`)), attempt: 2 }])
-      // The outcome was applied once (in the finish's own transaction: no inbox row was needed).
-      const applied = await pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'paid.done'`, [id])
-      expect(applied.rows[0].n).toBe(1)
-      const pending = await pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id])
-      expect(pending.rows[0].n).toBe(0)
-    } finally {
-      await runtime.stop()
-    }
+    const { id, entry } = await runPaid(handler, 5)
+    expect(entry?.status).toBe('done')
+    expect(entry?.snapshot.context).toEqual({ result: 'attempt-2' })
+    const { rows } = await pool.query('select ref, attempt from finish_probe')
+    expect(rows).toEqual([{ ref: expect.stringMatching(new RegExp(`^${id}:`)), attempt: 2 }])
+    // The outcome was applied once (in the finish's own transaction: no inbox row was needed).
+    const applied = await pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'paid.done'`, [id])
+    expect(applied.rows[0].n).toBe(1)
+    const pending = await pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id])
+    expect(pending.rows[0].n).toBe(0)
   })
 })
