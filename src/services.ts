@@ -311,10 +311,10 @@ function createChatParts(p: { pool: Database['pool']; config: Config; credits: C
   const bus = createChatBus()
   const messages = createChatMessagesRepository(p.pool)
   const effects = createChatTurnEffects({
-    pool: p.pool, provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core,
+    provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core,
     maxTokens: p.config.chat.maxTokens, historyLimit: p.config.chat.historyMessages,
   })
-  const runEffects = createRunEffects({ pool: p.pool, provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, maxTokens: p.config.chat.maxTokens })
+  const runEffects = createRunEffects({ provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, maxTokens: p.config.chat.maxTokens })
   return {
     effects: { ...effects, ...runEffects, ...createAgentRunEffects({ core: p.core, tickMs: p.config.agentTickMs }) },
     adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat, runs: p.config.runs },

@@ -118,8 +118,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     track,
     loadActor: (id) => core.load(id),
     async finish(effect, outcome, writes) {
-      const { drain: needsDrain } = await finishAndApply(core, effect, outcome, writes)
-      if (needsDrain && !stopped) await drain(effect.actorId)
+      if ((await finishAndApply(core, effect, outcome, writes)) && !stopped) await drain(effect.actorId)
     },
   })
 

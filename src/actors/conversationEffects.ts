@@ -1,4 +1,3 @@
-import type pg from 'pg'
 import type { Core } from '../core.ts'
 import type { AgentRecord, AgentsRepository } from '../domain/agents/ports.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
@@ -14,7 +13,6 @@ import { createToolCallEffect } from './toolCall.effect.ts'
 
 /** What the model-call and tool-call effects of a chat turn or a run are built from. */
 export type ConversationEffectsDeps = {
-  pool: pg.Pool
   provider: ModelProvider
   credits: CreditsRepository
   agents: AgentsRepository

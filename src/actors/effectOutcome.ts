@@ -14,10 +14,9 @@ export type EffectOutcome = { owner: string; status: 'done' | 'failed'; event: A
  * cannot take the event here (another event waits in its inbox, another node moved it, the
  * state refuses it, the event is invalid), the event goes to the inbox in that same transaction
  * and the inbox drain applies it in order, as for any event. A worker that lost the effect's
- * lease writes nothing. Answers whether this call finished the effect and whether the inbox
- * needs draining.
+ * lease writes nothing. Answers whether the actor's inbox now holds the event (to be drained).
  */
-export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<{ finished: boolean; drain: boolean }> {
+export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<boolean> {
   const run = () =>
     core.withLock(effect.actorId, async () => {
       const planned = outcome.event ? await planOutcome(core, effect, outcome.event) : null
@@ -28,18 +27,18 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         // is written). The handler's writes come last: a charge's account row lock is then held
         // only to the commit, not across the other statements.
         const done = planned !== null && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined
-        if (!done && !(await finishEffect(tx, effect, { ...outcome }))) throw leaseLost
+        if (!done && !(await finishEffect(tx, effect, outcome))) throw leaseLost
         for (const write of writes) await write(tx)
         return done
       })
       if (applied && planned) core.committed(planned)
       else if (planned) core.forget(effect.actorId)
-      return { finished: true, drain: outcome.event !== null && !applied }
+      return outcome.event !== null && !applied
     })
   try {
     return await run()
   } catch (err) {
-    if (err === leaseLost) return { finished: false, drain: false }
+    if (err === leaseLost) return false
     throw err
   }
 }

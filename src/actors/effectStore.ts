@@ -30,15 +30,15 @@ const OPEN = `status in ('pending', 'prepared', 'sent')`
 /**
  * Claims open effects for one worker: rows nobody holds (or whose lease expired) are locked with
  * SKIP LOCKED, so two workers never claim the same row, and get `claimed_by` and `lease_until`.
- * Pick by `ids` (just committed), by `actorId`, or the ones due for a (re)try.
+ * Pick the ones due for a (re)try, or one actor's (`actorId`).
  */
 export async function claimEffects(
   db: Queryable,
-  { owner, leaseMs, ids, actorId, limit = 200 }: { owner: string; leaseMs: number; ids?: string[]; actorId?: string; limit?: number },
+  { owner, leaseMs, actorId, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; limit?: number },
 ): Promise<EffectRow[]> {
-  const pick = ids ? 'id = any($4::text[])' : actorId ? 'actor_id = $4' : 'next_attempt_at <= now()'
+  const pick = actorId ? 'actor_id = $4' : 'next_attempt_at <= now()'
   const { rows } = await db.query<EffectDbRow>({
-    name: `effect.claim.${ids ? 'ids' : actorId ? 'actor' : 'due'}`,
+    name: `effect.claim.${actorId ? 'actor' : 'due'}`,
     text: `with c as (
              select id from effect
               where ${OPEN} and ${pick} and (lease_until is null or lease_until < now())
@@ -47,7 +47,7 @@ export async function claimEffects(
            update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
              from c where e.id = c.id
            returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts`,
-    values: [owner, leaseMs, limit, ...(ids ? [ids] : actorId ? [actorId] : [])],
+    values: [owner, leaseMs, limit, ...(actorId ? [actorId] : [])],
   })
   return rows.map(toEffect)
 }

@@ -75,10 +75,10 @@ export function createEffectWorker(o: EffectWorkerOptions) {
   }
 
   return {
-    /** Claims open effects (one actor's, or every due one) and runs them. */
-    async claimAndRun(sel: { actorId?: string } = {}): Promise<void> {
+    /** Claims the open effects due for a (re)try, left by a crash or deferred, and runs them. */
+    async claimAndRun(): Promise<void> {
       if (o.isStopped()) return
-      const claimed = await effects.claimEffects(pool, { owner, leaseMs, ...sel })
+      const claimed = await effects.claimEffects(pool, { owner, leaseMs })
       claimed.forEach((e) => void o.track(run(e)))
     },
     /** Runs effects this runtime committed already claimed. */
