@@ -68,15 +68,12 @@ const SETTLE_SQL = `
   select (select row_to_json(e) from e) as created, (select row_to_json(ex) from ex) as existing
     from acct`
 
-const RELEASE_SQL = `
-  with held as (delete from credit_reservation where id = $1 and account_id = $2 returning credits)
+/** Drops an account's reservation found by its `id` or its `ref` ($1) and gives its credits back. */
+const releaseSql = (by: 'id' | 'ref') => `
+  with held as (delete from credit_reservation where ${by} = $1 and account_id = $2 returning credits)
   update account set credits_reserved = credits_reserved - (select sum(credits) from held)
    where id = $2 and exists (select 1 from held)`
-
-const RELEASE_BY_REF_SQL = `
-  with held as (delete from credit_reservation where ref = $1 and account_id = $2 returning credits)
-  update account set credits_reserved = credits_reserved - (select sum(credits) from held)
-   where id = $2 and exists (select 1 from held)`
+const RELEASE_SQL = { id: releaseSql('id'), ref: releaseSql('ref') }
 
 async function lockAccount(db: Queryable, accountId: string) {
   const { rows } = await db.query<{ credits: string; credits_reserved: string }>(
@@ -128,6 +125,10 @@ async function write(db: Queryable, e: { accountId: string; kind: CreditKind; cr
 export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
   /** Runs `fn` in the caller's transaction, or in one of its own. */
   const inTx = <T>(tx: Queryable | undefined, fn: (db: Queryable) => Promise<T>) => (tx ? fn(tx) : withTransaction(pool, fn))
+  async function releaseBy(by: 'id' | 'ref', key: string, accountId: string, tx: Queryable | undefined) {
+    const { rowCount } = await (tx ?? pool).query({ name: `credits.release.${by}`, text: RELEASE_SQL[by], values: [key, accountId] })
+    return (rowCount ?? 0) > 0
+  }
 
   return {
     append({ accountId, kind, credits, ref }, tx) {
@@ -171,19 +172,8 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       return { entry: existing ? entryOf(existing) : (await existingEntry(tx ?? pool, kind, ref))!, created: false }
     },
 
-    async release(reservation, tx) {
-      const { rowCount } = await (tx ?? pool).query({
-        name: 'credits.release',
-        text: RELEASE_SQL,
-        values: [reservation.id, reservation.accountId],
-      })
-      return (rowCount ?? 0) > 0
-    },
-
-    async releaseByRef({ accountId, ref }, tx) {
-      const { rowCount } = await (tx ?? pool).query({ name: 'credits.release.ref', text: RELEASE_BY_REF_SQL, values: [ref, accountId] })
-      return (rowCount ?? 0) > 0
-    },
+    release: (reservation, tx) => releaseBy('id', reservation.id, reservation.accountId, tx),
+    releaseByRef: ({ accountId, ref }, tx) => releaseBy('ref', ref, accountId, tx),
 
     async balance(accountId) {
       const { rows } = await pool.query<{ credits: string; credits_reserved: string }>('select credits, credits_reserved from account where id = $1', [accountId])
