@@ -20,6 +20,6 @@ export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string,
       return { ...turn, id: turn.turnId, streamKey: turn.stream ? turn.turnId : null }
     },
     history: (c) => deps.messages.history(c.agentId, c.id, deps.historyLimit),
-    systemPrompt: (agent, skills) => systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills }),
+    systemPrompt: systemPromptOf,
   })
 }

@@ -20,6 +20,6 @@ export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHan
       return { ...run, id: run.runId, streamKey: null }
     },
     history: async () => [],
-    systemPrompt: (agent, skills) => runSystemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills }),
+    systemPrompt: runSystemPromptOf,
   })
 }

@@ -9,11 +9,11 @@ describe('the chat prompt', () => {
   })
 
   it('names the agent, its owner prompt and its skills', () => {
-    const s = systemPromptOf({ agentName: 'Ada', systemPrompt: 'Be brief.', skills: '## Skill: Trading\nQuote first.' })
+    const s = systemPromptOf({ name: 'Ada', systemPrompt: 'Be brief.' }, '## Skill: Trading\nQuote first.')
     expect(s).toContain('You are Ada')
     expect(s).toContain("owner's instructions:\nBe brief.")
     expect(s).toContain('Your skills:\n\n## Skill: Trading\nQuote first.')
-    expect(systemPromptOf({ agentName: 'Ada', systemPrompt: null, skills: '' })).not.toContain('Your skills')
+    expect(systemPromptOf({ name: 'Ada', systemPrompt: null }, '')).not.toContain('Your skills')
   })
 
   it('keeps the newest history that fits the context window, in order, before this turn', () => {

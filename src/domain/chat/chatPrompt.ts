@@ -22,9 +22,9 @@ export function estimateTokens(messages: readonly ModelMessage[], tools: readonl
  * The system prompt of a chat turn or a run: who the agent is, its owner's system prompt, and its
  * skills' text (`resolveAgentSkills`: built-in instructions, custom skills delimited as untrusted).
  */
-export function systemPromptOf({ agentName, systemPrompt, skills }: { agentName: string; systemPrompt: string | null; skills: string }): string {
+export function systemPromptOf({ name, systemPrompt }: { name: string; systemPrompt: string | null }, skills: string): string {
   const parts = [
-    `You are ${agentName}, a trading agent with a custodial wallet. You act only through the tools you are given; ` +
+    `You are ${name}, a trading agent with a custodial wallet. You act only through the tools you are given; ` +
       'each acts for this agent alone and within its policy. When a tool refuses, say why and do not work around it.',
   ]
   if (systemPrompt) parts.push(`Your owner's instructions:\n${systemPrompt}`)

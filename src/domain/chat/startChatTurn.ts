@@ -39,7 +39,7 @@ export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): 
     stream: body.stream ?? false,
     maxRounds: deps.limits.maxRounds,
     tools,
-    system: systemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills: instructions }),
+    system: systemPromptOf(agent, instructions),
     message: body.message,
   })
   return { turnId, stream: body.stream ?? false }

@@ -5,6 +5,6 @@ const RUN_PREAMBLE =
   '(or cannot be), answer with a short summary and no tool call. Nobody answers questions during a run.'
 
 /** A run's system prompt: the run's preamble, then the chat system prompt (the agent, its owner's instructions, its skills). */
-export function runSystemPromptOf(agent: Parameters<typeof systemPromptOf>[0]): string {
-  return [RUN_PREAMBLE, systemPromptOf(agent)].join('\n\n')
+export function runSystemPromptOf(agent: Parameters<typeof systemPromptOf>[0], skills: string): string {
+  return [RUN_PREAMBLE, systemPromptOf(agent, skills)].join('\n\n')
 }

@@ -36,7 +36,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
     temperature: agent.temperature ?? null,
     goal: body.goal,
     tools,
-    system: runSystemPromptOf({ agentName: agent.name, systemPrompt: agent.systemPrompt, skills: instructions }),
+    system: runSystemPromptOf(agent, instructions),
     trigger: input.trigger ?? 'api',
     maxSteps: body.maxSteps ?? deps.limits.defaults.maxSteps,
     maxCredits: body.maxCredits ?? deps.limits.defaults.maxCredits,
