@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { withTransaction } from '../db/transaction.ts'
 import type { ChatMessagesRepository } from '../domain/chat/ports.ts'
 import { RunInProgressError } from '../domain/errors.ts'
 import type { Runs, RunState, RunStatus } from '../domain/runs/ports.ts'
@@ -30,21 +31,17 @@ export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime
   }
   return {
     async start(run) {
-      const db = await pool.connect()
       let entry: ActorEntry
       try {
-        await db.query('begin')
-        await messages.insert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model }, db)
-        entry = await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run }, db)
-        await db.query('commit')
+        entry = await withTransaction(pool, async (db) => {
+          await messages.insert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model }, db)
+          return runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run }, db)
+        })
       } catch (err) {
-        await db.query('rollback').catch(() => {})
         // The same run id again (an Idempotency-Key retried after a crash): the run exists, nothing to do.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
         throw err
-      } finally {
-        db.release()
       }
       runtime.afterExternalCommit(entry)
     },
