@@ -5,12 +5,14 @@ import type { ModelMessage } from '../domain/chat/ports.ts'
 import type { ActorKind } from './actorKind.ts'
 import type { NewChatTurn } from '../domain/chat/ports.ts'
 import { MODEL_CALL, modelCallEventSchema, type ModelCallParams } from './modelCall.effect.ts'
-import { TOOL_CALL, toolCallEventSchema, type ToolCallParams } from './toolCall.effect.ts'
+import { TOOL_CALL, TOOL_RESULT, toolCallEventSchema, type ToolCallParams, type ToolResultParams } from './toolCall.effect.ts'
+import { endedByChild, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, type ToolBook, type ToolCallState } from './toolCalls.ts'
+import type { ChildEndEvent } from './childActors.ts'
 
 /** What a turn starts with (the domain's NewChatTurn: the agent, the model, the granted tools, the message). */
 export type ChatTurnInput = NewChatTurn
 
-export type ChatToolCallView = { id: string; name: string; arguments: string; status: 'pending' | 'ok' | 'refused' | 'skipped'; result: unknown }
+export type ChatToolCallView = ToolCallState
 type Usage = { promptTokens: number; completionTokens: number; totalTokens: number }
 
 export type ChatTurnContext = ChatTurnInput & {
@@ -18,7 +20,10 @@ export type ChatTurnContext = ChatTurnInput & {
   /** This turn's messages as the model sees them: the user message, assistant messages, tool results. */
   transcript: ModelMessage[]
   toolCalls: ChatToolCallView[]
+  /** Keys of the calls of this round not answered yet. */
   pending: string[]
+  /** Child ends that came before their call's report (absent in turns stored before children). */
+  earlyEnds?: Record<string, ChildEndEvent>
   content: string
   /** The model the provider says answered last. */
   answeredBy: string | null
@@ -44,6 +49,7 @@ export const chatTurnMachine = setup({
   actions: {
     [MODEL_CALL]: (_, _p: ModelCallParams) => {},
     [TOOL_CALL]: (_, _p: ToolCallParams) => {},
+    [TOOL_RESULT]: (_, _p: ToolResultParams) => {},
   },
   guards: {
     wantsTools: ({ context, event }) => event.type === 'model.done' && event.toolCalls.length > 0 && context.round < context.maxRounds,
@@ -58,6 +64,7 @@ export const chatTurnMachine = setup({
     transcript: [{ role: 'user', content: input.message }],
     toolCalls: [],
     pending: [],
+    earlyEnds: {},
     content: '',
     answeredBy: null,
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
@@ -72,18 +79,17 @@ export const chatTurnMachine = setup({
           {
             guard: 'wantsTools',
             target: 'acting',
-            actions: assign(({ context, event }) => ({
-              ...recordAnswer(context, event),
-              toolCalls: [...context.toolCalls, ...event.toolCalls.map((c) => ({ ...c, status: 'pending' as const, result: null }))],
-              pending: event.toolCalls.map((c) => c.id),
-            })),
+            actions: assign(({ context, event }) => {
+              const calls = newToolCalls(event.toolCalls, context.round, 'pending')
+              return { ...recordAnswer(context, event), toolCalls: [...context.toolCalls, ...calls], pending: calls.map(keyOf) }
+            }),
           },
           {
             target: 'completed',
             actions: assign(({ context, event }) => ({
               ...recordAnswer(context, event),
               // Asked for in the last round: not run, the turn ends with what it has.
-              toolCalls: [...context.toolCalls, ...event.toolCalls.map((c) => ({ ...c, status: 'skipped' as const, result: null }))],
+              toolCalls: [...context.toolCalls, ...newToolCalls(event.toolCalls, context.round, 'skipped')],
             })),
           },
         ],
@@ -93,19 +99,17 @@ export const chatTurnMachine = setup({
     },
     acting: {
       entry: enqueueActions(({ context, enqueue }) => {
-        for (const call of context.toolCalls.filter((c) => context.pending.includes(c.id))) {
-          enqueue({ type: TOOL_CALL, params: { callId: call.id, name: call.name, arguments: call.arguments } })
+        for (const call of context.toolCalls.filter((c) => context.pending.includes(keyOf(c)))) {
+          enqueue({ type: TOOL_CALL, params: { callId: call.id, key: keyOf(call), name: call.name, arguments: call.arguments } })
         }
       }),
       always: { guard: 'allToolsDone', target: 'thinking', actions: assign({ round: ({ context }) => context.round + 1 }) },
       on: {
-        'tool.done': {
-          actions: assign(({ context, event }) => ({
-            pending: context.pending.filter((id) => id !== event.callId),
-            toolCalls: context.toolCalls.map((c) => (c.id === event.callId ? { ...c, status: event.status, result: event.result } : c)),
-            transcript: [...context.transcript, { role: 'tool' as const, toolCallId: event.callId, content: JSON.stringify(event.result) }],
-          })),
-        },
+        'tool.done': { actions: assign(({ context, event }) => fromBook(onToolDone(bookOf(context), event))) },
+        // A fund-moving call started a child (a swap): the turn waits in `acting` for its end, however long the chain takes.
+        'tool.started': { actions: enqueueActions(({ context, event, enqueue }) => settle(context, onToolStarted(bookOf(context), event), enqueue)) },
+        'child.done': { actions: enqueueActions(({ context, event, enqueue }) => settle(context, onChildEnd(bookOf(context), event), enqueue)) },
+        'child.failed': { actions: enqueueActions(({ context, event, enqueue }) => settle(context, onChildEnd(bookOf(context), event), enqueue)) },
         'chat.tool.failed': { target: 'failed', actions: assign({ error: ({ event }) => ({ code: 'tool_call_failed', message: event.error, status: 502 }) }) },
       },
     },
@@ -113,6 +117,21 @@ export const chatTurnMachine = setup({
     failed: { type: 'final' },
   },
 })
+
+const bookOf = (c: ChatTurnContext): ToolBook => ({ calls: c.toolCalls, pending: c.pending, transcript: c.transcript, earlyEnds: c.earlyEnds ?? {} })
+const fromBook = (b: ToolBook) => ({ toolCalls: b.calls, pending: b.pending, transcript: b.transcript, earlyEnds: b.earlyEnds })
+
+/** Takes the book's new state, and writes the tool message of each call a child's end answered. */
+function settle(
+  context: ChatTurnContext,
+  next: ToolBook,
+  enqueue: { assign(a: Partial<ChatTurnContext>): void; (action: { type: typeof TOOL_RESULT; params: ToolResultParams }): void },
+) {
+  enqueue.assign(fromBook(next))
+  for (const c of endedByChild(bookOf(context), next)) {
+    enqueue({ type: TOOL_RESULT, params: { messageKey: `tool:${c.effectId}`, callId: c.id, name: c.name, status: c.status, result: c.result } })
+  }
+}
 
 function recordAnswer(context: ChatTurnContext, event: Extract<ChatTurnEvent, { type: 'model.done' }>) {
   return {
@@ -136,5 +155,5 @@ export const chatTurnKind: ActorKind = {
     return parsed.data
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
-  effects: [MODEL_CALL, TOOL_CALL],
+  effects: [MODEL_CALL, TOOL_CALL, TOOL_RESULT],
 }

@@ -3,7 +3,7 @@ import type { EffectHandler } from './actorKind.ts'
 import type { ChatTurnContext } from './chatTurn.machine.ts'
 import { createConversationEffects, type ConversationEffectsDeps } from './conversationEffects.ts'
 import { MODEL_CALL } from './modelCall.effect.ts'
-import { TOOL_CALL } from './toolCall.effect.ts'
+import { TOOL_CALL, TOOL_RESULT } from './toolCall.effect.ts'
 
 export type ChatTurnEffectsDeps = ConversationEffectsDeps & {
   /** Earlier messages read for the prompt at most (then bounded by the context window). */
@@ -14,7 +14,7 @@ export type ChatTurnEffectsDeps = ConversationEffectsDeps & {
 export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string, EffectHandler> {
   return createConversationEffects(deps, {
     label: 'chat turn',
-    effects: { modelCall: MODEL_CALL, toolCall: TOOL_CALL },
+    effects: { modelCall: MODEL_CALL, toolCall: TOOL_CALL, toolResult: TOOL_RESULT },
     conversationOf(context) {
       const turn = context as ChatTurnContext
       return { ...turn, id: turn.turnId, streamKey: turn.stream ? turn.turnId : null }

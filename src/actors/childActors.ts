@@ -20,6 +20,8 @@ export const childEndEventSchema = z.object({
   key: z.string(),
   status: z.string(),
   output: z.unknown(),
+  /** When the child ended (absent in events stored before it was kept). */
+  at: z.string().optional(),
 })
 export type ChildEndEvent = z.infer<typeof childEndEventSchema>
 
@@ -33,9 +35,11 @@ export function childEnd(entry: ActorEntry): Notify | null {
   const event: ChildEndEvent = {
     type: failed ? 'child.failed' : 'child.done',
     childId: entry.id,
-    key: entry.id.slice(entry.parentId.length + 1),
+    // A child named by its parent's key (`childIdOf`), or one with an id of its own (a wallet operation).
+    key: entry.id.startsWith(`${entry.parentId}:`) ? entry.id.slice(entry.parentId.length + 1) : entry.id,
     status: entry.status,
     output: entry.snapshot.output ?? null,
+    at: new Date().toISOString(),
   }
   return { actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` }
 }

@@ -9,7 +9,7 @@ import { findTool } from '../tools/registry.ts'
 import type { EffectContext, EffectHandler, EffectRow } from './actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
 import { createModelCallEffect } from './modelCall.effect.ts'
-import { createToolCallEffect } from './toolCall.effect.ts'
+import { createToolCallEffect, type ToolResultParams } from './toolCall.effect.ts'
 
 /** What the model-call and tool-call effects of a chat turn or a run are built from. */
 export type ConversationEffectsDeps = {
@@ -47,7 +47,7 @@ export type Conversation = {
 export type ConversationKind = {
   /** For error messages ("chat turn", "run"). */
   label: string
-  effects: { modelCall: string; toolCall: string }
+  effects: { modelCall: string; toolCall: string; toolResult: string }
   conversationOf(context: unknown): Conversation
   /** Earlier messages of the agent for the prompt, newest first. */
   history(conversation: Conversation): Promise<ModelMessage[]>
@@ -67,7 +67,7 @@ export function modelToolsOf(names: readonly string[]): ModelTool[] {
  * The model-call and tool-call effects of one kind of conversation, bound to its actor row: the
  * prompt from the agent, its skills, its history and the transcript; the assistant and tool
  * messages written with the effect's finish, under the conversation id; a tool call keyed by
- * `<conversation id>/<tool call id>`, so a retried call never moves funds twice.
+ * its effect's id, so a retried call never moves funds twice and two calls never share an operation.
  */
 export function createConversationEffects(deps: ConversationEffectsDeps, kind: ConversationKind): Record<string, EffectHandler> {
   // Read once per effect run, from the actor as the runtime holds it (no statement when it is
@@ -118,8 +118,17 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
       },
       async recordResult(effect, view, tx) {
         const c = await conversationOf(effect)
-        await deps.messages.insert({ ...messageOf(c), key: `tool:${view.callId}`, role: 'tool', content: view.content, model: null, toolCallId: view.callId }, tx)
+        await deps.messages.insert({ ...messageOf(c), key: view.messageKey, role: 'tool', content: view.content, model: null, toolCallId: view.callId }, tx)
       },
     }),
+    // A call that started a child (a swap) is answered when the child ends: its tool message is written then.
+    async [kind.effects.toolResult](effect, ctx) {
+      const p = effect.params as ToolResultParams
+      const c = await conversationOf(effect, ctx)
+      const content = JSON.stringify(p.result)
+      ctx.finishWith((tx) => deps.messages.insert({ ...messageOf(c), key: p.messageKey, role: 'tool', content, model: null, toolCallId: p.callId }, tx))
+      if (c.streamKey) deps.bus.publish(c.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status: p.status, result: p.result })
+      return null
+    },
   }
 }

@@ -5,18 +5,24 @@ import type { ModelMessage } from '../domain/chat/ports.ts'
 import type { RunInput, RunStep } from '../domain/runs/ports.ts'
 import type { ActorKind } from './actorKind.ts'
 import { modelCallEventSchema } from './modelCall.effect.ts'
-import { toolCallEventSchema } from './toolCall.effect.ts'
+import { toolCallEventSchema, type ToolResultParams } from './toolCall.effect.ts'
+import type { ChildEndEvent } from './childActors.ts'
+import { endedByChild, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, pendingCallIds, type ToolBook } from './toolCalls.ts'
 
 /** The run's effects: the same handlers as a chat turn's (modelCall.effect.ts, toolCall.effect.ts), bound to the run. */
 export const RUN_MODEL_CALL = 'run.model'
 export const RUN_TOOL_CALL = 'run.tool'
+export const RUN_TOOL_RESULT = 'run.tool.result'
 
 export type RunContext = RunInput & {
   /** Model calls started (a step is one model call and the tool calls it asked for). */
   stepsUsed: number
   steps: RunStep[]
   transcript: ModelMessage[]
+  /** Keys of the current step's calls not answered yet. */
   pending: string[]
+  /** Child ends that came before their call's report (absent in runs stored before children). */
+  earlyEnds?: Record<string, ChildEndEvent>
   credits: number
   summary: string | null
   error: { code: string; message: string; status: number } | null
@@ -55,7 +61,8 @@ export const runMachine = setup({
   types: { context: {} as RunContext, events: {} as RunEvent, input: {} as RunInput },
   actions: {
     [RUN_MODEL_CALL]: (_, _p: { step: number }) => {},
-    [RUN_TOOL_CALL]: (_, _p: { callId: string; name: string; arguments: string }) => {},
+    [RUN_TOOL_CALL]: (_, _p: { callId: string; key: string; name: string; arguments: string }) => {},
+    [RUN_TOOL_RESULT]: (_, _p: ToolResultParams) => {},
   },
   delays: { deadline: ({ context }) => context.maxSeconds * 1000 },
   guards: {
@@ -75,6 +82,7 @@ export const runMachine = setup({
     steps: [],
     transcript: [{ role: 'user', content: input.goal }],
     pending: [],
+    earlyEnds: {},
     credits: 0,
     summary: null,
     error: null,
@@ -117,7 +125,10 @@ export const runMachine = setup({
               {
                 guard: 'wantsTools',
                 target: 'acting',
-                actions: assign(({ context, event }) => ({ ...recordAnswer(context, event, true), pending: event.toolCalls.map((c) => c.id) })),
+                actions: assign(({ context, event }) => {
+                  const answered = recordAnswer(context, event, true)
+                  return { ...answered, pending: answered.steps.at(-1)!.toolCalls.map(keyOf) }
+                }),
               },
               { target: '#run.completed', actions: assign(({ context, event }) => ({ ...recordAnswer(context, event, false), summary: event.content })) },
             ],
@@ -128,21 +139,16 @@ export const runMachine = setup({
         acting: {
           entry: enqueueActions(({ context, enqueue }) => {
             for (const call of lastStep(context)?.toolCalls ?? []) {
-              enqueue({ type: RUN_TOOL_CALL, params: { callId: call.id, name: call.name, arguments: call.arguments } })
+              enqueue({ type: RUN_TOOL_CALL, params: { callId: call.id, key: keyOf(call), name: call.name, arguments: call.arguments } })
             }
           }),
           always: { guard: 'allToolsDone', target: 'deciding' },
           on: {
-            'tool.done': {
-              actions: assign(({ context, event }) => ({
-                pending: context.pending.filter((id) => id !== event.callId),
-                steps: withLastStep(context, (s) => ({
-                  ...s,
-                  toolCalls: s.toolCalls.map((c) => (c.id === event.callId ? { ...c, status: event.status, result: event.result, doneAt: event.at ?? null } : c)),
-                })),
-                transcript: [...context.transcript, { role: 'tool' as const, toolCallId: event.callId, content: JSON.stringify(event.result) }],
-              })),
-            },
+            'tool.done': { actions: assign(({ context, event }) => fromBook(context, onToolDone(bookOf(context), event))) },
+            // A fund-moving call started a child (a swap): the step waits for its end, however long the chain takes.
+            'tool.started': { actions: enqueueActions(({ context, event, enqueue }) => settle(context, onToolStarted(bookOf(context), event), enqueue)) },
+            'child.done': { actions: enqueueActions(({ context, event, enqueue }) => settle(context, onChildEnd(bookOf(context), event), enqueue)) },
+            'child.failed': { actions: enqueueActions(({ context, event, enqueue }) => settle(context, onChildEnd(bookOf(context), event), enqueue)) },
             'run.tool.failed': { target: '#run.failed', actions: assign({ error: ({ event }) => ({ code: 'tool_call_failed', message: event.error, status: 502 }) }) },
           },
         },
@@ -155,10 +161,30 @@ export const runMachine = setup({
   },
 })
 
-/** What a stop finds in flight: the model call of a step that has no answer yet, tool calls not done. */
+/** What a stop finds in flight: the model call of a step that has no answer yet, tool calls not done (the model's ids). */
 function inFlightOf(c: RunContext) {
   const step = lastStep(c)
-  return { modelCall: step !== undefined && step.model === null, toolCalls: [...c.pending] }
+  return { modelCall: step !== undefined && step.model === null, toolCalls: pendingCallIds(bookOf(c)) }
+}
+
+const bookOf = (c: RunContext): ToolBook => ({ calls: lastStep(c)?.toolCalls ?? [], pending: c.pending, transcript: c.transcript, earlyEnds: c.earlyEnds ?? {} })
+const fromBook = (c: RunContext, b: ToolBook) => ({
+  steps: withLastStep(c, (s) => ({ ...s, toolCalls: b.calls })),
+  pending: b.pending,
+  transcript: b.transcript,
+  earlyEnds: b.earlyEnds,
+})
+
+/** Takes the book's new state, and writes the tool message of each call a child's end answered. */
+function settle(
+  context: RunContext,
+  next: ToolBook,
+  enqueue: { assign(a: Partial<RunContext>): void; (action: { type: typeof RUN_TOOL_RESULT; params: ToolResultParams }): void },
+) {
+  enqueue.assign(fromBook(context, next))
+  for (const c of endedByChild(bookOf(context), next)) {
+    enqueue({ type: RUN_TOOL_RESULT, params: { messageKey: `tool:${c.effectId}`, callId: c.id, name: c.name, status: c.status, result: c.result } })
+  }
 }
 
 function recordAnswer(context: RunContext, event: ModelDone, acted: boolean) {
@@ -173,7 +199,7 @@ function recordAnswer(context: RunContext, event: ModelDone, acted: boolean) {
       usage: event.usage,
       acted,
       answeredAt: event.at ?? null,
-      toolCalls: event.toolCalls.map((c) => ({ ...c, status: acted ? ('pending' as const) : ('skipped' as const), result: null, doneAt: null })),
+      toolCalls: newToolCalls(event.toolCalls, context.stepsUsed, acted ? 'pending' : 'skipped'),
     })),
   }
 }
@@ -191,5 +217,5 @@ export const runKind: ActorKind = {
   },
   // `running.thinking` -> `running`: the API shows the top-level state.
   statusOf: (s: AnyMachineSnapshot) => (typeof s.value === 'string' ? s.value : Object.keys(s.value)[0]!),
-  effects: [RUN_MODEL_CALL, RUN_TOOL_CALL],
+  effects: [RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT],
 }

@@ -1,7 +1,7 @@
 import { runSystemPromptOf } from '../domain/runs/runPrompt.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { createConversationEffects, type ConversationEffectsDeps } from './conversationEffects.ts'
-import { RUN_MODEL_CALL, RUN_TOOL_CALL, type RunContext } from './run.machine.ts'
+import { RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT, type RunContext } from './run.machine.ts'
 
 export type RunEffectsDeps = ConversationEffectsDeps
 
@@ -14,7 +14,7 @@ export type RunEffectsDeps = ConversationEffectsDeps
 export function createRunEffects(deps: RunEffectsDeps): Record<string, EffectHandler> {
   return createConversationEffects(deps, {
     label: 'run',
-    effects: { modelCall: RUN_MODEL_CALL, toolCall: RUN_TOOL_CALL },
+    effects: { modelCall: RUN_MODEL_CALL, toolCall: RUN_TOOL_CALL, toolResult: RUN_TOOL_RESULT },
     conversationOf(context) {
       const run = context as RunContext
       return { ...run, id: run.runId, streamKey: null }

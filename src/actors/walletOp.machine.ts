@@ -47,6 +47,8 @@ export const walletOpMachine = setup({
   id: 'walletop',
   initial: 'submitting',
   context: ({ input }) => ({ ...input, txHash: null, result: null, error: null }),
+  // What a parent (a chat turn, a run) hears in `child.done` / `child.failed`.
+  output: ({ context }) => ({ txHash: context.txHash, ...(context.result ?? {}), error: context.error }),
   states: {
     submitting: {
       entry: { type: 'op.submit', params: ({ context }) => ({ opId: context.opId }) },

@@ -82,8 +82,8 @@ export function createSwapChainPorts({ pool, wallet, runtime }: { pool: pg.Pool;
         // The quote is consumed with the swap's record, in one transaction: it executes once.
         claim: consumeQuoteId ? (db) => claimQuote(db, { quoteId: consumeQuoteId, opId: p.opId }) : undefined,
       }),
-    async waitEnd(opId) {
-      const entry = await runtime.waitFor(opId, walletOpEnded, 20_000)
+    async waitEnd(opId, waitMs = 20_000) {
+      const entry = await runtime.waitFor(opId, walletOpEnded, waitMs)
       return entry ? walletOpView(entry) : undefined
     },
   }

@@ -60,8 +60,8 @@ export function createWalletChainPorts({ pool, wallet, runtime, store }: { pool:
       return op && { ...op, isTransfer: op.opKind === 'transfer', usdValue: (await store.usdValueOf(opId)) ?? '0.00' }
     },
     start: (p) => wallet.run({ ...p, kind: 'transfer' }, { waitMs: TRANSFER_WAIT_MS }),
-    async waitEnd(opId) {
-      const entry = await runtime.waitFor(opId, walletOpEnded, TRANSFER_WAIT_MS)
+    async waitEnd(opId, waitMs = TRANSFER_WAIT_MS) {
+      const entry = await runtime.waitFor(opId, walletOpEnded, waitMs)
       return entry ? walletOpView(entry) : undefined
     },
   }

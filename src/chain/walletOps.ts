@@ -120,6 +120,8 @@ export type WalletOpStart = WalletOpInput & {
   exclusive?: boolean | undefined
   /** Writes made in the transaction that records the operation, under the lock (e.g. consuming a quote); throws to refuse. */
   claim?: ((db: pg.PoolClient) => Promise<void>) | undefined
+  /** The actor the operation is started for (a chat turn, a run): it becomes its child and hears its end. */
+  parentId?: string | undefined
 }
 
 /**
@@ -147,7 +149,10 @@ export async function assertNoneInFlight(
 
 /**
  * Starts a wallet operation (id from the idempotency key, so a retry finds it) and waits for
- * it to end, up to `waitMs`; answers with whatever state it reached.
+ * it to end, up to `waitMs`; answers with whatever state it reached. The spend reservation, the
+ * caller's claim (a quote consumed) and the actor are written in one transaction: an operation
+ * is recorded with its actor or not at all. With `parentId` (a chat turn, a run) the operation
+ * is that actor's child, which hears its end in its inbox: nothing waits here.
  *
  * @example
  * const op = await runWalletOp({ pool, runtime }, { opId, accountId, agentId, kind: 'transfer', params, usdValue: '12.50' })
@@ -159,24 +164,31 @@ export async function runWalletOp(
 ) {
   const existing = await runtime.get(input.opId)
   if (existing && (existing.accountId !== input.accountId || existing.kind.kind !== 'walletop')) throw new NotFoundError('Operation')
-  if (!existing) {
-    await reserveSpend(pool, {
+  if (!existing) await createWalletOp({ pool, runtime }, input)
+  // Woken by the runtime's commits of this operation, not by reading it in a loop.
+  const entry = await runtime.waitFor(input.opId, walletOpEnded, input.parentId ? 0 : waitMs)
+  if (!entry) throw new NotFoundError('Operation')
+  return walletOpView(entry)
+}
+
+/** Reserves the spend (under the agent's lock) and creates the operation's actor in the same transaction; a concurrent twin's creation wins. */
+async function createWalletOp({ pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime }, input: WalletOpStart): Promise<void> {
+  const { usdValue: _, checkSpend: __, exclusive: ___, claim: ____, parentId = null, ...machineInput } = input
+  try {
+    const entry = await reserveSpend(pool, {
       id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
       checkSpend: input.checkSpend,
       before: async (db) => {
         if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
         await input.claim?.(db)
       },
+      after: (db) => runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput, parentId }, db),
     })
-    const { usdValue: _, checkSpend: __, exclusive: ___, claim: ____, ...machineInput } = input
-    await runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput }).catch((err) => {
-      if ((err as { code?: string }).code !== '23505') throw err
-    })
+    runtime.afterExternalCommit(entry)
+  } catch (err) {
+    // The same operation created at the same moment by a twin request: that one stands.
+    if ((err as { code?: string }).code !== '23505') throw err
   }
-  // Woken by the runtime's commits of this operation, not by reading it in a loop.
-  const entry = await runtime.waitFor(input.opId, walletOpEnded, waitMs)
-  if (!entry) throw new NotFoundError('Operation')
-  return walletOpView(entry)
 }
 
 /** A wallet operation has ended: confirmed or failed. */
@@ -193,7 +205,7 @@ export const walletOpEnded = (entry: { status: string }) => entry.status === 'co
  * @example
  * await reserveSpend(pool, { id: opId, accountId, agentId, kind: 'swap', usdValue: '250.00', checkSpend: (spent) => checkPolicy(policy, { ...move, spentTodayUsd: spent }) })
  */
-export async function reserveSpend(
+export async function reserveSpend<T = void>(
   pool: pg.Pool,
   input: {
     id: string
@@ -204,9 +216,11 @@ export async function reserveSpend(
     checkSpend?: ((spentTodayUsd: string) => void) | undefined
     /** More checks to make under the same lock (e.g. one claim in flight per agent). */
     before?: ((db: pg.PoolClient) => Promise<void>) | undefined
+    /** What to write with the record, in its transaction (the operation's actor). */
+    after?: ((db: pg.PoolClient) => Promise<T>) | undefined
   },
-): Promise<void> {
-  await withTransaction(pool, async (db) => {
+): Promise<T> {
+  return withTransaction(pool, async (db) => {
     await db.query('select pg_advisory_xact_lock(hashtext($1))', [input.agentId])
     await input.before?.(db)
     input.checkSpend?.(await spentTodayUsd(db, input.agentId, { exceptId: input.id }))
@@ -214,6 +228,7 @@ export async function reserveSpend(
       `insert into wallet_op (id, account_id, agent_id, kind, usd_value) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
       [input.id, input.accountId, input.agentId, input.kind, input.usdValue],
     )
+    return (await input.after?.(db)) as T
   })
 }
 

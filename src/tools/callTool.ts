@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../domain/errors.ts'
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'
 import type { Core } from '../core.ts'
-import type { Tool } from './tool.ts'
+import type { ParentBinding, Tool } from './tool.ts'
 import type { Scope } from '../domain/accounts/scopes.ts'
 
 /** What a tool call answers: its result, or the API's error (`code` as on the HTTP routes). */
@@ -21,8 +21,10 @@ export type CallToolInput = {
   core: Core
   accountId: string
   agent: AgentBinding
-  /** Stable per call: a model's tool call id, an MCP idempotency key. */
+  /** Stable per call: a tool-call effect's id, an MCP idempotency key. */
   callId: string
+  /** The actor the call acts for (a chat turn, a run): fund-moving tools start their operation as its child. */
+  parent?: ParentBinding | undefined
   /** `preview` answers what a fund-moving tool would do and changes nothing. */
   mode?: 'run' | 'preview'
   /** The API key the caller authenticated with (an MCP client's), recorded in the audit trail by admin tools. */
@@ -70,7 +72,7 @@ export async function callTool(tool: Tool, rawArgs: unknown, input: CallToolInpu
     const preview = input.mode === 'preview' && tool.preview !== undefined
     const account = { core: input.core, accountId: input.accountId, callId: input.callId, keyId: input.keyId, scopes: input.scopes }
     if (tool.agent === 'none') return { ok: true, result: preview ? await tool.preview!(account, args) : await tool.run(account, args) }
-    const call = { ...account, agentId: await bindAgent(input, named) }
+    const call = { ...account, agentId: await bindAgent(input, named), parent: input.parent }
     return { ok: true, result: preview ? await tool.preview!(call, args) : await tool.run(call, args) }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { claimBody } from '../domain/fees/fees.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
-import { defineTool } from './tool.ts'
+import { defineTool, startedChild } from './tool.ts'
 
 export const getFeeEarningsTool = defineTool({
   name: 'get_fee_earnings',
@@ -29,7 +29,10 @@ export const claimFeesTool = defineTool({
   scope: 'trade',
   movesFunds: true,
   // The operation id comes from the call id: a retried tool call finds its claim and sends nothing new.
-  run: ({ core, accountId, agentId, callId }, args) =>
-    core.claimFees({ ...args, accountId, agentId, operationId: stableUuid(accountId, 'tool/claim_fees', callId) }),
+  run: async (call, args) =>
+    startedChild(
+      call,
+      await call.core.claimFees({ ...args, accountId: call.accountId, agentId: call.agentId, operationId: stableUuid(call.accountId, 'tool/claim_fees', call.callId), parentId: call.parent?.actorId }),
+    ),
   preview: ({ core, accountId, agentId }, args) => core.previewClaimFees({ ...args, accountId, agentId }),
 })

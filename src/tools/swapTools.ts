@@ -1,6 +1,6 @@
 import { swapInput, readSwapRequest } from '../domain/swaps/swap.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
-import { defineTool, type ToolCall } from './tool.ts'
+import { defineTool, startedChild, type ToolCall } from './tool.ts'
 
 const swapArgs = swapInput.omit({ agentId: true })
 
@@ -28,6 +28,8 @@ export const swapExecuteTool = defineTool({
   scope: 'trade',
   movesFunds: true,
   // The operation id comes from the call id: a retried tool call finds its swap and sends nothing new.
-  run: (call, args) => call.core.executeSwap({ ...requestOf(call, args), operationId: stableUuid(call.accountId, 'tool/swap_execute', call.callId) }),
+  // Called for a chat turn or a run, the swap is its child: the turn hears the outcome when the chain has it.
+  run: async (call, args) =>
+    startedChild(call, await call.core.executeSwap({ ...requestOf(call, args), operationId: stableUuid(call.accountId, 'tool/swap_execute', call.callId), parentId: call.parent?.actorId })),
   preview: (call, args) => call.core.quoteSwap(requestOf(call, { ...args, quoteId: undefined })),
 })

@@ -13,10 +13,25 @@ export type ToolCall = {
   accountId: string
   agentId: string
   callId: string
+  /** The actor (a chat turn, a run) the call acts for, when there is one: a fund-moving tool starts its operation as its child. */
+  parent?: ParentBinding | undefined
   /** The API key the front door authenticated, when there is one (the audit trail names it with the tool). */
   keyId?: string | undefined
   /** The caller's scopes when a key called (MCP); a chat turn or a run has none, so it never holds `admin`. */
   scopes?: readonly Scope[] | undefined
+}
+
+/**
+ * The actor a tool call acts for: a fund-moving tool creates its operation as this actor's
+ * child (it hears the operation's end in its inbox) and reports the child's id through `started`,
+ * instead of waiting for the chain.
+ */
+export type ParentBinding = { actorId: string; started(childId: string): void }
+
+/** Reports the operation a fund-moving tool started as the call's child (when a parent is bound), and answers it. */
+export function startedChild<T extends { id: string }>(call: Pick<ToolCall, 'parent'>, resource: T): T {
+  call.parent?.started(resource.id)
+  return resource
 }
 
 /** What an account-level tool (`agent: 'none'`) acts with: no agent is bound. */

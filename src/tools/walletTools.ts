@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { whitelistAddBody, whitelistDeleteBody } from '../domain/agents/agent.schema.ts'
 import { transferInput } from '../domain/wallet/wallet.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
-import { defineTool, type ToolCall } from './tool.ts'
+import { defineTool, startedChild, type ToolCall } from './tool.ts'
 
 const transferArgs = transferInput.omit({ agentId: true })
 
@@ -29,8 +29,13 @@ export const walletTransferTool = defineTool({
   scope: 'trade',
   movesFunds: true,
   // The operation id comes from the call id: a retried tool call finds its transfer and sends nothing new.
-  run: (call, args) =>
-    call.core.transferFunds({ ...args, accountId: call.accountId, agentId: call.agentId, operationId: stableUuid(call.accountId, 'tool/wallet_transfer', call.callId) }),
+  run: async (call, args) =>
+    startedChild(
+      call,
+      await call.core.transferFunds({
+        ...args, accountId: call.accountId, agentId: call.agentId, operationId: stableUuid(call.accountId, 'tool/wallet_transfer', call.callId), parentId: call.parent?.actorId,
+      }),
+    ),
   preview: (call, args) => call.core.previewTransfer({ ...args, accountId: call.accountId, agentId: call.agentId }),
 })
 

@@ -29,7 +29,7 @@ export async function claimFees(deps: ClaimFeesDeps, input: ClaimFeesInput): Pro
   // A retry finds its operation; planning again would see nothing left to claim.
   if (existing && !claimMatches(existing, input)) throw new IdempotencyKeyReusedError()
   const params: ClaimParams | Record<string, never> = existing ? {} : { claims: (await planClaim(deps, input, { inFlightCheck: true })).claims }
-  const view = await deps.operations.start({ opId: input.operationId, accountId: input.accountId, agentId: input.agentId, params })
+  const view = await deps.operations.start({ opId: input.operationId, accountId: input.accountId, agentId: input.agentId, params, parentId: input.parentId })
   if (view.status === 'failed') throw claimFailed(view.error)
   const planned = existing?.params ?? (await deps.operations.find(input.operationId))?.params
   return claimResource(view, planned)

@@ -18,7 +18,8 @@ export const claimBody = z.strictObject({
 export type GetFeeEarningsInput = { accountId: string; agentId: string }
 export type PlanClaimInput = { accountId: string; agentId: string; tokenAddress?: string | undefined }
 /** The request, and the operation id (an Idempotency-Key's resource id, or one derived from a tool call id). */
-export type ClaimFeesInput = PlanClaimInput & { operationId: string }
+/** `parentId`: the actor the claim is made for (a chat turn, a run), which hears its end as its child. */
+export type ClaimFeesInput = PlanClaimInput & { operationId: string; parentId?: string | undefined }
 
 /** Parameters of a `claim` wallet operation: one creator fee claim per token, in this order. */
 export const claimParamsSchema = z.object({

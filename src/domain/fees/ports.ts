@@ -68,7 +68,7 @@ export interface ClaimOperations {
    * counting 0 toward the daily cap (it pays the agent's own payout wallet), and waits for its
    * end through the runtime's commits.
    */
-  start(p: { opId: string; accountId: string; agentId: string; params: ClaimParams | Record<string, never> }): Promise<ClaimOpView>
+  start(p: { opId: string; accountId: string; agentId: string; params: ClaimParams | Record<string, never>; parentId?: string | undefined }): Promise<ClaimOpView>
 }
 
 export type FeePorts = {

@@ -22,11 +22,18 @@ export type RunInput = RunBudgets & {
 }
 
 export type RunToolCall = {
+  /** The model's tool call id. */
   id: string
+  /** The run's own key for the call (`<step>.<index>`; absent in runs stored before it was kept). */
+  key?: string
   name: string
   arguments: string
-  status: 'pending' | 'ok' | 'refused' | 'skipped'
+  /** `failed`: the operation the call started (a swap) ended failed on chain. */
+  status: 'pending' | 'ok' | 'refused' | 'skipped' | 'failed'
   result: unknown
+  /** The operation the call started and waited for, if any. */
+  childId?: string | null
+  effectId?: string
   /** When it ended (null while pending, for a skipped call, and in runs stored before it was kept). */
   doneAt?: string | null
 }

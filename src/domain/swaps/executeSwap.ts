@@ -14,14 +14,18 @@ import {
 import { fmt, swapResource, type Swap } from './swapResource.ts'
 
 export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'>
-/** The request, and the operation id (the Idempotency-Key's resource id: a retry finds its swap). */
-export type ExecuteSwapInput = SwapRequest & { operationId: string }
+/**
+ * The request, and the operation id (the Idempotency-Key's resource id: a retry finds its swap);
+ * `parentId`: the actor the swap is made for (a chat turn, a run), which hears its end as its child.
+ */
+export type ExecuteSwapInput = SwapRequest & { operationId: string; parentId?: string | undefined }
 
 /**
  * Executes a swap from an agent wallet as a durable `swap` wallet operation, after the request's
  * checks, the unverified-token acknowledgement, the agent's policy, a balance check and a
  * simulation of every transaction of the plan. Answers when the operation ended, or with its
- * pending state after the wait; a refusal before anything is signed is thrown (422).
+ * pending state after the wait (at once for a parent's child); a refusal before anything is
+ * signed is thrown (422).
  *
  * @example
  * const swap = await executeSwap(deps, { ...readSwapRequest(accountId, body), operationId: randomUUID() })
@@ -34,7 +38,7 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
   if (existing) {
     // Only the same request may be answered with it (its first answer may have been lost).
     if (!operationMatches(existing, ask)) throw new IdempotencyKeyReusedError()
-    const view = await deps.operations.waitEnd(input.operationId)
+    const view = await deps.operations.waitEnd(input.operationId, input.parentId ? 0 : undefined)
     if (!view) throw new NotFoundError('Swap')
     return answer(deps, view, existing.params)
   }
@@ -76,6 +80,7 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
     usdValue: valueInUsd,
     checkSpend,
     consumeQuoteId: quoteId,
+    parentId: input.parentId,
   })
   return answer(deps, view, params)
 }

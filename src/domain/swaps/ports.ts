@@ -104,9 +104,11 @@ export interface SwapOperations {
     usdValue: string
     checkSpend(spentTodayUsd: string): void
     consumeQuoteId: string | undefined
+    /** The actor the swap is made for (a chat turn, a run): the operation is its child and nothing waits here. */
+    parentId: string | undefined
   }): Promise<WalletOpView>
-  /** Waits for the operation's end; undefined when it does not exist. */
-  waitEnd(opId: string): Promise<WalletOpView | undefined>
+  /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
+  waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>
 }
 
 export interface Clock {

@@ -57,9 +57,13 @@ export interface TransferOperations {
    * Records the operation (under the agent's lock: `checkSpend` with the spend so far), starts
    * it and waits for its end through the runtime's commits (pending when the wait runs out).
    */
-  start(p: { opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string): void }): Promise<WalletOpView>
-  /** Waits for the operation's end; undefined when it does not exist. */
-  waitEnd(opId: string): Promise<WalletOpView | undefined>
+  start(p: {
+    opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string): void
+    /** The actor the transfer is made for (a chat turn, a run): the operation is its child and nothing waits here. */
+    parentId: string | undefined
+  }): Promise<WalletOpView>
+  /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
+  waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>
 }
 
 /** A confirmed swap of the agent, as the cost basis reads it (amounts in base units). */

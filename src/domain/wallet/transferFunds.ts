@@ -5,7 +5,7 @@ import { transferAmount, transferMatches, transferParamsOf } from './walletRules
 
 export type TransferFundsDeps = ResolveTransferDeps & Pick<WalletPorts, 'operations'>
 /** The request, and the operation id (the Idempotency-Key's resource id, or a tool call's: a retry finds its transfer). */
-export type TransferFundsInput = TransferRequest & { operationId: string }
+export type TransferFundsInput = TransferRequest & { operationId: string; /** A chat turn or run the transfer is made for: it hears the end as its child. */ parentId?: string | undefined }
 
 /**
  * Transfers from an agent wallet, only to an address on that agent's whitelist whose hold has
@@ -28,7 +28,7 @@ export async function transferFunds(deps: TransferFundsDeps, input: TransferFund
     const token = await deps.tokens.resolve(input.token)
     const same = token && transferMatches(prior, { agentId: input.agentId, params: transferParamsOf(token, transferAmount(input.amount, token), input.to) })
     if (!same) throw new IdempotencyKeyReusedError()
-    const view = await deps.operations.waitEnd(input.operationId)
+    const view = await deps.operations.waitEnd(input.operationId, input.parentId ? 0 : undefined)
     if (!view) throw new NotFoundError('Operation')
     return transferResource(view, { symbol: token.symbol, params: prior.params, amount: input.amount, valueUsd: prior.usdValue })
   }
@@ -40,6 +40,7 @@ export async function transferFunds(deps: TransferFundsDeps, input: TransferFund
     params: t.params,
     usdValue: t.valueUsd,
     checkSpend: t.checkSpend,
+    parentId: input.parentId,
   })
   return transferResource(view, { symbol: t.token.symbol, params: t.params, amount: input.amount, valueUsd: t.valueUsd })
 }

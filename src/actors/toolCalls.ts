@@ -1,0 +1,96 @@
+import { z } from 'zod'
+import type { ModelMessage, ModelToolCall } from '../domain/chat/ports.ts'
+import { childEndEventSchema, type ChildEndEvent } from './childActors.ts'
+
+/**
+ * The tool calls of a chat turn or a run, as the machine keeps them. A call is known by its
+ * `key` (`<round>.<index>`, given by the machine), never by the model's own id alone: open
+ * models number their calls `call_0` in every round, or twice in one answer.
+ */
+export type ToolCallState = {
+  /** The model's tool call id (what the model is answered under). */
+  id: string
+  /** The machine's own key for it; absent in calls stored before keys were kept (their id served). */
+  key?: string
+  name: string
+  arguments: string
+  status: 'pending' | 'ok' | 'refused' | 'skipped' | 'failed'
+  result: unknown
+  /** The tool-call effect that ran it (its id keys the tool message and the call's operation). */
+  effectId?: string
+  /** The child actor (a wallet operation, a launch) the call started and waits for. */
+  childId?: string | null
+  /** When it ended (null while pending or skipped). */
+  doneAt?: string | null
+}
+
+/** The model's tool calls of one answer, keyed `<round>.<index>`. */
+export const newToolCalls = (calls: ModelToolCall[], round: number, status: 'pending' | 'skipped'): ToolCallState[] =>
+  calls.map((c, i) => ({ ...c, key: `${round}.${i}`, status, result: null, childId: null, doneAt: null }))
+
+export const keyOf = (c: Pick<ToolCallState, 'id' | 'key'>) => c.key ?? c.id
+
+/** What the tool-call effect reports: the tool's answer, or the child it started (its answer comes with the child's end). */
+export const toolCallOutcomeSchemas = [
+  // `key` absent: an event stored before keys were kept (its `callId` is the key then).
+  z.object({ type: z.literal('tool.done'), effectId: z.string(), callId: z.string(), key: z.string().optional(), status: z.enum(['ok', 'refused']), result: z.unknown(), at: z.string().optional() }),
+  z.object({ type: z.literal('tool.started'), effectId: z.string(), callId: z.string(), key: z.string(), childId: z.string(), result: z.unknown() }),
+  childEndEventSchema,
+] as const
+export type ToolDone = z.infer<(typeof toolCallOutcomeSchemas)[0]>
+export type ToolStarted = z.infer<(typeof toolCallOutcomeSchemas)[1]>
+
+/** A machine's tool-call bookkeeping: the calls of the current round, the keys still pending, the transcript. */
+export type ToolBook = {
+  calls: ToolCallState[]
+  pending: string[]
+  transcript: ModelMessage[]
+  /** Child ends that arrived before the call that started the child reported it (kept until it does). */
+  earlyEnds: Record<string, ChildEndEvent>
+}
+
+/** A call that ended: its status and result recorded, the model's tool message appended, no longer pending. */
+function finish(book: ToolBook, key: string, end: { status: ToolCallState['status']; result: unknown; at: string | null; effectId?: string }): ToolBook {
+  const call = book.calls.find((c) => keyOf(c) === key)
+  if (!call || !book.pending.includes(key)) return book
+  return {
+    ...book,
+    pending: book.pending.filter((k) => k !== key),
+    calls: book.calls.map((c) => (c === call ? { ...c, status: end.status, result: end.result, doneAt: end.at, ...(end.effectId ? { effectId: end.effectId } : {}) } : c)),
+    transcript: [...book.transcript, { role: 'tool' as const, toolCallId: call.id, content: JSON.stringify(end.result) }],
+  }
+}
+
+/** The tool answered at once (a read, a refusal). */
+export const onToolDone = (book: ToolBook, e: ToolDone): ToolBook =>
+  finish(book, e.key ?? e.callId, { status: e.status, result: e.result, at: e.at ?? null, effectId: e.effectId })
+
+/** The call's result once its child ended: the tool's first answer updated with the child's output. */
+function childOutcome(started: unknown, end: ChildEndEvent) {
+  const output = end.output && typeof end.output === 'object' ? (end.output as Record<string, unknown>) : {}
+  const first = started && typeof started === 'object' ? (started as Record<string, unknown>) : {}
+  return { status: end.type === 'child.done' ? ('ok' as const) : ('failed' as const), result: { ...first, ...output, status: end.status } }
+}
+
+/** The tool started a child (a swap): the call waits for its end, which may already have arrived. */
+export function onToolStarted(book: ToolBook, e: ToolStarted): ToolBook {
+  const early = book.earlyEnds[e.childId]
+  const marked = { ...book, calls: book.calls.map((c) => (keyOf(c) === e.key ? { ...c, childId: e.childId, result: e.result, effectId: e.effectId } : c)) }
+  if (!early) return marked
+  const { [e.childId]: _, ...earlyEnds } = book.earlyEnds
+  return finish({ ...marked, earlyEnds }, e.key, { ...childOutcome(e.result, early), at: early.at ?? null })
+}
+
+/** A child ended: the call that started it ends with the child's outcome (or the end waits for that call's report). */
+export function onChildEnd(book: ToolBook, e: ChildEndEvent): ToolBook {
+  const call = book.calls.find((c) => c.childId === e.childId && book.pending.includes(keyOf(c)))
+  if (!call) return { ...book, earlyEnds: { ...book.earlyEnds, [e.childId]: e } }
+  return finish(book, keyOf(call), { ...childOutcome(call.result, e), at: e.at ?? null })
+}
+
+/** The model's ids of the calls still pending (what a stop finds in flight). */
+export const pendingCallIds = (book: Pick<ToolBook, 'calls' | 'pending'>) => book.calls.filter((c) => book.pending.includes(keyOf(c))).map((c) => c.id)
+
+/** The calls whose end came from a child: their tool message is written by the record effect. */
+export const endedByChild = (before: ToolBook, after: ToolBook) =>
+  after.calls.filter((c) => c.childId && c.status !== 'pending' && before.pending.includes(keyOf(c)) && !after.pending.includes(keyOf(c)))

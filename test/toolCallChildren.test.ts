@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startTestApp, type Api, type ApiResponse, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/**
+ * A fund-moving tool call of a chat turn or a run is a child wallet operation of it, keyed by the
+ * tool-call effect's id: open models that number every call `call_0` still get one swap per call
+ * and each call its own result, and the turn waits in `acting` for the swap's end however long
+ * the chain takes. Real server, real anvil, the real openai SDK against a scripted model server.
+ */
+let model: ModelServer
+let app: TestApp
+let api: Api
+let trader: string
+
+type Req = { messages?: Array<{ role: string; content: string | null; tool_call_id?: string }> }
+const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
+const rpc = (method: string, params: unknown[] = []) => app.services.chain!.publicClient.request({ method: method as never, params: params as never })
+const sentTxs = async () => (await q(`select count(*)::int as n from chain_tx where agent_id = $1`, [trader]))[0].n as number
+/** The messages of a request after its last user message (this turn's, or this run's). */
+const turnMessages = (req: Req) => {
+  const all = req.messages ?? []
+  const lastUser = all.map((m) => m.role).lastIndexOf('user')
+  return all.slice(lastUser + 1)
+}
+const toolResults = (req: Req) => turnMessages(req).filter((m) => m.role === 'tool')
+/** Scripts an answer to the request for `text` that carries `n` tool results so far. */
+const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) =>
+  model.mock.on({ predicate: (req) => JSON.stringify(req.messages).includes(text) && toolResults(req as Req).length === n }, answer)
+const swap = (id: string, amountIn: string) => ({ id, name: 'swap_execute', arguments: JSON.stringify({ tokenIn: 'ETH', tokenOut: 'USDC', amountIn }) })
+/** The tool results the model was sent in its last request (parsed). */
+const lastToolResults = () => toolResults(model.mock.getRequests().at(-1)!.body as Req).map((m) => JSON.parse(m.content ?? 'null'))
+
+async function turnEnds(res: ApiResponse) {
+  expect([200, 202]).toContain(res.status)
+  let turn = res.body
+  await waitFor(async () => {
+    turn = (await api('GET', `/agents/${trader}/chat/${res.body.id}`)).body
+    return turn.status === 'completed' || turn.status === 'failed'
+  }, 30_000)
+  return turn
+}
+
+async function runEnds(runId: string) {
+  let run: any
+  await waitFor(async () => {
+    run = (await api('GET', `/runs/${runId}`)).body
+    return !['queued', 'running'].includes(run.status)
+  }, 30_000)
+  return run
+}
+
+beforeAll(async () => {
+  model = await startModelServer()
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', CHAT_WAIT_SECONDS: '2' }, { withChain: true })
+  ;({ api } = await app.account())
+  trader = (await api('POST', '/agents', { name: 'trader', skills: ['trading'] })).body.id
+  expect((await api('POST', '/dev/faucet', { agentId: trader, eth: '5' })).status).toBe(200)
+})
+afterAll(async () => {
+  await rpc('evm_setAutomine', [true]).catch(() => {})
+  await app?.close()
+  await model?.stop()
+})
+beforeEach(() => model.mock.reset())
+
+describe('tool calls that move funds are child operations keyed by their effect', () => {
+  it('a chat turn whose model names two different swaps call_0 in two rounds gets two swaps, each answered with its own', async () => {
+    const text = 'two rounds of call_0'
+    answerAt(text, 0, { toolCalls: [swap('call_0', '0.01')] })
+    answerAt(text, 1, { toolCalls: [swap('call_0', '0.02')] })
+    answerAt(text, 2, { content: 'Bought twice.' })
+    const before = await sentTxs()
+    const turn = await turnEnds(await api('POST', `/agents/${trader}/chat`, { message: text }))
+    expect(turn).toMatchObject({ status: 'completed', content: 'Bought twice.' })
+    expect(await sentTxs()).toBe(before + 2)
+    expect(turn.toolCalls).toMatchObject([
+      { id: 'call_0', status: 'ok', result: { status: 'confirmed', amountIn: '0.01' } },
+      { id: 'call_0', status: 'ok', result: { status: 'confirmed', amountIn: '0.02' } },
+    ])
+    const [first, second] = turn.toolCalls
+    expect(first.result.id).not.toBe(second.result.id)
+    expect(first.result.txHash).not.toBe(second.result.txHash)
+    // The model was told each swap's own outcome.
+    expect(lastToolResults().map((r) => [r.amountIn, r.status, r.txHash])).toEqual([
+      ['0.01', 'confirmed', first.result.txHash],
+      ['0.02', 'confirmed', second.result.txHash],
+    ])
+    const hashes = (await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 2`, [trader])).map((r) => r.hash)
+    expect(hashes.sort()).toEqual([first.result.txHash, second.result.txHash].sort())
+  })
+
+  it('two calls named call_0 in one answer of a chat turn: two swaps, two results', async () => {
+    const text = 'twice in one answer'
+    answerAt(text, 0, { toolCalls: [swap('call_0', '0.011'), swap('call_0', '0.012')] })
+    answerAt(text, 2, { content: 'Both done.' })
+    const before = await sentTxs()
+    const turn = await turnEnds(await api('POST', `/agents/${trader}/chat`, { message: text }))
+    expect(turn.status).toBe('completed')
+    expect(await sentTxs()).toBe(before + 2)
+    expect(turn.toolCalls.map((c: any) => [c.id, c.status, c.result.amountIn, c.result.status])).toEqual([
+      ['call_0', 'ok', '0.011', 'confirmed'],
+      ['call_0', 'ok', '0.012', 'confirmed'],
+    ])
+    expect(new Set(turn.toolCalls.map((c: any) => c.result.txHash)).size).toBe(2)
+    // Each call's tool message is kept in the history under its own key.
+    const messages = (await api('GET', `/agents/${trader}/messages?limit=4`)).body.messages
+    expect(messages.filter((m: { role: string }) => m.role === 'tool')).toHaveLength(2)
+  })
+
+  it('a run whose model reuses call_0 in one step and across steps: one swap per call, none refused', async () => {
+    const goal = 'run reusing call_0'
+    answerAt(goal, 0, { toolCalls: [swap('call_0', '0.013'), swap('call_0', '0.014')] })
+    answerAt(goal, 2, { toolCalls: [swap('call_0', '0.015')] })
+    answerAt(goal, 3, { content: 'Three swaps made.' })
+    const before = await sentTxs()
+    const started = await api('POST', `/agents/${trader}/runs`, { goal })
+    expect(started.status).toBe(202)
+    const run = await runEnds(started.body.id)
+    expect(run.status, JSON.stringify(run.error)).toBe('completed')
+    expect(await sentTxs()).toBe(before + 3)
+    const calls = run.steps.flatMap((s: { toolCalls: any[] }) => s.toolCalls)
+    expect(calls.map((c: any) => [c.id, c.status, c.result.amountIn, c.result.status])).toEqual([
+      ['call_0', 'ok', '0.013', 'confirmed'],
+      ['call_0', 'ok', '0.014', 'confirmed'],
+      ['call_0', 'ok', '0.015', 'confirmed'],
+    ])
+    expect(new Set(calls.map((c: any) => c.txHash)).size).toBe(3)
+  })
+
+  it('a swap that confirms after the HTTP wait: the turn waits in acting, then the model is told the confirmed tx hash', async () => {
+    const text = 'swap while the chain is slow'
+    answerAt(text, 0, { toolCalls: [swap('call_slow', '0.016')] })
+    answerAt(text, 1, { content: 'Swapped, see the hash.' })
+    const before = await sentTxs()
+    await rpc('evm_setAutomine', [false])
+    let res: ApiResponse
+    try {
+      res = await api('POST', `/agents/${trader}/chat`, { message: text })
+      // The wait (2 s) ran out while the transaction waited to be mined: 202, the turn acting.
+      expect(res.status).toBe(202)
+      expect(await sentTxs()).toBe(before + 1)
+      expect((await api('GET', `/agents/${trader}/chat/${res.body.id}`)).body.status).toBe('acting')
+      expect(model.mock.getRequests()).toHaveLength(1)
+      // Nothing waits for the chain in an effect: the tool call is done, the swap is the turn's child.
+      await waitFor(async () => (await q(`select status from effect where actor_id = $1 and kind = 'chat.tool'`, [res.body.id]))[0]?.status === 'done', 10_000)
+      const [child] = await q(`select kind, status from actor where parent_id = $1`, [res.body.id])
+      expect(child).toMatchObject({ kind: 'walletop', status: 'confirming' })
+    } finally {
+      await rpc('evm_setAutomine', [true])
+    }
+    await rpc('evm_mine')
+    const turn = await turnEnds(res)
+    expect(turn).toMatchObject({ status: 'completed', content: 'Swapped, see the hash.' })
+    const [tx] = await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 1`, [trader])
+    expect(turn.toolCalls).toMatchObject([{ id: 'call_slow', status: 'ok', result: { status: 'confirmed', txHash: tx.hash } }])
+    expect(lastToolResults()).toMatchObject([{ status: 'confirmed', txHash: tx.hash, amountIn: '0.016' }])
+  })
+})
