@@ -157,4 +157,21 @@ describe('tool calls that move funds are child operations keyed by their effect'
     expect(turn.toolCalls).toMatchObject([{ id: 'call_slow', status: 'ok', result: { status: 'confirmed', txHash: tx.hash } }])
     expect(lastToolResults()).toMatchObject([{ status: 'confirmed', txHash: tx.hash, amountIn: '0.016' }])
   })
+
+  it('a launch a chat turn asks for is its child: the model is told it went live, with the token address', async () => {
+    const launcher = (await api('POST', '/agents', { name: 'launcher', skills: ['token-launch'] })).body.id
+    expect((await api('POST', '/dev/faucet', { agentId: launcher, eth: '2' })).status).toBe(200)
+    const text = 'launch a cat coin'
+    const launch = { id: 'call_0', name: 'launch_token', arguments: JSON.stringify({ venue: 'venue-a', symbol: 'KIDCAT', name: 'Kid Cat', quote: 'ETH' }) }
+    answerAt(text, 0, { toolCalls: [launch] })
+    answerAt(text, 1, { content: 'Launched.' })
+    const res = await api('POST', `/agents/${launcher}/chat`, { message: text })
+    let turn = res.body
+    await waitFor(async () => ['completed', 'failed'].includes((turn = (await api('GET', `/agents/${launcher}/chat/${res.body.id}`)).body).status), 30_000)
+    expect(turn.status).toBe('completed')
+    const [call] = turn.toolCalls
+    expect(call).toMatchObject({ id: 'call_0', status: 'ok', result: { status: 'live', symbol: 'KIDCAT', tokenAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) } })
+    expect((await q(`select parent_id, status from actor where id = $1`, [call.result.id]))[0]).toEqual({ parent_id: res.body.id, status: 'live' })
+    expect(lastToolResults()).toMatchObject([{ status: 'live', tokenAddress: call.result.tokenAddress }])
+  })
 })

@@ -61,6 +61,8 @@ export const launchMachine = setup({
     blockNumber: null,
     error: null,
   }),
+  // What a parent (a chat turn, a run) hears in `child.done` / `child.failed`.
+  output: ({ context }) => ({ tokenAddress: context.tokenAddress, poolAddress: context.poolAddress, txHash: context.txHash, error: context.error }),
   states: {
     pending: { on: { 'launch.begin': 'simulating' } },
     simulating: {

@@ -82,9 +82,9 @@ function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): LaunchPorts['
   }
   return {
     find: async (launchId) => record(await runtime.get(launchId)),
-    async create(input: LaunchInput) {
+    async create(input: LaunchInput, parentId) {
       try {
-        await runtime.create('launch', { id: input.launchId, accountId: input.accountId, input })
+        await runtime.create('launch', { id: input.launchId, accountId: input.accountId, input, parentId: parentId ?? null })
       } catch (err) {
         // A concurrent request with the same launch id created it first.
         if ((err as { code?: string }).code !== '23505') throw err

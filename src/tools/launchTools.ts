@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { previewBody, readLaunchRequest, readPreviewRequest } from '../domain/launches/launch.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
-import { defineTool, type ToolCall } from './tool.ts'
+import { defineTool, startedChild, type ToolCall } from './tool.ts'
 
 /** How long launch_token waits for the launch to go live before answering it as it stands. */
 const LAUNCH_WAIT_MS = 20_000
@@ -42,12 +42,17 @@ export const launchTokenTool = defineTool({
   scope: 'trade',
   movesFunds: true,
   // The launch id comes from the call id: a retried tool call finds its launch and launches nothing new.
-  run: (call, { venue, ...args }) =>
-    call.core.launchToken({
-      ...readLaunchRequest(call.accountId, venue, { ...args, agentId: call.agentId }),
-      launchId: stableUuid(call.accountId, 'tool/launch_token', call.callId),
-      waitMs: LAUNCH_WAIT_MS,
-    }),
+  // Called for a chat turn or a run, the launch is its child: the turn hears whether it went live when the chain has it.
+  run: async (call, { venue, ...args }) =>
+    startedChild(
+      call,
+      await call.core.launchToken({
+        ...readLaunchRequest(call.accountId, venue, { ...args, agentId: call.agentId }),
+        launchId: stableUuid(call.accountId, 'tool/launch_token', call.callId),
+        waitMs: LAUNCH_WAIT_MS,
+        parentId: call.parent?.actorId,
+      }),
+    ),
   preview: previewOf,
 })
 

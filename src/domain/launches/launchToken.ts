@@ -11,6 +11,8 @@ export type LaunchTokenInput = LaunchRequest<LaunchVenue> & {
   launchId: string
   /** Wait this long for the launch to end (live or failed); without it, answer once it started. */
   waitMs?: number | undefined
+  /** The actor the launch is made for (a chat turn, a run): the launch is its child, and nothing waits here. */
+  parentId?: string | undefined
 }
 
 /**
@@ -37,10 +39,10 @@ export async function launchToken(deps: LaunchTokenDeps, req: LaunchTokenInput):
     if (input.venue === 'self-funded') {
       await deps.spend.reserve({ launchId: input.launchId, accountId: input.accountId, agentId: input.agentId, usdValue, checkSpend })
     }
-    await deps.actors.create(input)
+    await deps.actors.create(input, req.parentId)
   }
   const started = await deps.actors.start(req.launchId)
-  const launch = req.waitMs ? await deps.actors.waitEnd(req.launchId, req.waitMs) : started
+  const launch = req.waitMs && !req.parentId ? await deps.actors.waitEnd(req.launchId, req.waitMs) : started
   if (!launch) throw new NotFoundError('Launch')
   return launchResource(launch)
 }

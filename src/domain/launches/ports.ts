@@ -83,8 +83,11 @@ export type LaunchRecord = {
 
 export interface LaunchActors {
   find(launchId: string): Promise<LaunchRecord | undefined>
-  /** Creates the launch actor (`pending`); one created first under this id by a concurrent retry is kept. */
-  create(input: LaunchInput): Promise<void>
+  /**
+   * Creates the launch actor (`pending`); one created first under this id by a concurrent retry
+   * is kept. With `parentId` (a chat turn, a run) it is that actor's child and its end reaches it.
+   */
+  create(input: LaunchInput, parentId?: string): Promise<void>
   /** Starts a `pending` launch (a launch already started is left as it is); answers it as it then stands. */
   start(launchId: string): Promise<LaunchRecord | undefined>
   /** Waits on the runtime's commits (no polling) until the launch is `live` or `failed`, or `timeoutMs` passes. */
