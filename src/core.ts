@@ -97,6 +97,7 @@ import { getLeaderboard, type GetLeaderboardInput } from './domain/market/getLea
 import { getStats } from './domain/market/getStats.ts'
 import { createWalletChainPorts } from './chain/walletAdapters.ts'
 import { createWalletStore } from './db/wallet.store.ts'
+import { createWalletOperations } from './actors/walletOps.ts'
 import type { WalletPorts } from './domain/wallet/ports.ts'
 import { transferFunds, type TransferFundsInput } from './domain/wallet/transferFunds.ts'
 import { previewTransfer, type PreviewTransferInput } from './domain/wallet/previewTransfer.ts'
@@ -104,6 +105,7 @@ import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfol
 import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
 import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
 import { createLaunchPorts } from './chain/launchAdapters.ts'
+import { createLaunchActors, createLaunchSpend } from './actors/launches.ts'
 import type { LaunchPorts } from './domain/launches/ports.ts'
 import { launchToken, type LaunchTokenInput } from './domain/launches/launchToken.ts'
 import { previewLaunch } from './domain/launches/previewLaunch.ts'
@@ -155,6 +157,7 @@ const PLATFORM_FIGURES_TTL_MS = 2000
  */
 export function createCore(adapters: CoreAdapters) {
   const { pool, runtime, wallet, agents, logger } = adapters
+  const walletOps = walletOperationsOf(adapters)
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
   const skillPorts: SkillsDeps = {
     skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
@@ -171,7 +174,8 @@ export function createCore(adapters: CoreAdapters) {
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
-    ...createSwapChainPorts({ pool, wallet, runtime }),
+    ...createSwapChainPorts({ pool, wallet }),
+    operations: walletOps.swaps,
     clock: { now: () => Date.now() },
     newId: randomUUID,
   }
@@ -182,12 +186,12 @@ export function createCore(adapters: CoreAdapters) {
   const board = createTokenBoardStore(pool)
   const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
   const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
-  const feeChain = wallet && createFeeChainPorts({ pool, wallet, runtime })
+  const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
   const feePorts = (): FeePorts => {
     if (!feeChain) throw new ChainNotConfiguredError()
     return { agents, tokens: board, ...feeChain, prices: marketPorts.prices, stats: marketPorts.stats }
   }
-  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, runtime, agents }), newId: randomUUID }
+  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, agents }), actors: createLaunchActors(pool, runtime), spend: createLaunchSpend(pool), newId: randomUUID }
   const launches = () => {
     if (!launchPorts) throw new ChainNotConfiguredError()
     return launchPorts
@@ -234,7 +238,7 @@ export function createCore(adapters: CoreAdapters) {
     listStockTokens: () => listStockTokens(tokenPorts),
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
-    ...walletUseCases(adapters),
+    ...walletUseCases(adapters, walletOps),
     getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
     listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
     listModels: () => [...adapters.models.values()].map(modelView),
@@ -243,11 +247,16 @@ export function createCore(adapters: CoreAdapters) {
 
 export type Core = ReturnType<typeof createCore>
 
+/** Swaps, transfers and claims as wallet-operation actors (one transaction records and creates each). */
+function walletOperationsOf({ pool, runtime }: CoreAdapters) {
+  return createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf })
+}
+
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
-function walletUseCases({ pool, runtime, wallet, agents }: CoreAdapters) {
+function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof walletOperationsOf>) {
   const store = createWalletStore(pool)
   const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
-  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, runtime, store }) }
+  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
   const withChain = () => {
     if (!ports) throw new ChainNotConfiguredError()
     return ports

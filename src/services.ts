@@ -25,7 +25,7 @@ import { launchKind } from './actors/launch.machine.ts'
 import { walletOpKind } from './actors/walletOp.machine.ts'
 import { transferPlanner } from './chain/transferPlanner.ts'
 import { createSwapPlanner } from './chain/swapPlanner.ts'
-import { createWalletOpEffects, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
+import { createWalletOpEffects, type WalletOpPlanner } from './chain/walletOpEffects.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
@@ -90,11 +90,7 @@ export async function createServices(
   const sweeper = startIdempotencySweep(db, logger)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
 
-  const wallet: WalletDeps | undefined = chain && sender && {
-    chain, sender, planners, loadAccount,
-    run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
-    spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
-  }
+  const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
   const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, models })
   const subscriber = await subscribeKeyRevocations(config, core)
   return {
@@ -221,7 +217,7 @@ function createRuntime(
     kinds: [agentKind, launchKind, walletOpKind, chatTurnKind, runKind],
     effectHandlers: {
       ...chatEffects,
-      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ pool: db.pool, chain, sender, loadAccount, planners, logger }) } : {}),
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger }) } : {}),
     },
     logger,
     cacheSize: config.actorCacheSize,

@@ -1,6 +1,6 @@
 import { encodeFunctionData, getAddress, parseEventLogs } from 'viem'
 import { BondingCurveLaunchpadArtifact, FeeLockerArtifact } from './artifacts/index.ts'
-import type { WalletOpPlanner } from './walletOps.ts'
+import type { WalletOpPlanner } from './walletOpEffects.ts'
 import type { PlannedTx } from './txSender.ts'
 import { formatAmount } from '../domain/tokens/priceMath.ts'
 import { claimParamsSchema } from '../domain/fees/fees.schema.ts'

@@ -1,13 +1,9 @@
 import type pg from 'pg'
 import { formatUnits, getContractAddress } from 'viem'
-import type { ActorRuntime } from '../actors/actorRuntime.ts'
-import type { ActorEntry } from '../actors/actorKind.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
-import { InvalidStateError } from '../domain/errors.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { LaunchInput } from '../domain/launches/launch.schema.ts'
-import { launchEnded } from '../domain/launches/launchResource.ts'
-import type { LaunchPorts, LaunchPrediction, LaunchRecord, LaunchContext } from '../domain/launches/ports.ts'
+import type { LaunchPorts, LaunchPrediction } from '../domain/launches/ports.ts'
 import { formatUsd } from '../domain/tokens/priceMath.ts'
 import { BondingCurveLaunchpadArtifact } from './artifacts/index.ts'
 import type { ChainHandle } from './chain.ts'
@@ -15,17 +11,16 @@ import { simulateLaunch } from './launchEffects.ts'
 import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, seedOf } from './launchTx.ts'
 import { createPriceReader } from './priceReader.ts'
 import { isVerifiedSymbol, resolveToken, tokenUsd } from './tokenInfo.ts'
-import { reserveSpend, spentTodayUsd } from './walletOps.ts'
 
 /**
  * The outside of the launch use cases: the agents repository, the venues' quote assets and the
- * verified symbols, prices, the launch simulation and prediction on chain, the 24-hour spend
- * record, and launch actors on the runtime.
+ * verified symbols, prices, the launch simulation and prediction on chain. (The 24-hour spend
+ * record and the launch actors: src/actors/launches.ts.)
  *
  * @example
- * const ports = createLaunchPorts({ pool, wallet, runtime, agents })
+ * const ports = createLaunchPorts({ pool, wallet, agents })
  */
-export function createLaunchPorts({ pool, wallet, runtime, agents }: { pool: pg.Pool; wallet: WalletDeps; runtime: ActorRuntime; agents: AgentsRepository }): Omit<LaunchPorts, 'newId'> {
+export function createLaunchPorts({ pool, wallet, agents }: { pool: pg.Pool; wallet: WalletDeps; agents: AgentsRepository }): Omit<LaunchPorts, 'newId' | 'actors' | 'spend'> {
   const { chain, loadAccount } = wallet
   const quotes = { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] }
   return {
@@ -56,52 +51,6 @@ export function createLaunchPorts({ pool, wallet, runtime, agents }: { pool: pg.
       simulate: async (input) => simulateLaunch({ chain }, input, await loadAccount(input.agentId)),
       predict: (input) => predictLaunch(chain, input, loadAccount),
     },
-    spend: {
-      spentTodayUsd: (agentId) => spentTodayUsd(pool, agentId),
-      reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }),
-    },
-    actors: createLaunchActors(pool, runtime),
-  }
-}
-
-/** Launch actors on the runtime: created, started and waited for through its commits. */
-function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): LaunchPorts['actors'] {
-  async function record(entry: ActorEntry | undefined): Promise<LaunchRecord | undefined> {
-    if (!entry) return undefined
-    const { rows } = await pool.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from actor where id = $1', [entry.id])
-    const r = rows[0]!
-    return {
-      id: entry.id,
-      accountId: entry.accountId,
-      isLaunch: entry.kind.kind === 'launch',
-      status: entry.status,
-      context: entry.snapshot.context as LaunchContext,
-      createdAt: new Date(r.created_at).toISOString(),
-      updatedAt: new Date(r.updated_at).toISOString(),
-    }
-  }
-  return {
-    find: async (launchId) => record(await runtime.get(launchId)),
-    async create(input: LaunchInput, parentId) {
-      try {
-        await runtime.create('launch', { id: input.launchId, accountId: input.accountId, input, parentId: parentId ?? null })
-      } catch (err) {
-        // A concurrent request with the same launch id created it first.
-        if ((err as { code?: string }).code !== '23505') throw err
-      }
-    },
-    async start(launchId) {
-      let entry = await runtime.get(launchId)
-      if (entry?.status === 'pending') {
-        entry = await runtime.send(launchId, { type: 'launch.begin' }).catch((err: unknown) => {
-          // Started by a concurrent request meanwhile.
-          if (err instanceof InvalidStateError) return runtime.get(launchId)
-          throw err
-        })
-      }
-      return record(entry)
-    },
-    waitEnd: async (launchId, timeoutMs) => record(await runtime.waitFor(launchId, (e) => launchEnded(e.status), timeoutMs)),
   }
 }
 

@@ -1,25 +1,22 @@
 import { erc20Abi, getAddress, type Address } from 'viem'
 import type pg from 'pg'
-import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
-import type { SwapMarket, SwapOperations, SwapSimulator, SwapTokens } from '../domain/swaps/ports.ts'
+import type { SwapMarket, SwapSimulator, SwapTokens } from '../domain/swaps/ports.ts'
 import { formatUsd } from '../domain/tokens/priceMath.ts'
-import { claimQuote } from '../db/swapQuote.store.ts'
 import { pinToLatestBlock } from './pinnedReads.ts'
 import { createPriceReader } from './priceReader.ts'
 import { findRoute, priceRoute, reverseRoute } from './swapRoute.ts'
-import { approveTx, sellBackCheck, simulateTxs, spenderOf, swapTx, type SwapParams } from './swapPlanner.ts'
+import { approveTx, sellBackCheck, simulateTxs, spenderOf, swapTx } from './swapPlanner.ts'
 import { lookupToken } from './tokenInfo.ts'
-import { findWalletOp, walletOpEnded, walletOpView } from './walletOps.ts'
 
 /**
- * The chain side of the swap ports: token lookup, routes and prices at one block, the agent
- * wallet's funds and simulation, and swap wallet operations on the actor runtime.
+ * The chain side of the swap ports: token lookup, routes and prices at one block, and the agent
+ * wallet's funds and simulation. (Swap operations are actors: src/actors/walletOps.ts.)
  *
  * @example
- * const ports = createSwapChainPorts({ pool, wallet, runtime })
+ * const ports = createSwapChainPorts({ pool, wallet })
  */
-export function createSwapChainPorts({ pool, wallet, runtime }: { pool: pg.Pool; wallet: WalletDeps; runtime: ActorRuntime }) {
+export function createSwapChainPorts({ pool, wallet }: { pool: pg.Pool; wallet: WalletDeps }) {
   const { chain } = wallet
   const client = chain.publicClient
 
@@ -69,24 +66,5 @@ export function createSwapChainPorts({ pool, wallet, runtime }: { pool: pg.Pool;
     sellBackWarnings: (p) => sellBackCheck(chain, { ...p, reverse: reverseRoute(p.route) }),
   }
 
-  const operations: SwapOperations = {
-    spentTodayUsd: (agentId) => wallet.spentTodayUsd(agentId),
-    async find(opId) {
-      const op = await findWalletOp<SwapParams>(runtime, opId)
-      return op && { ...op, isSwap: op.opKind === 'swap' }
-    },
-    start: ({ consumeQuoteId, ...p }) =>
-      wallet.run({
-        ...p,
-        kind: 'swap',
-        // The quote is consumed with the swap's record, in one transaction: it executes once.
-        claim: consumeQuoteId ? (db) => claimQuote(db, { quoteId: consumeQuoteId, opId: p.opId }) : undefined,
-      }),
-    async waitEnd(opId, waitMs = 20_000) {
-      const entry = await runtime.waitFor(opId, walletOpEnded, waitMs)
-      return entry ? walletOpView(entry) : undefined
-    },
-  }
-
-  return { tokens, market, simulator, operations }
+  return { tokens, market, simulator }
 }

@@ -19,7 +19,7 @@ import type { ChainHandle } from './chain.ts'
 import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, WETH9Artifact } from './artifacts/index.ts'
 import type { PlannedTx } from './txSender.ts'
 import { revertReason } from './txSender.ts'
-import type { WalletOpPlanner } from './walletOps.ts'
+import type { WalletOpPlanner } from './walletOpEffects.ts'
 import type { SwapRoute } from './swapRoute.ts'
 
 /** The token fields a swap needs (a `TokenInfo`). */

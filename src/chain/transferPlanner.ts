@@ -1,7 +1,7 @@
 import { encodeFunctionData, erc20Abi } from 'viem'
 import type { TransferParams } from '../domain/wallet/ports.ts'
 import type { PlannedTx } from './txSender.ts'
-import type { WalletOpPlanner } from './walletOps.ts'
+import type { WalletOpPlanner } from './walletOpEffects.ts'
 
 export type { TransferParams }
 

@@ -1,6 +1,5 @@
 import { getAddress, parseAbiItem, type Address } from 'viem'
 import type pg from 'pg'
-import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { WalletDeps } from '../http/appDeps.ts'
 import type { PortfolioReads, TransferOperations, TransferParams, WalletChain, WalletToken, WalletTokens } from '../domain/wallet/ports.ts'
 import type { WalletStore } from '../db/wallet.store.ts'
@@ -10,23 +9,20 @@ import { balanceOf, resolveToken, tokenUsd } from './tokenInfo.ts'
 import { transferTx } from './transferPlanner.ts'
 import { currentFeeCaps } from './txSender/signAndStore.ts'
 import { revertReason } from './txSender/txErrors.ts'
-import { findWalletOp, walletOpEnded, walletOpView } from './walletOps.ts'
 
-/** How long a transfer request waits for its operation to end before answering it pending. */
-const TRANSFER_WAIT_MS = 20_000
 /** Blocks per `Transfer` log scan. */
 const TRANSFER_SCAN_BLOCKS = 10_000n
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
 /**
  * The chain side of the wallet ports: token lookup, balances, prices and fees at the latest
- * block, the portfolio's token discovery, and transfer wallet operations on the actor runtime
+ * block, and the portfolio's token discovery (transfer operations are actors: src/actors/walletOps.ts)
  * (waited for through its commits, never by reading the actor in a loop).
  *
  * @example
- * const ports = createWalletChainPorts({ pool, wallet, runtime, store: createWalletStore(pool) })
+ * const ports = createWalletChainPorts({ pool, wallet, store: createWalletStore(pool) })
  */
-export function createWalletChainPorts({ pool, wallet, runtime, store }: { pool: pg.Pool; wallet: WalletDeps; runtime: ActorRuntime; store: WalletStore }) {
+export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool; wallet: WalletDeps; store: WalletStore }) {
   const { chain } = wallet
   const client = chain.publicClient
 
@@ -50,19 +46,6 @@ export function createWalletChainPorts({ pool, wallet, runtime, store }: { pool:
         if (reason) throw new SimulationRevertedError(reason, err)
         throw err
       }
-    },
-  }
-
-  const operations: TransferOperations = {
-    spentTodayUsd: (agentId) => wallet.spentTodayUsd(agentId),
-    async find(opId) {
-      const op = await findWalletOp<TransferParams>(runtime, opId)
-      return op && { ...op, isTransfer: op.opKind === 'transfer', usdValue: (await store.usdValueOf(opId)) ?? '0.00' }
-    },
-    start: (p) => wallet.run({ ...p, kind: 'transfer' }, { waitMs: TRANSFER_WAIT_MS }),
-    async waitEnd(opId, waitMs = TRANSFER_WAIT_MS) {
-      const entry = await runtime.waitFor(opId, walletOpEnded, waitMs)
-      return entry ? walletOpView(entry) : undefined
     },
   }
 
@@ -111,5 +94,5 @@ export function createWalletChainPorts({ pool, wallet, runtime, store }: { pool:
     return store.receivedTokens(agentId)
   }
 
-  return { tokens, chain: reads, operations, portfolio }
+  return { tokens, chain: reads, portfolio }
 }

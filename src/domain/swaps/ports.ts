@@ -3,7 +3,6 @@ import type { Policy } from '../agents/policy.ts'
 import type { PricedRoute, SwapRoute } from '../../chain/swapRoute.ts'
 import type { SimulatedCall, SwapParams, SwapTokenInfo } from '../../chain/swapPlanner.ts'
 import type { PlannedTx } from '../../chain/txSender.ts'
-import type { walletOpView } from '../../chain/walletOps.ts'
 
 /**
  * What the swap use cases need from outside. Adapters (src/chain/swapAdapters.ts and
@@ -12,7 +11,16 @@ import type { walletOpView } from '../../chain/walletOps.ts'
  */
 export type SwapToken = SwapTokenInfo
 export type SwapWarning = { code: string; message: string }
-export type WalletOpView = ReturnType<typeof walletOpView>
+/** A wallet operation as the API shows it: its status, transaction hash, the planner's result fields, and the error that ended it. */
+export type WalletOpView = {
+  [field: string]: unknown
+  id: string
+  agentId: string
+  kind: string
+  status: string
+  txHash: string | null
+  error: { code: string; message: string } | null
+}
 
 /** The agent a swap is from, with its effective policy (guardrails applied). */
 export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string }

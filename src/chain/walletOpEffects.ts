@@ -1,0 +1,81 @@
+import type { LocalAccount, TransactionReceipt } from 'viem'
+import type { Logger } from '../logger.ts'
+import type { EffectContext, EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import type { WalletOpInput } from '../actors/walletOp.machine.ts'
+import { ServiceError } from '../domain/errors.ts'
+import type { ChainHandle } from './chain.ts'
+import type { PlannedTx, TxSender } from './txSender.ts'
+
+/**
+ * What a kind of wallet operation contributes: its transactions for the wallet's next nonce,
+ * and what the receipts mean (e.g. the amount a swap actually received).
+ */
+export type WalletOpPlanner = {
+  plan(input: { params: Record<string, unknown>; account: LocalAccount; firstNonce: number; chain: ChainHandle }): PlannedTx[]
+  outcome?(input: {
+    params: Record<string, unknown>
+    account: LocalAccount
+    receipts: TransactionReceipt[]
+    chain: ChainHandle
+  }): Promise<Record<string, unknown>>
+}
+
+export type WalletOpsDeps = {
+  chain: ChainHandle
+  sender: TxSender
+  loadAccount(agentId: string): Promise<LocalAccount>
+  planners: Record<string, WalletOpPlanner>
+  logger: Logger
+}
+
+const rejected = (code: string, message: string) => ({ type: 'op.rejected', error: { code, message } })
+
+/**
+ * The effects of the wallet operation machine (src/actors/walletOp.machine.ts), the chain side
+ * of an operation: sign and send its transactions through the wallet's outbox, then read their
+ * receipts. Each is safe to run twice.
+ */
+export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, EffectHandler> {
+  const { chain, sender } = deps
+
+  async function context(effect: EffectRow, ctx: EffectContext): Promise<WalletOpInput> {
+    const actor = await ctx.actor()
+    if (!actor) throw new Error(`wallet operation ${effect.actorId} not found`)
+    return actor.snapshot.context as WalletOpInput
+  }
+  const planner = (kind: string) => {
+    const p = deps.planners[kind]
+    if (!p) throw new Error(`no planner for wallet operation ${kind}`)
+    return p
+  }
+
+  return {
+    async 'op.submit'(effect, effectCtx) {
+      const ctx = await context(effect, effectCtx)
+      const account = await deps.loadAccount(ctx.agentId)
+      try {
+        const sent = await sender.send(
+          { id: effect.id, accountId: ctx.accountId, agentId: ctx.agentId, effectId: effect.id, account },
+          (firstNonce) => planner(ctx.kind).plan({ params: ctx.params, account, firstNonce, chain }),
+        )
+        return { type: 'op.submitted', txHash: sent.at(-1)!.hash }
+      } catch (err) {
+        if (err instanceof ServiceError && err.status < 500) return rejected(err.code, err.message)
+        throw err
+      }
+    },
+
+    async 'op.confirm'(effect, effectCtx) {
+      const ctx = await context(effect, effectCtx)
+      const account = await deps.loadAccount(ctx.agentId)
+      const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
+      const last = receipts.at(-1)!
+      if (last.status !== 'success') {
+        return rejected('transaction_reverted', `Transaction ${last.transactionHash} reverted on chain; nothing moved but gas.`)
+      }
+      const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString() }
+      const extra = (await planner(ctx.kind).outcome?.({ params: ctx.params, account, receipts, chain })) ?? {}
+      return { type: 'op.confirmed', result: { ...base, ...extra } }
+    },
+  }
+}

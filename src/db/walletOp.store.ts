@@ -1,0 +1,81 @@
+import type pg from 'pg'
+import { OperationInProgressError } from '../domain/errors.ts'
+import { withTransaction } from './transaction.ts'
+
+type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+/**
+ * The record of an agent's money moves (`wallet_op`): one row per wallet operation or
+ * self-funded launch seed, with the USD value it counts toward the agent's 24-hour spend. The
+ * row's id is its actor's: when that actor fails, the spend no longer counts.
+ */
+
+/**
+ * Records that a money move of an agent is about to spend `usdValue`, after `checkSpend` has
+ * accepted it against the agent's 24-hour spend. Check and record run under one advisory lock
+ * per agent, so concurrent requests of one agent cannot all pass the same check. Recording the
+ * same id twice is a no-op, and a retry's check does not count its own earlier row. `after`
+ * writes in the same transaction (the operation's actor), so the record and the actor commit
+ * together or not at all.
+ *
+ * @example
+ * await reserveSpend(pool, { id: opId, accountId, agentId, kind: 'swap', usdValue: '250.00', checkSpend: (spent) => checkPolicy(policy, { ...move, spentTodayUsd: spent }) })
+ */
+export async function reserveSpend<T = void>(
+  pool: pg.Pool,
+  input: {
+    id: string
+    accountId: string
+    agentId: string
+    kind: string
+    usdValue: string
+    checkSpend?: ((spentTodayUsd: string) => void) | undefined
+    /** More checks to make under the same lock (e.g. one claim in flight per agent). */
+    before?: ((db: pg.PoolClient) => Promise<void>) | undefined
+    /** What to write with the record, in its transaction (the operation's actor). */
+    after?: ((db: pg.PoolClient) => Promise<T>) | undefined
+  },
+): Promise<T> {
+  return withTransaction(pool, async (db) => {
+    await db.query('select pg_advisory_xact_lock(hashtext($1))', [input.agentId])
+    await input.before?.(db)
+    input.checkSpend?.(await spentTodayUsd(db, input.agentId, { exceptId: input.id }))
+    await db.query(
+      `insert into wallet_op (id, account_id, agent_id, kind, usd_value) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
+      [input.id, input.accountId, input.agentId, input.kind, input.usdValue],
+    )
+    return (await input.after?.(db)) as T
+  })
+}
+
+/**
+ * USD spent by an agent's money moves in the last 24 hours: wallet operations and self-funded
+ * launch seeds, failed ones excluded.
+ */
+export async function spentTodayUsd(db: Db, agentId: string, { exceptId = '' }: { exceptId?: string } = {}): Promise<string> {
+  // A move whose actor is not created yet counts (a launch seed is recorded before its actor).
+  const { rows } = await db.query<{ usd: string }>(
+    `select coalesce(sum(w.usd_value), 0)::text as usd from wallet_op w left join actor x on x.id = w.id
+      where w.agent_id = $1 and w.id <> $2 and w.created_at > now() - interval '24 hours' and coalesce(x.status, '') <> 'failed'`,
+    [agentId, exceptId],
+  )
+  return rows[0]?.usd ?? '0'
+}
+
+/**
+ * Refuses (409 `<kind>_in_progress`) when another operation of this kind of the agent is not
+ * finished. Made under the agent's lock when an `exclusive` operation starts; callers may also
+ * ask early, before planning, for a quicker answer. A wallet operation's record and its actor
+ * are written in one transaction; a row without an actor (a launch seed about to start) counts
+ * as in flight for a minute.
+ */
+export async function assertNoneInFlight(db: Db, { agentId, kind, exceptId = '' }: { agentId: string; kind: string; exceptId?: string }): Promise<void> {
+  const { rowCount } = await db.query(
+    `select 1 from wallet_op w left join actor x on x.id = w.id
+      where w.agent_id = $1 and w.kind = $2 and w.id <> $3
+        and (x.id is null and w.created_at > now() - interval '1 minute' or x.status not in ('confirmed', 'failed'))
+      limit 1`,
+    [agentId, kind, exceptId],
+  )
+  if (rowCount) throw new OperationInProgressError({ kind })
+}
