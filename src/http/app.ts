@@ -32,6 +32,11 @@ import { ok } from './respond.ts'
 
 /** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
 const BODY_LIMIT_BYTES = 1024 * 1024
+/**
+ * The rest of a refused body is read and dropped, up to 8 MB as sent in all (and 10 s), before
+ * the 413 goes out: a client still sending would otherwise see a reset instead of the answer.
+ */
+const BODY_DRAIN_LIMIT_BYTES = 8 * 1024 * 1024
 
 /**
  * Builds the Koa app from its dependencies; nothing here reads globals, so a test can build
@@ -49,7 +54,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId())
   app.use(errorEnvelope({ logger: deps.logger }))
   app.use(metrics.middleware)
-  app.use(jsonBody({ limitBytes: BODY_LIMIT_BYTES }))
+  app.use(jsonBody({ limitBytes: BODY_LIMIT_BYTES, drainLimitBytes: BODY_DRAIN_LIMIT_BYTES }))
 
   // PostgreSQL refuses NUL in text and jsonb: such input is a 422 here, never a failed write.
   app.use(async (ctx, next) => {
