@@ -136,6 +136,31 @@ describe('field names', () => {
   })
 })
 
+describe('commands that take no body', () => {
+  it('POST /runs/:id/stop, POST /auth/logout and DELETE /keys/:id refuse any field (constructor, 5,000 extra keys) with 422, as every other command does', async () => {
+    const many = JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])))
+    const routes: Array<[string, string]> = [['POST', `/runs/${randomUUID()}/stop`], ['POST', '/auth/logout'], ['DELETE', `/keys/${randomUUID()}`]]
+    for (const [method, path] of routes) {
+      const ctor = await send(method, path, '{"constructor":{"polluted":true}}')
+      expect({ path, status: ctor.status, code: ctor.body.code, field_errors: ctor.body.field_errors }).toEqual({
+        path, status: 422, code: 'validation_failed', field_errors: { constructor: 'Unknown field.' },
+      })
+      const extra = await send(method, path, many)
+      expect({ path, status: extra.status, code: extra.body.code, fields: Object.keys(extra.body.field_errors ?? {}).length }).toEqual({
+        path, status: 422, code: 'validation_failed', fields: 5000,
+      })
+      expect((await send(method, path, '[1]')).status).toBe(422)
+    }
+    // Without a body (or with {}) each goes on as before: an unknown run or key is a 404, logout is a 200.
+    for (const body of [undefined, '{}']) {
+      expect((await send('POST', `/runs/${randomUUID()}/stop`, body)).status).toBe(404)
+      expect((await send('DELETE', `/keys/${randomUUID()}`, body)).status).toBe(404)
+      expect((await send('POST', '/auth/logout', body)).body).toMatchObject({ ok: true })
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+})
+
 describe('path parameters', () => {
   it('%00 in a path parameter is a 422, never a failed query', async () => {
     const cases: Array<[string, string, Api]> = [
