@@ -4,6 +4,7 @@ import type { AppDeps } from './appDeps.ts'
 import { requestId } from './middleware/requestId.ts'
 import { jsonBody } from './middleware/jsonBody.ts'
 import { errorEnvelope } from './middleware/errors.ts'
+import { signedCursors } from './middleware/cursors.ts'
 import { authenticate, requireOperator } from './middleware/auth.ts'
 import { rateLimit } from './rateLimit.ts'
 import { countingAuthFailures, perKeyRateLimit } from './middleware/keyLimits.ts'
@@ -100,6 +101,7 @@ export function createApp(deps: AppDeps): Koa {
       logger: deps.logger,
     }),
   )
+  publicApi.use(signedCursors(deps.core.cursors))
   for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
   publicApi.use(marketRoutes(deps).routes())
   publicApi.use(skillRegistryRoutes(deps).routes())
@@ -107,6 +109,7 @@ export function createApp(deps: AppDeps): Koa {
   const api = new Router({ prefix: '/api/v1' })
   api.use(countingAuthFailures(deps, authenticate(deps.core)))
   api.use(perKeyRateLimit(deps))
+  api.use(signedCursors(deps.core.cursors))
   for (const r of [accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)]) api.use(r.routes())
   api.use(swapRoutes(deps).routes())
   api.use(feeRoutes(deps).routes())
