@@ -114,6 +114,7 @@ import type { LaunchRequest } from './domain/launches/launch.schema.ts'
 import { getBilling } from './domain/billing/getBilling.ts'
 import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
+import { createCursorSeal } from './domain/util/cursorSeal.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -242,6 +243,8 @@ export function createCore(adapters: CoreAdapters) {
     getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
     listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
     listModels: () => [...adapters.models.values()].map(modelView),
+    /** Signs the page cursors every front door hands out, and checks those it is given back. */
+    cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
   }
 }
 

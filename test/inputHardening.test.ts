@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { randomUUID } from 'node:crypto'
 import { apiClient, startTestApp, type Api, type TestApp, rawHttp } from './support/app.ts'
+import { callTool } from '../src/tools/callTool.ts'
+import { findTool } from '../src/tools/registry.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
@@ -102,9 +104,62 @@ describe('JSON depth', () => {
 })
 
 describe('cursors', () => {
-  const cursor = (ts: string) => Buffer.from(JSON.stringify([ts, randomUUID()])).toString('base64url')
+  // Signed with the service's own key: what is checked here is the date behind the signature.
+  const cursor = (ts: string) => app.services.core.cursors.seal(Buffer.from(JSON.stringify([ts, randomUUID()])).toString('base64url'))
+  const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+  const fieldsOf = (res: { body: { field_errors?: object } }) => Object.keys(res.body.field_errors ?? {})
 
-  it('a cursor whose date JavaScript takes and PostgreSQL refuses is a 422 on /agents and /keys', async () => {
+  it('a cursor the service did not issue is a 422 naming cursor on every paged route', async () => {
+    const token = `0x${'1'.repeat(40)}`
+    const cases: Array<[Api, string, string]> = [
+      [alice.api, '/tokens', encodeURIComponent(Buffer.from(JSON.stringify([9007199254740991, 'x'])).toString('base64'))],
+      [alice.api, '/leaderboard', 'WzEwMDAwMDBd'],
+      [alice.api, `/agents/${agentId}/transactions`, Buffer.from(randomUUID()).toString('base64url')],
+      [operator.api, '/ops/actors', Buffer.from(`agent:${agentId}`).toString('base64url')],
+      [operator.api, '/ops/audit', Buffer.from('1').toString('base64url')],
+      [alice.api, '/agents', forged(['2026-01-01T00:00:00Z', randomUUID()])],
+      [alice.api, '/keys', forged(['2026-01-01T00:00:00Z', randomUUID()])],
+      [alice.api, '/billing/transactions', forged(['2026-01-01T00:00:00Z', randomUUID()])],
+      [alice.api, `/agents/${agentId}/audit`, Buffer.from('1').toString('base64url')],
+      [alice.api, `/agents/${agentId}/runs`, forged(['2026-01-01T00:00:00.000Z', randomUUID()])],
+      [alice.api, '/skills/registry', forged(['2026-01-01T00:00:00Z', randomUUID()])],
+      [alice.api, '/skills/custom', forged(['2026-01-01T00:00:00Z', randomUUID()])],
+      [alice.api, `/tokens/${token}/trades`, forged([1, 0])],
+    ]
+    for (const [api, path, value] of cases) {
+      for (const c of [value, `${value}.${'A'.repeat(22)}`, '', 'x'.repeat(600)]) {
+        const res = await api('GET', `${path}?cursor=${c}`)
+        expect({ path, c: c.slice(0, 40), status: res.status, code: res.body.code, fields: fieldsOf(res) }).toEqual({
+          path, c: c.slice(0, 40), status: 422, code: 'validation_failed', fields: ['cursor'],
+        })
+      }
+    }
+  })
+
+  it('a cursor the service issued still pages, on the API and through a tool; altered by one character it is refused', async () => {
+    for (const name of ['page-a', 'page-b']) expect((await alice.api('POST', '/agents', { name, model: 'gpt-4o-mini', skills: [] })).status).toBe(201)
+    const all = (await alice.api('GET', '/agents?limit=100')).body.agents.map((a: { id: string }) => a.id)
+    const p1 = await alice.api('GET', '/agents?limit=1')
+    expect(p1.body.nextCursor).toEqual(expect.any(String))
+    const p2 = await alice.api('GET', `/agents?limit=1&cursor=${p1.body.nextCursor}`)
+    expect({ status: p2.status, ids: p2.body.agents.map((a: { id: string }) => a.id) }).toEqual({ status: 200, ids: [all[1]] })
+    const actors1 = await operator.api('GET', '/ops/actors?limit=1')
+    const actors2 = await operator.api('GET', `/ops/actors?limit=1&cursor=${actors1.body.nextCursor}`)
+    expect(actors2.status).toBe(200)
+    expect(actors2.body.actors[0].id > actors1.body.actors[0].id).toBe(true)
+    const cursor: string = p1.body.nextCursor
+    for (const altered of [`${cursor.slice(0, 3)}${cursor[3] === 'A' ? 'B' : 'A'}${cursor.slice(4)}`, `${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`]) {
+      expect(fieldsOf(await alice.api('GET', `/agents?limit=1&cursor=${altered}`))).toEqual(['cursor'])
+    }
+    // The same cursors through a tool (an MCP client's or a model's front door).
+    const tool = (args: unknown) => callTool(findTool('list_agents')!, args, { core: app.services.core, accountId: alice.accountId, agent: 'choose', callId: 'c' })
+    const t1 = (await tool({ limit: 1 })) as { ok: true; result: { nextCursor: string } }
+    expect(await tool({ limit: 1, cursor: t1.result.nextCursor })).toMatchObject({ ok: true, result: { agents: [{ id: all[1] }] } })
+    expect(await tool({ limit: 1, cursor: p1.body.nextCursor })).toMatchObject({ ok: true, result: { agents: [{ id: all[1] }] } })
+    expect(await tool({ cursor: forged(['2026-01-01T00:00:00Z', randomUUID()]) })).toMatchObject({ ok: false, status: 422, error: { fieldErrors: { cursor: 'Invalid cursor.' } } })
+  })
+
+  it('a signed cursor whose date JavaScript takes and PostgreSQL refuses is a 422 on /agents and /keys', async () => {
     for (const ts of ['2026-02-30T00:00:00.000Z', '0000-01-01T00:00:00Z', '2025-02-29T00:00:00Z', '2026-04-31 10:00:00+00', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00+16:00']) {
       for (const path of ['/agents', '/keys']) {
         const res = await alice.api('GET', `${path}?cursor=${cursor(ts)}`)
@@ -132,6 +187,31 @@ describe('field names', () => {
     const policy = await send('PATCH', `/agents/${agentId}`, '{"policy":{"__proto__":{"paused":true},"constructor":1}}')
     expect(policy.status).toBe(422)
     expect(policy.body.field_errors).toEqual({ 'policy.__proto__': 'Unknown field.', 'policy.constructor': 'Unknown field.' })
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+})
+
+describe('commands that take no body', () => {
+  it('POST /runs/:id/stop, POST /auth/logout and DELETE /keys/:id refuse any field (constructor, 5,000 extra keys) with 422, as every other command does', async () => {
+    const many = JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])))
+    const routes: Array<[string, string]> = [['POST', `/runs/${randomUUID()}/stop`], ['POST', '/auth/logout'], ['DELETE', `/keys/${randomUUID()}`]]
+    for (const [method, path] of routes) {
+      const ctor = await send(method, path, '{"constructor":{"polluted":true}}')
+      expect({ path, status: ctor.status, code: ctor.body.code, field_errors: ctor.body.field_errors }).toEqual({
+        path, status: 422, code: 'validation_failed', field_errors: { constructor: 'Unknown field.' },
+      })
+      const extra = await send(method, path, many)
+      expect({ path, status: extra.status, code: extra.body.code, fields: Object.keys(extra.body.field_errors ?? {}).length }).toEqual({
+        path, status: 422, code: 'validation_failed', fields: 5000,
+      })
+      expect((await send(method, path, '[1]')).status).toBe(422)
+    }
+    // Without a body (or with {}) each goes on as before: an unknown run or key is a 404, logout is a 200.
+    for (const body of [undefined, '{}']) {
+      expect((await send('POST', `/runs/${randomUUID()}/stop`, body)).status).toBe(404)
+      expect((await send('DELETE', `/keys/${randomUUID()}`, body)).status).toBe(404)
+      expect((await send('POST', '/auth/logout', body)).body).toMatchObject({ ok: true })
+    }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 })

@@ -4,6 +4,7 @@ import type { AppDeps } from './appDeps.ts'
 import { requestId } from './middleware/requestId.ts'
 import { jsonBody } from './middleware/jsonBody.ts'
 import { errorEnvelope } from './middleware/errors.ts'
+import { signedCursors } from './middleware/cursors.ts'
 import { authenticate, requireOperator } from './middleware/auth.ts'
 import { rateLimit } from './rateLimit.ts'
 import { countingAuthFailures, perKeyRateLimit } from './middleware/keyLimits.ts'
@@ -32,6 +33,11 @@ import { ok } from './respond.ts'
 
 /** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
 const BODY_LIMIT_BYTES = 1024 * 1024
+/**
+ * The rest of a refused body is read and dropped, up to 8 MB as sent in all (and 10 s), before
+ * the 413 goes out: a client still sending would otherwise see a reset instead of the answer.
+ */
+const BODY_DRAIN_LIMIT_BYTES = 8 * 1024 * 1024
 
 /**
  * Builds the Koa app from its dependencies; nothing here reads globals, so a test can build
@@ -49,7 +55,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId())
   app.use(errorEnvelope({ logger: deps.logger }))
   app.use(metrics.middleware)
-  app.use(jsonBody({ limitBytes: BODY_LIMIT_BYTES }))
+  app.use(jsonBody({ limitBytes: BODY_LIMIT_BYTES, drainLimitBytes: BODY_DRAIN_LIMIT_BYTES }))
 
   // PostgreSQL refuses NUL in text and jsonb: such input is a 422 here, never a failed write.
   app.use(async (ctx, next) => {
@@ -95,6 +101,7 @@ export function createApp(deps: AppDeps): Koa {
       logger: deps.logger,
     }),
   )
+  publicApi.use(signedCursors(deps.core.cursors))
   for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
   publicApi.use(marketRoutes(deps).routes())
   publicApi.use(skillRegistryRoutes(deps).routes())
@@ -102,6 +109,7 @@ export function createApp(deps: AppDeps): Koa {
   const api = new Router({ prefix: '/api/v1' })
   api.use(countingAuthFailures(deps, authenticate(deps.core)))
   api.use(perKeyRateLimit(deps))
+  api.use(signedCursors(deps.core.cursors))
   for (const r of [accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)]) api.use(r.routes())
   api.use(swapRoutes(deps).routes())
   api.use(feeRoutes(deps).routes())

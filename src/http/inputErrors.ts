@@ -3,7 +3,7 @@ import { ServiceError } from '../domain/errors.ts'
 /** The body (after decoding its Content-Encoding) is over the limit: 413 `payload_too_large`. */
 export class PayloadTooLargeError extends ServiceError {
   constructor({ limitBytes, closeConnection = true }: { limitBytes: number; closeConnection?: boolean }) {
-    // The rest of the body is not read: the connection closes after the answer.
+    // When the rest of the body was not read, the connection closes after the answer.
     super(`Request body exceeds ${limitBytes / 1024 / 1024} MB.`, {
       code: 'payload_too_large',
       status: 413,

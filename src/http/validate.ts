@@ -67,6 +67,15 @@ export const evmAddress = z
 const noQuery = z.strictObject({})
 
 /**
+ * The body of a command that takes none: absent or `{}`; any field is a 422 naming it, as on
+ * every other command.
+ *
+ * @example
+ * parse(noBody, ctx.request.body)
+ */
+export const noBody = z.union([z.undefined(), z.strictObject({})])
+
+/**
  * Route middleware for a route that takes no query parameters: any one is a 422 naming it, so
  * a misspelt or misplaced parameter is never silently ignored.
  *

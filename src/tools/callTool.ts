@@ -66,19 +66,31 @@ export function toolJsonSchema(tool: Tool): Record<string, unknown> {
  */
 export async function callTool(tool: Tool, rawArgs: unknown, input: CallToolInput): Promise<ToolOutcome> {
   try {
-    const parsed = toolArgs(tool).safeParse(rawArgs ?? {})
+    const parsed = toolArgs(tool).safeParse(openCursor(input.core, rawArgs ?? {}))
     if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error), 'Invalid tool arguments.')
     const { agent_id: named, ...args } = parsed.data as { agent_id?: string } & Record<string, unknown>
     const preview = input.mode === 'preview' && tool.preview !== undefined
     const account = { core: input.core, accountId: input.accountId, callId: input.callId, keyId: input.keyId, scopes: input.scopes }
-    if (tool.agent === 'none') return { ok: true, result: preview ? await tool.preview!(account, args) : await tool.run(account, args) }
+    if (tool.agent === 'none') return { ok: true, result: sealCursor(input.core, preview ? await tool.preview!(account, args) : await tool.run(account, args)) }
     const call = { ...account, agentId: await bindAgent(input, named), parent: input.parent }
-    return { ok: true, result: preview ? await tool.preview!(call, args) : await tool.run(call, args) }
+    return { ok: true, result: sealCursor(input.core, preview ? await tool.preview!(call, args) : await tool.run(call, args)) }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err
     const error = { error: err.message, code: err.code, ...(err.fieldErrors ? { fieldErrors: err.fieldErrors } : {}) }
     return { ok: false, error, status: err.status }
   }
+}
+
+/** A paging tool's `cursor` must carry the service's signature, as on the HTTP routes; the tool gets it without. */
+function openCursor(core: Core, args: unknown): unknown {
+  const cursor = args !== null && typeof args === 'object' ? (args as { cursor?: unknown }).cursor : undefined
+  return typeof cursor === 'string' ? { ...(args as object), cursor: core.cursors.open(cursor) } : args
+}
+
+/** A page's `nextCursor` leaves signed (see src/http/middleware/cursors.ts). */
+function sealCursor(core: Core, result: unknown): unknown {
+  const next = result !== null && typeof result === 'object' ? (result as { nextCursor?: unknown }).nextCursor : undefined
+  return typeof next === 'string' ? { ...(result as object), nextCursor: core.cursors.seal(next) } : result
 }
 
 async function bindAgent(input: CallToolInput, named: string | undefined): Promise<string> {

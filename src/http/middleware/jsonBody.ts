@@ -45,13 +45,57 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false
 }
 
+/** How long the rest of an oversized or undecodable body may take to arrive before the answer goes out anyway. */
+const DRAIN_TIMEOUT_MS = 10_000
+
+/**
+ * Reads and drops what is left of a body, `budget` bytes at most and for `DRAIN_TIMEOUT_MS` at
+ * most; true when the whole body was read. A client that is still sending when the answer goes
+ * out and the connection closes would see a reset (EPIPE) instead of the answer.
+ */
+function drainBody(req: IncomingMessage, budget: number): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true)
+  if (req.destroyed || budget < 0) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    let left = budget
+    const done = (complete: boolean) => {
+      clearTimeout(timer)
+      req.off('data', onData).off('end', onEnd).off('close', onClose)
+      resolve(complete)
+    }
+    const onData = (c: Buffer) => {
+      left -= c.length
+      if (left < 0) done(false)
+    }
+    const onEnd = () => done(true)
+    const onClose = () => done(req.complete)
+    const timer = setTimeout(() => done(false), DRAIN_TIMEOUT_MS)
+    req.on('data', onData).on('end', onEnd).on('close', onClose)
+    req.resume()
+  })
+}
+
+export type ReadBodyOptions = {
+  /** Bytes of the body (after decoding) at most: past it, a 413. */
+  limit: number
+  /**
+   * Bytes of an oversized or undecodable body (as sent) read and dropped at most before the
+   * error is answered; a body declared larger is refused at once, with `Connection: close`.
+   */
+  drainLimit: number
+}
+
 /**
  * Reads the body, decoding its Content-Encoding, and stops as soon as either the bytes received
- * or the bytes decoded pass `limit`: a decompression bomb never inflates past it.
+ * or the bytes decoded pass `limit`: a decompression bomb never inflates past it. The rest of a
+ * refused body is drained (up to `drainLimit`) before the error is answered.
  */
-export function readBody(req: IncomingMessage, { limit }: { limit: number }): Promise<Buffer> {
+export function readBody(req: IncomingMessage, { limit, drainLimit }: ReadBodyOptions): Promise<Buffer> {
   const coding = contentCodingOf(req.headers['content-encoding'])
-  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(new PayloadTooLargeError({ limitBytes: limit }))
+  const tooLarge = (complete: boolean) => new PayloadTooLargeError({ limitBytes: limit, closeConnection: !complete })
+  const declared = Number(req.headers['content-length'] ?? 0)
+  if (declared > drainLimit) return Promise.reject(tooLarge(false))
+  if (declared > limit) return drainBody(req, drainLimit).then((complete) => Promise.reject(tooLarge(complete)))
   const decoder: Transform | undefined = coding === 'identity' ? undefined : coding === 'br' ? createBrotliDecompress() : createUnzip()
   const out = decoder ?? req
   return new Promise((resolve, reject) => {
@@ -59,7 +103,7 @@ export function readBody(req: IncomingMessage, { limit }: { limit: number }): Pr
     let received = 0
     let decoded = 0
     let done = false
-    const finish = (err?: Error) => {
+    const finish = (fail?: (complete: boolean) => Error) => {
       if (done) return
       done = true
       req.off('data', onReceived).off('error', onReadError).off('close', onClose)
@@ -68,33 +112,30 @@ export function readBody(req: IncomingMessage, { limit }: { limit: number }): Pr
         req.unpipe(decoder)
         decoder.destroy()
       }
-      if (err) {
-        // The rest is read and dropped, so the answer is not lost to a reset; past the size limit
-        // the connection closes after the answer (PayloadTooLargeError says Connection: close).
-        req.resume()
-        reject(err)
-      } else resolve(Buffer.concat(chunks))
+      if (!fail) return resolve(Buffer.concat(chunks))
+      // The rest is read and dropped first, so that the answer is not lost to a reset.
+      void drainBody(req, drainLimit - (decoder ? received : decoded)).then((complete) => reject(fail(complete)))
     }
     const onReceived = (c: Buffer) => {
       received += c.length
-      if (received > limit) finish(new PayloadTooLargeError({ limitBytes: limit }))
+      if (received > limit) finish(tooLarge)
     }
     const onDecoded = (c: Buffer) => {
       decoded += c.length
-      if (decoded > limit) return finish(new PayloadTooLargeError({ limitBytes: limit }))
+      if (decoded > limit) return finish(tooLarge)
       chunks.push(c)
     }
     const onEnd = () => finish()
-    const onReadError = (err: Error) => finish(new BodyReadError({ cause: err }))
+    const onReadError = (err: Error) => finish(() => new BodyReadError({ cause: err }))
     const onClose = () => {
-      if (!req.complete) finish(new BodyReadError())
+      if (!req.complete) finish(() => new BodyReadError())
     }
     req.on('error', onReadError).on('close', onClose)
     // A late error of a stream we stopped reading must not go unhandled.
     req.on('error', () => {})
     out.on('data', onDecoded).on('end', onEnd)
     if (decoder) {
-      decoder.on('error', (err) => finish(received === 0 ? undefined : new InvalidBodyEncodingError({ encoding: coding, cause: err })))
+      decoder.on('error', (err) => finish(received === 0 ? undefined : () => new InvalidBodyEncodingError({ encoding: coding, cause: err })))
       req.on('data', onReceived)
       req.pipe(decoder)
     }
@@ -121,14 +162,15 @@ export function parseJsonBody(raw: Buffer): unknown {
 /**
  * JSON request bodies of POST, PUT, PATCH and DELETE, whatever their Content-Type (the API
  * speaks JSON only): gzip, deflate and br decoded within `limitBytes`, depth bounded before any
- * code walks the value. Sets `ctx.request.body`.
+ * code walks the value. Sets `ctx.request.body`. A refused body is read and dropped up to
+ * `drainLimitBytes` (as sent) before the error is answered.
  *
  * @example
- * app.use(jsonBody({ limitBytes: 1024 * 1024 }))
+ * app.use(jsonBody({ limitBytes: 1024 * 1024, drainLimitBytes: 8 * 1024 * 1024 }))
  */
-export function jsonBody({ limitBytes }: { limitBytes: number }): Middleware {
+export function jsonBody({ limitBytes, drainLimitBytes }: { limitBytes: number; drainLimitBytes: number }): Middleware {
   return async (ctx, next) => {
-    if (PARSED_METHODS.has(ctx.method)) ctx.request.body = parseJsonBody(await readBody(ctx.req, { limit: limitBytes }))
+    if (PARSED_METHODS.has(ctx.method)) ctx.request.body = parseJsonBody(await readBody(ctx.req, { limit: limitBytes, drainLimit: drainLimitBytes }))
     await next()
   }
 }

@@ -2,7 +2,7 @@ import { Router } from '@koa/router'
 import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
+import { decodeCursor, encodeCursor, noBody, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { createKeyBody, profileBody } from '../../domain/accounts/account.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
@@ -33,6 +33,7 @@ export function accountRoutes({ core }: AppDeps): Router {
   router.delete('/keys/:id', rejectQuery, requireScope('admin'), async (ctx) => {
     const { id } = parse(idParams, ctx.params)
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('API key')
+    parse(noBody, ctx.request.body)
     ok(ctx, { ...(await core.revokeApiKey({ accountId: principalOf(ctx).accountId, keyId: id })), deleted: true })
   })
   return router

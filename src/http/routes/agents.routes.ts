@@ -1,16 +1,13 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
-import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { decodeCursor, encodeCursor, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
+import { decodeCursor, encodeCursor, noBody, pagingQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent.schema.ts'
 import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import { parseAgentBody } from '../../domain/agents/parseAgentBody.ts'
-
-const noBody = z.union([z.undefined(), z.strictObject({})])
 
 /** The agent id from the path; a value that is not a uuid cannot name an agent (404). */
 function agentId(ctx: Context): string {

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { parse, rejectQuery } from '../validate.ts'
+import { noBody, parse, rejectQuery } from '../validate.ts'
 import { SESSION_COOKIE } from '../middleware/auth.ts'
 import { siweBody } from '../../domain/accounts/account.schema.ts'
 
@@ -26,6 +26,7 @@ export function authRoutes({ core, config }: AppDeps): Router {
     ok(ctx, { account, csrfToken })
   })
   router.post('/logout', rejectQuery, async (ctx) => {
+    parse(noBody, ctx.request.body)
     const token = ctx.cookies.get(SESSION_COOKIE)
     if (token) await core.signOut({ token })
     ctx.cookies.set(SESSION_COOKIE, null, { path: '/' })

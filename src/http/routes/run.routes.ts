@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa'
 import { randomUUID } from 'node:crypto'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { uuidParam, rejectQuery } from '../validate.ts'
+import { noBody, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { NotFoundError } from '../../domain/errors.ts'
@@ -40,7 +40,9 @@ export function runRoutes({ core, pool }: AppDeps): Router {
     ok(ctx, await core.getRun({ accountId: account(ctx), runId: param(ctx, 'id', 'Run') }))
   })
   router.post('/runs/:id/stop', rejectQuery, requireScope('trade'), async (ctx) => {
-    ok(ctx, await core.stopRun({ accountId: account(ctx), runId: param(ctx, 'id', 'Run') }))
+    const runId = param(ctx, 'id', 'Run')
+    parse(noBody, ctx.request.body)
+    ok(ctx, await core.stopRun({ accountId: account(ctx), runId }))
   })
   return router
 }

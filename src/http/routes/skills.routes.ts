@@ -1,14 +1,12 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
-import { z } from 'zod'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { decodeCursor, encodeCursor, pagingQuery, parse, rejectQuery, uuidParam } from '../validate.ts'
+import { decodeCursor, encodeCursor, noBody, pagingQuery, parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import { registryQuery } from '../../domain/skills/skill.schema.ts'
 
-const noBody = z.union([z.undefined(), z.strictObject({})])
 const registryQueryWithPaging = pagingQuery.extend(registryQuery.shape)
 
 /** The custom skill id from the path; a value that is not a uuid cannot name one (404). */
