@@ -129,18 +129,34 @@ describe('effect leases across two runtimes on one database', () => {
   })
 
   it('a process that holds the boot lock (the only runtime) resumes a crashed predecessor\'s effect at once', async () => {
+    const entries: string[] = []
     const ra = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, nodeId: 'crashed', effectLeaseMs: 3_600_000, pollMs: 60_000,
-      effectHandlers: { 'slow.work': () => new Promise<never>(() => {}) } })
+      effectHandlers: { 'slow.work': () => (entries.push('crashed'), new Promise<never>(() => {})) } })
     await ra.start()
     const id = randomUUID()
     await ra.create('slow', { id, accountId: randomUUID(), input: {} })
     await ra.send(id, { type: 'slow.run' })
     await waitFor(async () => (await db().pool.query('select claimed_by from effect where actor_id = $1', [id])).rows[0]?.claimed_by === 'crashed')
-    void ra.stop()
-    const rb = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, soleRuntime: true, pollMs: 60_000,
-      effectHandlers: { 'slow.work': async () => ({ type: 'slow.done', value: 'resumed' }) } })
+    // A crash: the predecessor runs no stop (which could hand its leases back); it just goes silent.
+    const lease = async () =>
+      (await db().pool.query(`select claimed_by, lease_until > now() + interval '50 minutes' as held_for_long from effect where actor_id = $1`, [id])).rows[0]
+    // The predecessor's lease still holds for most of an hour: only the successor's start can hand it over.
+    expect(await lease()).toEqual({ claimed_by: 'crashed', held_for_long: true })
+    const leaseEnd = (await db().pool.query('select lease_until from effect where actor_id = $1', [id])).rows[0].lease_until as Date
+    const rb = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, nodeId: 'successor', soleRuntime: true, pollMs: 60_000,
+      effectHandlers: { 'slow.work': async () => (entries.push('successor'), { type: 'slow.done', value: 'resumed' }) } })
     await rb.start()
+    // At once: the first poll, made by start() itself, claimed it (the next poll is a minute away).
+    expect((await lease()).claimed_by).toBe('successor')
     await waitFor(async () => (await status(id)) === 'done')
+    expect(entries).toEqual(['crashed', 'successor'])
+    const { rows } = await db().pool.query(
+      `select e.status, e.updated_at < $2 as before_lease_end, x.snapshot->'context'->>'result' as result
+         from effect e join actor x on x.id = e.actor_id where e.actor_id = $1`,
+      [id, leaseEnd],
+    )
+    expect(rows).toEqual([{ status: 'done', before_lease_end: true, result: 'resumed' }])
     await rb.stop()
+    void ra.stop() // its handler never returns: not awaited (stop would wait its 5 s grace)
   })
 })
