@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot, type EventFrom } from 'xstate'
 import type { RunInput } from '../domain/runs/ports.ts'
-import { RUN_FINAL, RUN_MODEL_CALL, RUN_TOOL_CALL, runKind, runMachine } from './run.machine.ts'
+import { RUN_FINAL, RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT, runKind, runMachine } from './run.machine.ts'
 
 const input: RunInput = {
   runId: 'r1', accountId: 'acc', agentId: 'g1', model: 'gpt-4o-mini', temperature: null, goal: 'grow the treasury',
@@ -141,23 +141,25 @@ describe('the run machine', () => {
   })
 })
 
-describe('tool calls (as of now)', () => {
+describe('tool calls', () => {
   const swap = { id: 'c1', name: 'swap_execute', arguments: '{"amountIn":"0.1"}' }
   const price = { id: 'c2', name: 'get_price', arguments: '{}' }
+  // The run keys each call of step 1 `1.<index>`; the model's ids are only what it is answered under.
+  const keyOf = (callId: string) => (callId === 'c1' ? '1.0' : '1.1')
   const done = (callId: string, result: unknown = { ok: true }, status: 'ok' | 'refused' = 'ok'): RunEvent =>
-    ({ type: 'tool.done', effectId: 'e', callId, status, result, at: '2026-11-24T10:00:01.000Z' })
+    ({ type: 'tool.done', effectId: 'e', callId, key: keyOf(callId), status, result, at: '2026-11-24T10:00:01.000Z' })
 
   it('acts on every tool call, then starts the next step; completes when the model answers without tools', () => {
     const [s1, a1] = step(start()[0], answer('', [swap, price]))
     expect(s1.value).toEqual({ running: 'acting' })
     expect(a1.map((a) => [a.type, a.params])).toEqual([
-      [RUN_TOOL_CALL, { callId: 'c1', name: 'swap_execute', arguments: '{"amountIn":"0.1"}' }],
-      [RUN_TOOL_CALL, { callId: 'c2', name: 'get_price', arguments: '{}' }],
+      [RUN_TOOL_CALL, { callId: 'c1', key: '1.0', name: 'swap_execute', arguments: '{"amountIn":"0.1"}' }],
+      [RUN_TOOL_CALL, { callId: 'c2', key: '1.1', name: 'get_price', arguments: '{}' }],
     ])
-    expect(s1.context.pending).toEqual(['c1', 'c2'])
+    expect(s1.context.pending).toEqual(['1.0', '1.1'])
     expect(s1.context.steps[0]).toMatchObject({ acted: true, toolCalls: [{ id: 'c1', status: 'pending' }, { id: 'c2', status: 'pending' }] })
     const [s2] = step(s1, done('c2', { code: 'tool_not_granted' }, 'refused'))
-    expect([s2.value, s2.context.pending]).toEqual([{ running: 'acting' }, ['c1']])
+    expect([s2.value, s2.context.pending]).toEqual([{ running: 'acting' }, ['1.0']])
     const [s3, a3] = step(s2, done('c1', { txHash: '0x1' }))
     expect(s3.value).toEqual({ running: 'thinking' })
     expect(a3.map((a) => [a.type, a.params])).toEqual([[RUN_MODEL_CALL, { step: 2 }]])
@@ -192,6 +194,20 @@ describe('tool calls (as of now)', () => {
     expect(s3.value).toBe('stopped')
     expect(a3.map((a) => a.type)).not.toContain(RUN_MODEL_CALL)
     expect(s3.context.steps[0].toolCalls.map((c: { status: string }) => c.status)).toEqual(['ok', 'ok'])
+  })
+
+  it('a call that started a child waits for its end; a stop meanwhile names the model call id and lets it finish', () => {
+    const [acting] = step(start()[0], answer('', [swap, price]))
+    const [s1] = step(acting, { type: 'tool.started', effectId: 'e:3:0', callId: 'c1', key: '1.0', childId: 'op-1', result: { id: 'op-1', status: 'submitting', amountIn: '0.1' } })
+    const [s2] = step(s1, done('c2'))
+    expect([s2.value, s2.context.pending]).toEqual([{ running: 'acting' }, ['1.0']])
+    const [s3] = step(s2, { type: 'run.stop' })
+    expect(s3.context.stop).toEqual({ inFlight: { modelCall: false, toolCalls: ['c1'] } })
+    const [s4, a4] = step(s3, { type: 'child.done', childId: 'op-1', key: 'op-1', status: 'confirmed', output: { txHash: '0xabc', error: null }, at: '2026-11-24T10:00:09.000Z' })
+    expect(s4.value).toBe('stopped')
+    expect(a4.filter((a) => a.type === RUN_TOOL_RESULT).map((a) => (a.params as { messageKey: string }).messageKey)).toEqual(['tool:e:3:0'])
+    expect(a4.map((a) => a.type)).not.toContain(RUN_MODEL_CALL)
+    expect(s4.context.steps[0].toolCalls[0]).toMatchObject({ status: 'ok', doneAt: '2026-11-24T10:00:09.000Z', result: { status: 'confirmed', txHash: '0xabc', amountIn: '0.1' } })
   })
 
   it('fails with tool_call_failed when the runtime gave up on a tool call', () => {
