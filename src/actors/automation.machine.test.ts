@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
+import type { AutomationInput } from '../domain/automations/automation.types.ts'
+import { AUTOMATION_FIRE, automationKind, automationMachine } from './automation.machine.ts'
+
+type Act = { type: string; params?: any }
+const T0 = Date.parse('2026-11-25T10:00:00.000Z')
+const TIMER = 'xstate.after.due.automation.armed.timed'
+
+const dca: AutomationInput = {
+  automationId: 'a1', accountId: 'acc', agentId: 'g1', name: 'dca', description: null, kind: 'dca',
+  trigger: { type: 'interval', everySeconds: 10 },
+  action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5' } },
+  triggerOnce: false, catchUp: 'once', maxFirings: 3, maxSpendUsd: null, maxFailures: 2, createdAt: new Date(T0).toISOString(),
+}
+
+const start = (input: AutomationInput = dca) => initialTransition(automationMachine, input) as [AnyMachineSnapshot, Act[]]
+const step = (s: AnyMachineSnapshot, e: Record<string, unknown>) => transition(automationMachine, s, e as never) as [AnyMachineSnapshot, Act[]]
+const status = (s: AnyMachineSnapshot) => automationKind.statusOf(s)
+const delayOf = (acts: Act[]) => acts.find((a) => a.type === 'xstate.raise')?.params?.delay as number | undefined
+const fire = (acts: Act[]) => acts.find((a) => a.type === AUTOMATION_FIRE)?.params
+
+describe('the automation machine', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+    vi.setSystemTime(T0)
+  })
+  afterEach(() => vi.useRealTimers())
+
+  it('an interval fires on its grid: the firing starts a child, its end is recorded, the next tick is one period on', () => {
+    const [s0, a0] = start()
+    expect(status(s0)).toBe('armed')
+    expect(delayOf(a0)).toBe(0)
+    const [s1, a1] = step(s0, { type: TIMER })
+    expect(status(s1)).toBe('executing')
+    expect(fire(a1)).toEqual({ number: 1, source: { source: 'timer' } })
+    const [s2] = step(s1, { type: 'fire.started', effectId: 'e', childId: 'op-1', result: {} })
+    vi.setSystemTime(T0 + 1500)
+    const [s3, a3] = step(s2, { type: 'child.done', childId: 'op-1', key: 'op-1', status: 'confirmed', output: { txHash: '0xa', error: null } })
+    expect(status(s3)).toBe('armed')
+    expect(s3.context).toMatchObject({ runCount: 1, failuresInRow: 0, nextRunAt: new Date(T0 + 10_000).toISOString() })
+    expect(s3.context.firings).toMatchObject([{ number: 1, outcome: 'ok', txHash: '0xa', childId: 'op-1', source: 'timer' }])
+    expect(delayOf(a3)).toBe(8500)
+  })
+
+  it('a child that ends before the firing reports it is kept and matched', () => {
+    const [s1] = step(start()[0], { type: TIMER })
+    const [s2] = step(s1, { type: 'child.failed', childId: 'op-1', key: 'op-1', status: 'failed', output: { txHash: null, error: { code: 'transaction_reverted', message: 'no' } } })
+    expect(status(s2)).toBe('executing')
+    const [s3] = step(s2, { type: 'fire.started', effectId: 'e', childId: 'op-1', result: {} })
+    expect(status(s3)).toBe('armed')
+    expect(s3.context.firings[0]).toMatchObject({ outcome: 'failed', reason: 'transaction_reverted: no' })
+    expect(s3.context.failuresInRow).toBe(1)
+  })
+
+  it('completes at max firings; goes error after maxFailures failures in a row, and resume re-arms it', () => {
+    let [s] = start()
+    for (let i = 0; i < 3; i++) {
+      ;[s] = step(s, { type: 'automation.trigger', source: { source: 'manual' } })
+      ;[s] = step(s, { type: 'fire.done', effectId: 'e', result: {} })
+    }
+    expect([status(s), s.context.completedReason, s.context.runCount]).toEqual(['completed', 'max_firings_reached', 3])
+
+    ;[s] = start({ ...dca, maxFirings: null })
+    for (let i = 0; i < 2; i++) {
+      ;[s] = step(s, { type: 'automation.trigger', source: { source: 'manual' } })
+      ;[s] = step(s, { type: 'fire.failed', effectId: 'e', code: 'slippage_exceeded', reason: 'moved' })
+    }
+    expect([status(s), s.context.lastError]).toEqual(['error', 'slippage_exceeded: moved'])
+    const [r] = step(s, { type: 'automation.resume' })
+    expect([status(r), r.context.failuresInRow]).toEqual(['armed', 0])
+  })
+
+  it('after downtime an overdue tick fires once under catch_up once, and is skipped to the next tick under skip', () => {
+    const [once] = start()
+    vi.setSystemTime(T0 + 35_000)
+    const [fired, a] = step(once, { type: TIMER })
+    expect(fire(a)).toEqual({ number: 1, source: { source: 'timer' } })
+    const [after] = step(fired, { type: 'fire.done', effectId: 'e', result: {} })
+    expect(after.context.nextRunAt).toBe(new Date(T0 + 40_000).toISOString())
+
+    vi.setSystemTime(T0)
+    const [skip] = start({ ...dca, catchUp: 'skip' })
+    vi.setSystemTime(T0 + 35_000)
+    const [skipped, b] = step(skip, { type: TIMER })
+    expect(fire(b)).toBeUndefined()
+    expect([status(skipped), skipped.context.nextRunAt, skipped.context.firingNumber]).toEqual(['armed', new Date(T0 + 40_000).toISOString(), 0])
+  })
+
+  it('a firing while the agent is not running is skipped and suspends the timer; the agent starting fires the missed tick once', () => {
+    const [s1] = step(start()[0], { type: TIMER })
+    const [s2, a2] = step(s1, { type: 'fire.skipped', effectId: 'e', reason: 'agent_not_running' })
+    expect([status(s2), s2.context.suspended, s2.context.runCount]).toEqual(['armed', true, 0])
+    expect(delayOf(a2)).toBeUndefined()
+    vi.setSystemTime(T0 + 60_000)
+    const [s3, a3] = step(s2, { type: 'automation.agentStarted' })
+    expect(delayOf(a3)).toBe(0)
+    const [s4, a4] = step(s3, { type: TIMER })
+    expect(fire(a4)).toEqual({ number: 2, source: { source: 'timer' } })
+    expect(status(s4)).toBe('executing')
+  })
+
+  it('triggers during a firing wait and fire one at a time after it; cancel during a firing ends it cancelled after', () => {
+    const [s1] = step(start({ ...dca, maxFirings: null })[0], { type: 'automation.trigger', source: { source: 'manual' } })
+    const [s2] = step(s1, { type: 'automation.trigger', source: { source: 'manual' } })
+    expect(s2.context.pending).toHaveLength(1)
+    const [s3, a3] = step(s2, { type: 'fire.done', effectId: 'e', result: {} })
+    expect([status(s3), fire(a3)?.number]).toEqual(['executing', 2])
+    const [s4] = step(s3, { type: 'automation.cancel' })
+    expect(status(s4)).toBe('executing')
+    const [s5] = step(s4, { type: 'fire.done', effectId: 'e', result: {} })
+    expect([status(s5), s5.context.runCount]).toEqual(['cancelled', 2])
+  })
+})

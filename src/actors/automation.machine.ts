@@ -1,0 +1,297 @@
+import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { z } from 'zod'
+import { ValidationError } from '../domain/errors.ts'
+import type { AutomationChanges, AutomationInput, FiringRecord, FiringSource } from '../domain/automations/automation.types.ts'
+import type { ActorKind } from './actorKind.ts'
+import { childEndEventSchema, type ChildEndEvent } from './childActors.ts'
+
+/** The firing effect: runs the action of firing `number` (automation.effects.ts). */
+export const AUTOMATION_FIRE = 'automation.fire'
+export type FireParams = { number: number; source: FiringSource }
+
+/** Firings kept in the context (the newest); older ones are in the journal. */
+const FIRINGS_KEPT = 20
+/** Triggers that may wait while a firing runs; more are dropped (a manual trigger is answered 409 then). */
+export const PENDING_MAX = 10
+const TIMER_EVENT = 'xstate.after.due.automation.armed.timed'
+
+export type AutomationContext = AutomationInput & {
+  /** The number of the last firing started (firing ids and their child's ids derive from it). */
+  firingNumber: number
+  /** Firings that ran their action (ok or failed; not those skipped because the agent was not running). */
+  runCount: number
+  failuresInRow: number
+  lastTriggeredAt: string | null
+  /** When the timer fires next (interval and schedule triggers), else null. */
+  nextRunAt: string | null
+  lastError: string | null
+  firings: FiringRecord[]
+  current: { number: number; source: FiringSource; childId: string | null; result: unknown } | null
+  /** A child end that came before the firing reported its child. */
+  earlyEnd: ChildEndEvent | null
+  pending: FiringSource[]
+  pauseRequested: boolean
+  cancelRequested: boolean
+  /** The agent was not running when a firing was due: no timer until it starts again. */
+  suspended: boolean
+  /** Why it completed (max firings reached, the budget spent, expired, ...). */
+  completedReason: string | null
+}
+
+const source = z.discriminatedUnion('source', [
+  z.object({ source: z.literal('timer') }),
+  z.object({ source: z.literal('manual') }),
+  z.object({ source: z.literal('price'), block: z.string(), priceUsd: z.string() }),
+  z.object({ source: z.literal('launch'), token: z.object({ address: z.string(), symbol: z.string(), venue: z.string(), quote: z.string(), creator: z.string() }) }),
+])
+
+export const automationEventSchema = z.union([
+  z.object({ type: z.literal('automation.trigger'), source }),
+  z.object({ type: z.literal(TIMER_EVENT) }),
+  z.object({ type: z.enum(['automation.pause', 'automation.resume', 'automation.cancel', 'automation.agentStarted']) }),
+  z.object({ type: z.literal('automation.update'), changes: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('fire.done'), effectId: z.string(), result: z.unknown() }),
+  z.object({ type: z.literal('fire.started'), effectId: z.string(), childId: z.string(), result: z.unknown() }),
+  z.object({ type: z.literal('fire.failed'), effectId: z.string(), code: z.string(), reason: z.string() }),
+  z.object({ type: z.literal('fire.skipped'), effectId: z.string(), reason: z.string() }),
+  z.object({ type: z.literal(`${AUTOMATION_FIRE}.failed`), effectId: z.string(), error: z.string() }),
+  childEndEventSchema,
+])
+type AutomationEvent = z.infer<typeof automationEventSchema>
+
+const now = () => new Date().toISOString()
+const isTimed = (c: AutomationContext) => c.trigger.type === 'interval' || c.trigger.type === 'schedule'
+const everyMs = (c: AutomationContext) => (c.trigger.type === 'interval' ? c.trigger.everySeconds * 1000 : 0)
+
+/** The first interval tick strictly after `at`, on the automation's own grid (never a burst of missed ones). */
+function nextTick(c: AutomationContext, at: number): string | null {
+  if (c.trigger.type !== 'interval' || !c.nextRunAt) return null
+  const every = everyMs(c)
+  const from = Date.parse(c.nextRunAt)
+  const k = Math.max(1, Math.floor((at - from) / every) + 1)
+  return new Date(from + k * every).toISOString()
+}
+
+/** An interval tick missed by a whole period or more (the service or the agent was down). */
+const missedTicks = (c: AutomationContext, at: number) => c.trigger.type === 'interval' && !!c.nextRunAt && at - Date.parse(c.nextRunAt) >= everyMs(c)
+
+/** Why the automation is done, or null while it goes on. */
+function doneReason(c: AutomationContext, at: number): string | null {
+  const t = c.trigger
+  const cap = Math.min(c.maxFirings ?? Infinity, t.type === 'interval' ? (t.maxRuns ?? Infinity) : Infinity)
+  if (c.runCount >= cap) return 'max_firings_reached'
+  if (t.type === 'schedule' && c.runCount > 0) return 'scheduled_firing_done'
+  if (c.triggerOnce && c.firings.some((f) => f.outcome === 'ok')) return 'fired_once'
+  const end = t.type === 'interval' ? t.endAt : t.type === 'price_threshold' ? t.expiresAt : undefined
+  if (end && at >= Date.parse(end)) return 'expired'
+  if (c.lastError?.startsWith('automation_budget_exhausted')) return 'max_spend_reached'
+  return null
+}
+
+/** The firing in flight ends: recorded with its outcome, counted. */
+function recordEnd(c: AutomationContext, end: { outcome: FiringRecord['outcome']; txHash?: string | null; reason?: string | null }): Partial<AutomationContext> {
+  const cur = c.current
+  if (!cur) return {}
+  const record: FiringRecord = {
+    number: cur.number, at: now(), source: cur.source.source, outcome: end.outcome,
+    txHash: end.txHash ?? null, reason: end.reason ?? null, childId: cur.childId,
+  }
+  const ran = end.outcome !== 'skipped'
+  return {
+    current: null,
+    earlyEnd: null,
+    firings: [...c.firings, record].slice(-FIRINGS_KEPT),
+    runCount: c.runCount + (ran ? 1 : 0),
+    failuresInRow: end.outcome === 'failed' ? c.failuresInRow + 1 : end.outcome === 'ok' ? 0 : c.failuresInRow,
+    lastError: end.outcome === 'failed' ? (end.reason ?? 'failed') : c.lastError,
+    suspended: end.outcome === 'skipped' && isTimed(c),
+  }
+}
+
+/** A child's end as the firing's outcome: the operation's hash, or why it failed. */
+function childOutcome(e: ChildEndEvent) {
+  const out = (e.output && typeof e.output === 'object' ? e.output : {}) as { txHash?: string | null; error?: { code: string; message: string } | null }
+  return e.type === 'child.done'
+    ? { outcome: 'ok' as const, txHash: out.txHash ?? null }
+    : { outcome: 'failed' as const, txHash: out.txHash ?? null, reason: out.error ? `${out.error.code}: ${out.error.message}` : `child ${e.status}` }
+}
+
+/**
+ * An automation (DCA, limit order, sniper, or any trigger and action): `armed` -> `executing`
+ * (firing n: its action runs as the effect `automation.fire`, a swap as the automation's child
+ * keyed by (automation, n)) -> `armed` ..., `paused`, `error` (after `maxFailures` failed
+ * firings in a row), `completed` or `cancelled` (final). Interval and schedule triggers are
+ * durable timers on the automation's own grid: after downtime an overdue tick fires once
+ * (`catchUp: once`) or is skipped (`skip`), never once per missed tick. Triggers that arrive
+ * while a firing runs wait (up to PENDING_MAX) and fire after it, one at a time.
+ */
+export const automationMachine = setup({
+  types: { context: {} as AutomationContext, events: {} as AutomationEvent, input: {} as AutomationInput },
+  actions: { [AUTOMATION_FIRE]: (_, _p: FireParams) => {} },
+  delays: { due: ({ context }) => Math.max(0, Date.parse(context.nextRunAt ?? '') - Date.now() || 0) },
+  guards: {
+    suspended: ({ context }) => context.suspended,
+    timed: ({ context }) => isTimed(context),
+    skipLate: ({ context }) => context.catchUp === 'skip' && missedTicks(context, Date.now()),
+    expired: ({ context }) => doneReason(context, Date.now()) === 'expired',
+  },
+}).createMachine({
+  id: 'automation',
+  initial: 'armed',
+  context: ({ input }) => ({
+    ...input,
+    firingNumber: 0, runCount: 0, failuresInRow: 0, lastTriggeredAt: null, lastError: null, firings: [], current: null, earlyEnd: null,
+    pending: [], pauseRequested: false, cancelRequested: false, suspended: false, completedReason: null,
+    nextRunAt: input.trigger.type === 'interval' ? (input.trigger.startAt ?? input.createdAt) : input.trigger.type === 'schedule' ? input.trigger.scheduledAt : null,
+  }),
+  on: {
+    'automation.cancel': [
+      { guard: ({ context }) => context.current !== null, actions: assign({ cancelRequested: true }) },
+      { target: '.cancelled' },
+    ],
+    'automation.update': { actions: assign(({ context, event }) => applyChanges(context, event.changes as AutomationChanges)) },
+  },
+  states: {
+    armed: {
+      initial: 'route',
+      on: {
+        'automation.trigger': { target: 'executing', actions: assign({ current: ({ context, event }) => startOf(context, event.source) }) },
+        'automation.pause': 'paused',
+        // A changed trigger takes effect at once: the timer is set again from the new parameters.
+        'automation.update': { target: 'armed', reenter: true, actions: assign(({ context, event }) => applyChanges(context, event.changes as AutomationChanges)) },
+      },
+      states: {
+        route: {
+          always: [
+            { guard: 'expired', target: '#automation.completed', actions: assign({ completedReason: 'expired' }) },
+            { guard: 'suspended', target: 'suspended' },
+            { guard: 'timed', target: 'timed' },
+            { target: 'listening' },
+          ],
+        },
+        timed: {
+          after: {
+            due: [
+              // Missed whole periods under `skip`: no firing, the next tick on the grid.
+              { guard: 'skipLate', target: 'timed', reenter: true, actions: assign({ nextRunAt: ({ context }) => nextTick(context, Date.now()) }) },
+              { target: '#automation.executing', actions: assign({ current: ({ context }) => startOf(context, { source: 'timer' }) }) },
+            ],
+          },
+        },
+        listening: {},
+        suspended: {
+          on: {
+            // The agent runs again: an overdue tick fires once now (`once`), or waits for the next one (`skip`).
+            'automation.agentStarted': [
+              { guard: 'skipLate', target: 'route', actions: assign({ suspended: false, nextRunAt: ({ context }) => nextTick(context, Date.now()) }) },
+              { target: 'route', actions: assign({ suspended: false }) },
+            ],
+          },
+        },
+      },
+    },
+    executing: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        const cur = context.current!
+        enqueue.assign({ firingNumber: cur.number, lastTriggeredAt: now() })
+        enqueue({ type: AUTOMATION_FIRE, params: { number: cur.number, source: cur.source } })
+      }),
+      on: {
+        'automation.trigger': {
+          guard: ({ context }) => context.pending.length < PENDING_MAX,
+          actions: assign({ pending: ({ context, event }) => [...context.pending, event.source] }),
+        },
+        'automation.pause': { actions: assign({ pauseRequested: true }) },
+        'fire.done': { target: 'settling', actions: assign(({ context }) => recordEnd(context, { outcome: 'ok' })) },
+        'fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, { outcome: 'failed', reason: `${event.code}: ${event.reason}` })) },
+        'fire.skipped': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, { outcome: 'skipped', reason: event.reason })) },
+        'automation.fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, { outcome: 'failed', reason: `firing_failed: ${event.error}` })) },
+        'fire.started': [
+          {
+            guard: ({ context, event }) => context.earlyEnd?.childId === event.childId,
+            target: 'settling',
+            actions: assign(({ context, event }) => recordEnd({ ...context, current: { ...context.current!, childId: event.childId } }, childOutcome(context.earlyEnd!))),
+          },
+          { actions: assign({ current: ({ context, event }) => ({ ...context.current!, childId: event.childId, result: event.result }) }) },
+        ],
+        // The end of the firing's child (a swap): matched by its id; one that came first is kept for the report.
+        'child.*': [
+          {
+            guard: ({ context, event }) => isChildEnd(event) && context.current?.childId === event.childId,
+            target: 'settling',
+            actions: assign(({ context, event }) => recordEnd(context, childOutcome(event as ChildEndEvent))),
+          },
+          { guard: ({ event }) => isChildEnd(event), actions: assign({ earlyEnd: ({ event }) => event as ChildEndEvent }) },
+        ],
+      },
+    },
+    settling: {
+      always: [
+        { guard: ({ context }) => context.cancelRequested, target: 'cancelled' },
+        { guard: ({ context }) => doneReason(context, Date.now()) !== null, target: 'completed', actions: assign({ completedReason: ({ context }) => doneReason(context, Date.now()) }) },
+        { guard: ({ context }) => context.failuresInRow >= context.maxFailures, target: 'error' },
+        { guard: ({ context }) => context.pauseRequested, target: 'paused', actions: assign({ pauseRequested: false }) },
+        {
+          guard: ({ context }) => context.pending.length > 0,
+          target: 'executing',
+          actions: assign(({ context }) => ({ current: startOf(context, context.pending[0]!), pending: context.pending.slice(1) })),
+        },
+        { target: 'armed', actions: assign(({ context }) => afterFiring(context)) },
+      ],
+    },
+    paused: {
+      on: {
+        'automation.resume': { target: 'armed', actions: assign(({ context }) => ({ suspended: false, nextRunAt: nextTick(context, Date.now() - everyMs(context)) ?? context.nextRunAt })) },
+        'automation.pause': {},
+      },
+    },
+    error: {
+      on: { 'automation.resume': { target: 'armed', actions: assign(({ context }) => ({ failuresInRow: 0, suspended: false, nextRunAt: nextTick(context, Date.now() - everyMs(context)) ?? context.nextRunAt })) } },
+    },
+    completed: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+})
+
+/** The firing to start next: its number and what fired it. */
+function startOf(c: AutomationContext, s: FiringSource): NonNullable<AutomationContext['current']> {
+  return { number: c.firingNumber + 1, source: s, childId: null, result: null }
+}
+
+/** After a firing: an interval moves to its next tick after now (a timer firing) and keeps its grid otherwise. */
+function afterFiring(c: AutomationContext): Partial<AutomationContext> {
+  const last = c.firings.at(-1)
+  if (c.trigger.type !== 'interval' || last?.source !== 'timer' || c.suspended) return {}
+  return { nextRunAt: nextTick(c, Date.now()) }
+}
+
+const isChildEnd = (e: { type: string }): e is ChildEndEvent => e.type === 'child.done' || e.type === 'child.failed'
+
+/** A PATCH's changes; a new interval restarts its grid from now. */
+function applyChanges(c: AutomationContext, changes: AutomationChanges): Partial<AutomationContext> {
+  const next: Partial<AutomationContext> = { ...changes }
+  if (changes.trigger) {
+    const t = changes.trigger
+    next.nextRunAt = t.type === 'interval' ? (t.startAt ?? now()) : t.type === 'schedule' ? t.scheduledAt : null
+  }
+  return next
+}
+
+export const AUTOMATION_FINAL = new Set(['completed', 'cancelled'])
+
+export const automationKind: ActorKind = {
+  kind: 'automation',
+  machine: automationMachine,
+  machineVersion: 1,
+  parseEvent(event: unknown): AnyEventObject {
+    const parsed = automationEventSchema.safeParse(event)
+    if (!parsed.success) throw new ValidationError({ type: 'unknown automation event' })
+    return parsed.data
+  },
+  // `armed.timed` -> `armed`, `settling` (never committed as a resting state) -> `executing`.
+  statusOf: (s: AnyMachineSnapshot) => {
+    const top = typeof s.value === 'string' ? s.value : Object.keys(s.value)[0]!
+    return top === 'settling' ? 'executing' : top
+  },
+  effects: [AUTOMATION_FIRE],
+}

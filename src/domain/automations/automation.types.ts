@@ -1,0 +1,56 @@
+/**
+ * An automation as its actor keeps it: a trigger and an action owned by an agent (DESIGN of the
+ * service: docs/api.md "Automations"). Plain data: the actor's context is JSON.
+ */
+export type AutomationTrigger =
+  | { type: 'schedule'; scheduledAt: string }
+  | { type: 'interval'; everySeconds: number; startAt?: string | undefined; endAt?: string | undefined; maxRuns?: number | undefined }
+  | { type: 'price_threshold'; mint: string; operator: 'gte' | 'lte'; priceUsd: string; expiresAt?: string | undefined }
+  | { type: 'new_launch'; venue?: string | undefined; quote?: string | undefined; creator?: string | undefined; symbolPattern?: string | undefined }
+
+export type AutomationAction =
+  | { type: 'tool_call'; tool: string; args: Record<string, unknown> }
+  | { type: 'agent_prompt'; prompt: string }
+
+export type AutomationKind = 'dca' | 'limit' | 'sniper' | 'custom'
+
+/** What fires an automation besides its own timer: a manual trigger, a price crossing, a launch. */
+export type FiringSource =
+  | { source: 'timer' }
+  | { source: 'manual' }
+  | { source: 'price'; block: string; priceUsd: string }
+  | { source: 'launch'; token: { address: string; symbol: string; venue: string; quote: string; creator: string } }
+
+/** One firing as the API shows it. */
+export type FiringRecord = {
+  number: number
+  at: string
+  source: FiringSource['source']
+  outcome: 'ok' | 'failed' | 'skipped'
+  txHash: string | null
+  reason: string | null
+  /** The operation (a swap) or run the firing started, if any. */
+  childId: string | null
+}
+
+/** What an automation is created with (the request expanded and validated). */
+export type AutomationInput = {
+  automationId: string
+  accountId: string
+  agentId: string
+  name: string
+  description: string | null
+  kind: AutomationKind
+  trigger: AutomationTrigger
+  action: AutomationAction
+  triggerOnce: boolean
+  catchUp: 'once' | 'skip'
+  maxFirings: number | null
+  maxSpendUsd: string | null
+  /** Failed firings in a row after which the automation goes `error`. */
+  maxFailures: number
+  createdAt: string
+}
+
+/** An automation's parameters a PATCH may change (effective from the next firing). */
+export type AutomationChanges = Partial<Pick<AutomationInput, 'name' | 'description' | 'trigger' | 'action' | 'catchUp' | 'maxFirings' | 'maxSpendUsd' | 'triggerOnce'>>
