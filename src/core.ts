@@ -225,6 +225,8 @@ export function createCore(adapters: CoreAdapters) {
     listSkillRegistry: (input: ListSkillRegistryInput) => listSkillRegistry(skillPorts, input),
     /** The tools and system-prompt text an agent's skills give it (for chat turns and runs). */
     resolveAgentSkills: (input: ResolveAgentSkillsInput) => resolveAgentSkills(skillPorts, input),
+    /** The tools an agent's skills grant a model or an automation (read and trade tools only). */
+    agentTools: async (input: { accountId: string; skills: readonly string[] }) => (await agentSkills(input.accountId, input.skills)).tools,
     /** 422 for entries of an agent's `skills` that the account may not use. */
     checkAgentSkills: (input: ResolveAgentSkillsInput) => checkAgentSkills(skillPorts, input),
     getFeeEarnings: (input: GetFeeEarningsInput) => getFeeEarnings(feePorts(), input),

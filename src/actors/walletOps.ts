@@ -5,6 +5,8 @@ import type { TransferOperations, TransferParams } from '../domain/wallet/ports.
 import type { ClaimOperations } from '../domain/fees/ports.ts'
 import { claimQuote } from '../db/swapQuote.store.ts'
 import { assertNoneInFlight, reserveSpend, spentTodayUsd } from '../db/walletOp.store.ts'
+import { parentBudgetRefusal } from '../db/automations.store.ts'
+import { AutomationBudgetExhaustedError } from '../domain/automations/errors.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import type { WalletOpInput } from './walletOp.machine.ts'
 
@@ -54,8 +56,12 @@ async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart): Pr
     const entry = await reserveSpend(pool, {
       id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
       checkSpend: input.checkSpend,
+      parentId,
       before: async (db) => {
         if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
+        // An automation's max_spend_usd, checked under the same lock as the agent's daily cap.
+        const refusal = parentId ? await parentBudgetRefusal(db, { parentId, opId: input.opId, usdValue: input.usdValue }) : null
+        if (refusal) throw new AutomationBudgetExhaustedError(refusal)
         await input.claim?.(db)
       },
       after: (db) => runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput, parentId }, db),

@@ -34,6 +34,8 @@ export async function reserveSpend<T = void>(
     before?: ((db: pg.PoolClient) => Promise<void>) | undefined
     /** What to write with the record, in its transaction (the operation's actor). */
     after?: ((db: pg.PoolClient) => Promise<T>) | undefined
+    /** The actor the move is made for (a chat turn, a run, an automation): its budget, if it has one, counts this row. */
+    parentId?: string | null | undefined
   },
 ): Promise<T> {
   return withTransaction(pool, async (db) => {
@@ -41,8 +43,8 @@ export async function reserveSpend<T = void>(
     await input.before?.(db)
     input.checkSpend?.(await spentTodayUsd(db, input.agentId, { exceptId: input.id }))
     await db.query(
-      `insert into wallet_op (id, account_id, agent_id, kind, usd_value) values ($1, $2, $3, $4, $5) on conflict (id) do nothing`,
-      [input.id, input.accountId, input.agentId, input.kind, input.usdValue],
+      `insert into wallet_op (id, account_id, agent_id, kind, usd_value, parent_id) values ($1, $2, $3, $4, $5, $6) on conflict (id) do nothing`,
+      [input.id, input.accountId, input.agentId, input.kind, input.usdValue, input.parentId ?? null],
     )
     return (await input.after?.(db)) as T
   })

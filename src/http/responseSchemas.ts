@@ -164,7 +164,7 @@ export const runResponse = z.object({
   status: z.enum(['queued', 'running', 'completed', 'stopped', 'failed', 'budget_exhausted']),
   goal: z.string(),
   model: z.string(),
-  trigger: z.enum(['api', 'schedule']),
+  trigger: z.enum(['api', 'schedule', 'automation']),
   budgets: z.object({ maxSteps: z.number().int(), maxCredits: z.number().int(), maxSeconds: z.number().int() }),
   used: z.object({ steps: z.number().int(), credits: z.number().int(), seconds: z.number().int() }),
   exhaustedBudget: z.enum(['maxSteps', 'maxCredits', 'maxSeconds']).nullable(),

@@ -18,7 +18,7 @@ export type RunInput = RunBudgets & {
   /** The system prompt (the run's preamble, the agent, its skills' text), fixed when the run starts. */
   system: string
   /** What started it: an owner's request or the agent's schedule. */
-  trigger: 'api' | 'schedule'
+  trigger: 'api' | 'schedule' | 'automation'
 }
 
 export type RunToolCall = {

@@ -1,0 +1,61 @@
+import type { Core } from '../core.ts'
+import type { AutomationAction, FiringSource } from '../domain/automations/automation.types.ts'
+import { stableUuid } from '../domain/util/stableUuid.ts'
+import { callTool } from '../tools/callTool.ts'
+import { findTool } from '../tools/registry.ts'
+import type { EffectHandler } from './actorKind.ts'
+import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
+
+/**
+ * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
+ * sniper) the launched token as `tokenOut` when the action names none, acknowledged as unverified.
+ */
+export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call' }>, source: FiringSource): Record<string, unknown> {
+  if (source.source !== 'launch' || action.args.tokenOut !== undefined) return action.args
+  return { ...action.args, tokenOut: source.token.address, acknowledgeUnverified: true }
+}
+
+/**
+ * The firing effect: only while the agent is `running` (else `fire.skipped`), the action runs
+ * through the same registry and use cases as a model's tool call, under the agent's policy and
+ * the tools its skills grant. The call id is (automation, firing number): a retried effect finds
+ * the swap it started and sends nothing new, so each firing moves funds at most once. A
+ * fund-moving tool starts its operation as the automation's child (`fire.started`); the
+ * automation hears its end. `agent_prompt` starts a run under an id derived the same way.
+ */
+export function createAutomationEffects({ core }: { core(): Core }): Record<string, EffectHandler> {
+  return {
+    async [AUTOMATION_FIRE](effect, ctx) {
+      const actor = await ctx.actor()
+      if (!actor) throw new Error(`automation ${effect.actorId} not found`)
+      const a = actor.snapshot.context as AutomationContext
+      const { number, source } = effect.params as FireParams
+      const c = core()
+      const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
+      if (!agent || agent.status !== 'running') return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${agent?.status ?? 'gone'}` }
+      const firingKey = `automation:${a.automationId}:${number}`
+      if (a.action.type === 'agent_prompt') {
+        const runId = stableUuid(a.accountId, 'automation/run', firingKey)
+        try {
+          const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, body: { goal: a.action.prompt }, trigger: 'automation' })
+          return { type: 'fire.done', result: { runId: run.id, status: run.status } }
+        } catch (err) {
+          const e = err as { code?: string; message?: string; status?: number }
+          if (!e.code || (e.status ?? 500) >= 500) throw err
+          return { type: 'fire.failed', code: e.code, reason: e.message ?? 'refused' }
+        }
+      }
+      const tool = findTool(a.action.tool)
+      const granted = await c.agentTools({ accountId: a.accountId, skills: agent.skills })
+      if (!tool || !granted.includes(tool.name)) return { type: 'fire.failed', code: 'tool_not_granted', reason: `The agent's skills do not grant ${a.action.tool}.` }
+      let childId: string | undefined
+      const outcome = await callTool(tool, firingArgs(a.action, source), {
+        core: c, accountId: a.accountId, agent: { bound: a.agentId }, callId: firingKey,
+        parent: { actorId: effect.actorId, started: (id) => void (childId = id) },
+      })
+      if (!outcome.ok) return { type: 'fire.failed', code: outcome.error.code, reason: outcome.error.error }
+      if (childId) return { type: 'fire.started', childId, result: outcome.result }
+      return { type: 'fire.done', result: outcome.result }
+    },
+  }
+}

@@ -1,0 +1,90 @@
+import type pg from 'pg'
+
+type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+/** An automation's actor row as the lists and the trigger sources read it. */
+export type AutomationRow = { id: string; account_id: string; status: string; ctx: Record<string, unknown>; created_at: Date | string; updated_at: Date | string; cursor_at: string }
+
+const SELECT = `select id, account_id, status, snapshot->'context' as ctx, created_at, updated_at, created_at::text as cursor_at from actor`
+
+/**
+ * Automations are actors (kind `automation`); their definition and state live in the actor's
+ * snapshot. These reads serve the lists (an agent's automations, newest first: index
+ * `actor_automation_agent`) and the trigger sources (armed automations of running agents by
+ * trigger type: index `actor_automation_status`).
+ */
+export function createAutomationsStore(pool: pg.Pool) {
+  return {
+    /** The account's automations, newest first, after the cursor (created_at, id). */
+    async list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }) {
+      const { rows } = await pool.query<AutomationRow>(
+        `${SELECT} where kind = 'automation' and account_id = $1
+           and ($2::text is null or snapshot->'context'->>'agentId' = $2)
+           and ($3::text is null or status = $3)
+           and ($4::timestamptz is null or (created_at, id) < ($4, $5))
+         order by created_at desc, id desc limit $6`,
+        [q.accountId, q.agentId ?? null, q.status ?? null, q.after?.at ?? null, q.after?.id ?? '', q.limit],
+      )
+      return rows
+    },
+
+    /** One automation's row, whoever owns it (the caller checks the account). */
+    async get(id: string): Promise<AutomationRow | undefined> {
+      const { rows } = await pool.query<AutomationRow>(`${SELECT} where id = $1 and kind = 'automation'`, [id])
+      return rows[0]
+    },
+
+    /**
+     * Armed automations with this trigger type whose agent is running: what a new block or a
+     * launch may fire (an automation of a stopped agent never fires).
+     */
+    async armedOfRunningAgents(triggerType: 'price_threshold' | 'new_launch'): Promise<AutomationRow[]> {
+      const { rows } = await pool.query<AutomationRow>(
+        `select a.id, a.account_id, a.status, a.snapshot->'context' as ctx, a.created_at, a.updated_at, a.created_at::text as cursor_at
+           from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
+          where a.kind = 'automation' and a.status = 'armed' and a.snapshot->'context'->'trigger'->>'type' = $1`,
+        [triggerType],
+      )
+      return rows
+    },
+
+    /** The agent's automations that have not ended (the agent starting or being deleted tells each). */
+    async openOfAgent(agentId: string): Promise<Array<{ id: string; account_id: string }>> {
+      const { rows } = await pool.query<{ id: string; account_id: string }>(
+        `select id, account_id from actor where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')`,
+        [agentId],
+      )
+      return rows
+    },
+
+    /** Tokens launched in blocks (from, to]: what a sniper may buy. */
+    async launchedBetween(from: number, to: number): Promise<Array<{ address: string; symbol: string; venue: string; quote_symbol: string; creator_address: string }>> {
+      const { rows } = await pool.query(
+        `select address, symbol, venue, quote_symbol, creator_address from token where block_number > $1 and block_number <= $2 order by block_number, address`,
+        [from, to],
+      )
+      return rows
+    },
+  }
+}
+export type AutomationsStore = ReturnType<typeof createAutomationsStore>
+
+/**
+ * Refuses a wallet operation made for an automation (its parent) that would take the
+ * automation's spend over `maxSpendUsd` over its life: failed operations do not count. Called
+ * under the agent's lock with the daily cap's check, so two firings cannot both pass it.
+ * Answers the refusal's message, or null when it fits (or the parent has no budget).
+ */
+export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: { parentId: string; opId: string; usdValue: string }): Promise<string | null> {
+  const { rows } = await db.query<{ max: string | null; spent: string }>(
+    `select a.snapshot->'context'->>'maxSpendUsd' as max,
+            (select coalesce(sum(w.usd_value), 0)::text from wallet_op w left join actor x on x.id = w.id
+              where w.parent_id = $1 and w.id <> $2 and coalesce(x.status, '') <> 'failed') as spent
+       from actor a where a.id = $1 and a.kind = 'automation'`,
+    [parentId, opId],
+  )
+  const r = rows[0]
+  if (!r?.max) return null
+  if (Number(r.spent) + Number(usdValue) <= Number(r.max) + 1e-9) return null
+  return `This firing (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod'
+
+const tokenRef = z
+  .string('A token symbol or 0x address.')
+  .regex(/^(0x[0-9a-fA-F]{40}|[A-Za-z0-9$._-]{1,32})$/, 'A token symbol (e.g. ETH, USDC, TSLAx) or a 0x address.')
+const amount = z
+  .string('A decimal amount as a string, such as "1.5".')
+  .regex(/^\d{1,40}(\.\d{1,40})?$/, 'A decimal amount as a string, such as "1.5".')
+  .refine((v) => /[1-9]/.test(v), 'Must be greater than 0.')
+const usd = z
+  .string('A USD amount as a decimal string, such as "250".')
+  .regex(/^\d{1,15}(\.\d{1,18})?$/, 'A USD amount as a decimal string, such as "250".')
+  .refine((v) => /[1-9]/.test(v), 'Must be greater than 0.')
+const time = z.iso.datetime({ offset: true, message: 'An ISO 8601 time, such as 2026-12-01T09:00:00Z.' })
+const seconds = z.number('A whole number of seconds.').int('A whole number of seconds.').min(1, 'At least 1 second.').max(31_536_000, 'At most a year.')
+const bps = z.number('An integer number of basis points, 1-5000.').int().min(1, 'At least 1 bps.').max(5000, 'At most 5000 bps (50%).')
+const venue = z.enum(['venue-a', 'venue-b', 'self-funded'], 'One of venue-a, venue-b, self-funded.')
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'A 0x address.').transform((a) => a.toLowerCase())
+const symbolPattern = z.string().min(1).max(32).regex(/^[A-Za-z0-9*?$._-]+$/, 'Letters, digits and the wildcards * and ?.')
+
+export const triggerSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('schedule'), scheduledAt: time }),
+    z.strictObject({ type: z.literal('interval'), everySeconds: seconds, startAt: time.optional(), endAt: time.optional(), maxRuns: z.number().int().min(1).max(1_000_000).optional() }),
+    z.strictObject({ type: z.literal('price_threshold'), mint: tokenRef, operator: z.enum(['gte', 'lte'], 'gte or lte.'), priceUsd: usd, expiresAt: time.optional() }),
+    z.strictObject({ type: z.literal('new_launch'), venue: venue.optional(), quote: z.enum(['ETH', 'USDC'], 'ETH or USDC.').optional(), creator: address.optional(), symbolPattern: symbolPattern.optional() }),
+  ],
+  'One of schedule, interval, price_threshold, new_launch.',
+)
+
+export const actionSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('tool_call'), tool: z.string().min(1).max(64), args: z.record(z.string(), z.unknown()).default({}) }),
+    z.strictObject({ type: z.literal('agent_prompt'), prompt: z.string().trim().min(1, 'Must not be empty.').max(4000, 'At most 4000 characters.') }),
+  ],
+  'One of tool_call, agent_prompt.',
+)
+
+/** `kind: "dca"`: buy `amountPerRun` of tokenIn into tokenOut every `everySeconds`. */
+export const dcaSchema = z.strictObject({ tokenIn: tokenRef, tokenOut: tokenRef, amountPerRun: amount, everySeconds: seconds, maxRuns: z.number().int().min(1).max(1_000_000).optional(), slippageBps: bps.optional() })
+/** `kind: "limit"`: swap once when `mint` (default: tokenOut for lte, tokenIn for gte) crosses `priceUsd`. */
+export const limitSchema = z.strictObject({
+  tokenIn: tokenRef, tokenOut: tokenRef, amountIn: amount, priceUsd: usd, operator: z.enum(['gte', 'lte'], 'gte or lte.'),
+  mint: tokenRef.optional(), slippageBps: bps.optional(), expiresAt: time.optional(),
+})
+/** `kind: "sniper"`: buy each new launch that matches with `amountIn` of `quote`, up to `maxBuys`. */
+export const sniperSchema = z.strictObject({
+  quote: z.enum(['ETH', 'USDC'], 'ETH or USDC.'), amountIn: amount, maxBuys: z.number().int().min(1).max(1000),
+  venue: venue.optional(), creator: address.optional(), symbolPattern: symbolPattern.optional(), slippageBps: bps.optional(),
+})
+
+/** `POST /automations`: the reference client's body (snake_case top level), or a kind with its parameters. */
+export const createAutomationSchema = z.strictObject({
+  agent_id: z.uuid('Must be an agent id.').optional(),
+  agentId: z.uuid('Must be an agent id.').optional(),
+  name: z.string('A name.').trim().min(1, 'Must not be empty.').max(100, 'At most 100 characters.'),
+  description: z.string().max(1000, 'At most 1000 characters.').optional(),
+  kind: z.enum(['dca', 'limit', 'sniper'], 'One of dca, limit, sniper.').optional(),
+  trigger: triggerSchema.optional(),
+  action: actionSchema.optional(),
+  trigger_once: z.boolean('true or false.').optional(),
+  dca: dcaSchema.optional(),
+  limit: limitSchema.optional(),
+  sniper: sniperSchema.optional(),
+  catch_up: z.enum(['once', 'skip'], 'once or skip.').optional(),
+  max_firings: z.number().int().min(1, 'At least 1.').max(1_000_000).optional(),
+  max_spend_usd: usd.optional(),
+})
+export type CreateAutomationBody = z.infer<typeof createAutomationSchema>
+
+/** `PATCH /automations/:id`: status (pause, resume), name, description and parameters; effective from the next firing. */
+export const updateAutomationSchema = z.strictObject({
+  status: z.enum(['paused', 'armed'], 'paused (pause) or armed (resume).').optional(),
+  name: z.string().trim().min(1, 'Must not be empty.').max(100).optional(),
+  description: z.string().max(1000).nullable().optional(),
+  trigger: triggerSchema.optional(),
+  action: actionSchema.optional(),
+  trigger_once: z.boolean().optional(),
+  catch_up: z.enum(['once', 'skip']).optional(),
+  max_firings: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  max_spend_usd: usd.nullable().optional(),
+})
+export type UpdateAutomationBody = z.infer<typeof updateAutomationSchema>
+
+/** `GET /automations?agent_id=&status=&limit=&cursor=`. */
+export const listAutomationsSchema = z.strictObject({
+  agent_id: z.uuid('Must be an agent id.').optional(),
+  agentId: z.uuid('Must be an agent id.').optional(),
+  status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error'], 'One of armed, executing, paused, completed, cancelled, error.').optional(),
+  limit: z.coerce.number('An integer from 1 to 100.').int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.').default(20),
+  cursor: z.string().max(200).optional(),
+})
+export type ListAutomationsQuery = z.infer<typeof listAutomationsSchema>

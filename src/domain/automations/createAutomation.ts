@@ -1,0 +1,133 @@
+import { NotFoundError, ValidationError, type FieldErrors } from '../errors.ts'
+import type { CreateAutomationBody } from './automation.schema.ts'
+import type { AutomationAction, AutomationInput, AutomationKind, AutomationTrigger } from './automation.types.ts'
+import type { AutomationPorts } from './ports.ts'
+import { automationView } from './automationView.ts'
+
+export type CreateAutomationInput = { accountId: string; automationId: string; body: CreateAutomationBody }
+
+type Expanded = { kind: AutomationKind; trigger: AutomationTrigger; action: AutomationAction; triggerOnce: boolean; maxFirings: number | null }
+
+/**
+ * The contract's kinds as a trigger and an action: `dca` an interval and a swap, `limit` a
+ * price threshold and a swap fired once, `sniper` a new launch and a buy of the launched token
+ * (acknowledged unverified), at most `maxBuys` firings. A body with `trigger` and `action` is a
+ * `custom` automation.
+ */
+export function expandKind(body: CreateAutomationBody): Expanded | { errors: FieldErrors } {
+  const named = (['dca', 'limit', 'sniper'] as const).filter((k) => body[k] !== undefined)
+  if (body.kind && (body.trigger || body.action)) return { errors: { kind: 'Give either a kind with its parameters, or a trigger and an action.' } }
+  if (!body.kind) {
+    if (named.length > 0) return { errors: { kind: `Required with ${named[0]}.` } }
+    if (!body.trigger || !body.action) return { errors: { ...(body.trigger ? {} : { trigger: 'Required (or a kind).' }), ...(body.action ? {} : { action: 'Required (or a kind).' }) } }
+    return { kind: 'custom', trigger: body.trigger, action: body.action, triggerOnce: body.trigger_once ?? false, maxFirings: body.max_firings ?? null }
+  }
+  const params = body[body.kind]
+  if (!params) return { errors: { [body.kind]: `Required with kind ${body.kind}.` } }
+  if (named.length > 1) return { errors: { kind: 'Give the parameters of one kind only.' } }
+  const swap = (args: Record<string, unknown>): AutomationAction => ({ type: 'tool_call', tool: 'swap_execute', args })
+  if (body.kind === 'dca') {
+    const p = body.dca!
+    return {
+      kind: 'dca', triggerOnce: false, maxFirings: body.max_firings ?? null,
+      trigger: { type: 'interval', everySeconds: p.everySeconds, ...(p.maxRuns ? { maxRuns: p.maxRuns } : {}) },
+      action: swap({ tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountPerRun, ...(p.slippageBps ? { slippageBps: p.slippageBps } : {}) }),
+    }
+  }
+  if (body.kind === 'limit') {
+    const p = body.limit!
+    const mint = p.mint ?? (p.operator === 'lte' ? p.tokenOut : p.tokenIn)
+    return {
+      kind: 'limit', triggerOnce: true, maxFirings: body.max_firings ?? null,
+      trigger: { type: 'price_threshold', mint, operator: p.operator, priceUsd: p.priceUsd, ...(p.expiresAt ? { expiresAt: p.expiresAt } : {}) },
+      action: swap({ tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, ...(p.slippageBps ? { slippageBps: p.slippageBps } : {}) }),
+    }
+  }
+  const p = body.sniper!
+  return {
+    kind: 'sniper', triggerOnce: false, maxFirings: Math.min(p.maxBuys, body.max_firings ?? Infinity),
+    trigger: { type: 'new_launch', quote: p.quote, ...(p.venue ? { venue: p.venue } : {}), ...(p.creator ? { creator: p.creator } : {}), ...(p.symbolPattern ? { symbolPattern: p.symbolPattern } : {}) },
+    action: swap({ tokenIn: p.quote, amountIn: p.amountIn, acknowledgeUnverified: true, ...(p.slippageBps ? { slippageBps: p.slippageBps } : {}) }),
+  }
+}
+
+/**
+ * Creates an automation for one of the account's agents (404 for another's), after checking
+ * everything a firing would need: the tool is one the agent's skills grant (a read or trade
+ * tool) and its arguments are valid, the tokens are known and differ, the interval is at least
+ * the service's minimum, a price threshold is not already met (refused, so a limit order never
+ * fires on creation by surprise). Every problem is named in one 422. The id comes from the
+ * Idempotency-Key when one is sent: a blind retry finds the automation it created.
+ *
+ * @example
+ * const a = await createAutomation(ports, { accountId, automationId, body: { agent_id, name: 'dca', kind: 'dca', dca: { ... } } })
+ */
+export async function createAutomation(deps: AutomationPorts, input: CreateAutomationInput) {
+  const existing = await deps.automations.get(input.automationId)
+  if (existing) {
+    if (existing.accountId !== input.accountId) throw new NotFoundError('Automation')
+    return automationView(existing)
+  }
+  const body = input.body
+  const agentId = body.agent_id ?? body.agentId
+  if (!agentId) throw new ValidationError({ agent_id: 'Required: the agent the automation acts for.' })
+  const agent = await deps.agents.getOwned(input.accountId, agentId)
+  if (agent.status === 'deleted') throw new NotFoundError('Agent')
+  const expanded = expandKind(body)
+  if ('errors' in expanded) throw new ValidationError(expanded.errors)
+  const errors = { ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)) }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  const automation: AutomationInput = {
+    automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
+    kind: expanded.kind, trigger: expanded.trigger, action: expanded.action, triggerOnce: expanded.triggerOnce,
+    catchUp: body.catch_up ?? 'once', maxFirings: expanded.maxFirings, maxSpendUsd: body.max_spend_usd ?? null,
+    maxFailures: deps.limits.maxFailures, createdAt: new Date(deps.clock.now()).toISOString(),
+  }
+  await deps.automations.create(automation)
+  return automationView((await deps.automations.get(input.automationId))!)
+}
+
+/** The interval's minimum, and times that are in the future where they must be. */
+export function checkTiming(deps: Pick<AutomationPorts, 'limits' | 'clock'>, t: AutomationTrigger): FieldErrors {
+  const errors: FieldErrors = {}
+  const now = deps.clock.now()
+  if (t.type === 'interval' && t.everySeconds < deps.limits.minIntervalSeconds) errors['trigger.everySeconds'] = `At least ${deps.limits.minIntervalSeconds} seconds (AUTOMATION_MIN_INTERVAL_SECONDS).`
+  if (t.type === 'interval' && t.endAt && Date.parse(t.endAt) <= Math.max(now, Date.parse(t.startAt ?? '') || 0)) errors['trigger.endAt'] = 'Must be after now and after startAt.'
+  if (t.type === 'schedule' && Date.parse(t.scheduledAt) <= now) errors['trigger.scheduledAt'] = 'Must be in the future.'
+  if (t.type === 'price_threshold' && t.expiresAt && Date.parse(t.expiresAt) <= now) errors['trigger.expiresAt'] = 'Must be in the future.'
+  return errors
+}
+
+/** The tool is granted and its arguments valid; a swap's tokens are known and differ. */
+async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Expanded): Promise<FieldErrors> {
+  if (e.action.type !== 'tool_call') return {}
+  const granted = await deps.tools.granted(accountId, skills)
+  if (!granted.includes(e.action.tool)) return { 'action.tool': `Not a tool this agent's skills grant (read and trade tools only): ${e.action.tool}.` }
+  // A sniper's swap names its token when the launch comes: checked with a stand-in.
+  const args = e.trigger.type === 'new_launch' && e.action.args.tokenOut === undefined ? { ...e.action.args, tokenOut: 'ETH' } : e.action.args
+  const argErrors = deps.tools.check(e.action.tool, args)
+  const errors: FieldErrors = {}
+  for (const [k, v] of Object.entries(argErrors ?? {})) errors[`action.args.${k}`] = v
+  if (e.action.tool === 'swap_execute' || e.action.tool === 'swap_quote') {
+    for (const side of ['tokenIn', 'tokenOut'] as const) {
+      const ref = e.action.args[side]
+      if (typeof ref === 'string' && !errors[`action.args.${side}`] && !(await deps.tokens.resolve(ref))) errors[`action.args.${side}`] = `Unknown token: ${ref}.`
+    }
+    const [a, b] = [e.action.args.tokenIn, e.action.args.tokenOut]
+    if (typeof a === 'string' && typeof b === 'string') {
+      const [ra, rb] = await Promise.all([deps.tokens.resolve(a), deps.tokens.resolve(b)])
+      if (ra && rb && ra.address === rb.address) errors['action.args.tokenOut'] = 'Must differ from tokenIn.'
+    }
+  }
+  return errors
+}
+
+/** A price threshold's token is known and the threshold not already met. */
+async function checkTrigger(deps: AutomationPorts, t: AutomationTrigger): Promise<FieldErrors> {
+  if (t.type !== 'price_threshold') return {}
+  if (!(await deps.tokens.resolve(t.mint))) return { 'trigger.mint': `Unknown token: ${t.mint}.` }
+  const price = await deps.tokens.priceUsd(t.mint)
+  if (price === null) return { 'trigger.mint': `No price for ${t.mint} now.` }
+  const met = t.operator === 'gte' ? Number(price) >= Number(t.priceUsd) : Number(price) <= Number(t.priceUsd)
+  return met ? { 'trigger.priceUsd': `Already met: ${t.mint} is ${price} USD now. A threshold must be crossed after creation.` } : {}
+}

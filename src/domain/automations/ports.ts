@@ -1,0 +1,53 @@
+import type { FieldErrors } from '../errors.ts'
+import type { AutomationChanges, AutomationInput, FiringRecord, FiringSource } from './automation.types.ts'
+
+/** An automation as its actor holds it, with its status and times. */
+export type AutomationState = AutomationInput & {
+  status: 'armed' | 'executing' | 'paused' | 'completed' | 'cancelled' | 'error'
+  runCount: number
+  lastTriggeredAt: string | null
+  nextRunAt: string | null
+  lastError: string | null
+  firings: FiringRecord[]
+  completedReason: string | null
+  suspended: boolean
+  pending: FiringSource[]
+  updatedAt: string
+  /** The row's created_at as the database wrote it (the cursor's position). */
+  cursorAt: string
+}
+
+/** The commands an automation's actor takes (409 `invalid_state` when its state refuses one). */
+export type AutomationCommand =
+  | { type: 'automation.pause' }
+  | { type: 'automation.resume' }
+  | { type: 'automation.cancel' }
+  | { type: 'automation.update'; changes: AutomationChanges }
+  | { type: 'automation.trigger'; source: FiringSource }
+
+/** Automations as actors (src/actors/automations.ts). */
+export interface Automations {
+  /** Creates the automation's actor; one created first under this id (a retried request) is kept. */
+  create(input: AutomationInput): Promise<void>
+  get(id: string): Promise<AutomationState | undefined>
+  list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }): Promise<AutomationState[]>
+  /** Sends a command and answers the automation once the new state is committed. */
+  send(id: string, command: AutomationCommand): Promise<AutomationState>
+}
+
+export type AutomationPorts = {
+  automations: Automations
+  agents: { getOwned(accountId: string, agentId: string): Promise<{ id: string; skills: string[]; status: string }> }
+  /** The tools the agent's skills grant (read and trade tools), and a tool's argument check (field errors, or null). */
+  tools: {
+    granted(accountId: string, skills: readonly string[]): Promise<string[]>
+    check(tool: string, args: Record<string, unknown>): FieldErrors | null
+  }
+  /** A token by symbol or address (undefined: unknown), and its USD price now (null: no price). */
+  tokens: {
+    resolve(ref: string): Promise<{ address: string; symbol: string } | undefined>
+    priceUsd(ref: string): Promise<string | null>
+  }
+  limits: { minIntervalSeconds: number; maxFailures: number }
+  clock: { now(): number }
+}
