@@ -112,6 +112,7 @@ import type { LaunchRequest } from './domain/launches/launch.schema.ts'
 import { getBilling } from './domain/billing/getBilling.ts'
 import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
+import { marketplaceUseCases } from './marketplaceUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -238,6 +239,7 @@ export function createCore(adapters: CoreAdapters) {
     getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
     listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
     listModels: () => [...adapters.models.values()].map(modelView),
+    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents),
   }
 }
 
@@ -266,7 +268,7 @@ function swapAgentsOf(agents: AgentsRepository): SwapAgents {
   return {
     async forSwap(accountId, agentId) {
       const agent = await agents.findOwned(accountId, agentId)
-      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status }
+      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status, listingId: agent.listingId }
     },
   }
 }
@@ -379,3 +381,4 @@ function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }
     listAgentAudit: (input: ListAgentAuditInput) => listAgentAudit({ agents, audit: (q) => listAudit(pool, q) }, input),
   }
 }
+

@@ -15,7 +15,7 @@ export type SwapWarning = { code: string; message: string }
 export type WalletOpView = ReturnType<typeof walletOpView>
 
 /** The agent a swap is from, with its effective policy (guardrails applied). */
-export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string }
+export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string; /** Its active market listing, if any. */ listingId?: string | null | undefined }
 
 export interface SwapAgents {
   /** The account's agent, or undefined when there is none (or it is another account's). */
