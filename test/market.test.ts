@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
 
 let app: TestApp
+let model: ModelServer
 let seller: { accountId: string; apiKey: string; api: Api }
 let other: { accountId: string; apiKey: string; api: Api }
 const pub = () => apiClient(`${app.url}/api/v1`)
@@ -15,7 +17,11 @@ async function fundedAgent(owner: Api, name: string) {
   return a.body as { id: string; walletAddress: string }
 }
 
-/** Every account's balance equals the sum of its ledger, and grants = balances + fees (nothing made or lost). */
+/**
+ * Every account's balance equals the sum of its ledger; sales net to zero between accounts; and
+ * the balances plus the platform's fees equal what came from outside the market (grants,
+ * deposits, less model usage): nothing made or lost.
+ */
 async function ledgerModelCheck() {
   const { rows: perAccount } = await app.services.pool.query(
     `select a.id, a.credits::bigint as credits, a.credits_reserved::bigint as reserved, coalesce(sum(e.credits), 0)::bigint as ledger
@@ -27,7 +33,7 @@ async function ledgerModelCheck() {
     expect(Number(r.reserved)).toBeLessThanOrEqual(Number(r.credits))
   }
   const { rows } = await app.services.pool.query(
-    `select coalesce(sum(credits) filter (where kind in ('grant', 'deposit')), 0)::bigint as granted,
+    `select coalesce(sum(credits) filter (where kind not in ('market_purchase', 'market_sale', 'market_fee')), 0)::bigint as granted,
             coalesce(-sum(credits) filter (where kind = 'market_fee'), 0)::bigint as fees,
             coalesce(sum(credits) filter (where kind = 'market_purchase'), 0)::bigint + coalesce(sum(credits) filter (where kind = 'market_sale'), 0)::bigint as net_sales,
             (select sum(credits) from account)::bigint as balances
@@ -39,12 +45,14 @@ async function ledgerModelCheck() {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({ STARTER_CREDITS: '10000' }, { withChain: true })
+  model = await startModelServer()
+  app = await startTestApp({ STARTER_CREDITS: '10000', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
   seller = await app.account({ name: 'Seller Co' })
   other = await app.account({ name: 'other' })
 })
 afterAll(async () => {
   await app?.close()
+  await model?.stop()
 })
 
 describe('listing, browsing and cancelling', () => {
@@ -116,6 +124,53 @@ describe('listing, browsing and cancelling', () => {
     expect(twice.status).toBe(409)
     expect(twice.body.code).toBe('listing_unavailable')
     expect((await pub()('GET', `/market/${crypto.randomUUID()}`)).status).toBe(404)
+  })
+})
+
+describe('a listed agent refuses every fund-moving call; a cancel restores it', () => {
+  it('refuses swaps, transfers, claims, launches, runs, starts and MCP calls with 409 naming the listing', async () => {
+    const agent = await fundedAgent(seller.api, 'Frozen')
+    await seller.api('POST', `/agents/${agent.id}/whitelist`, { address: friend })
+    const listing = (await seller.api('POST', '/market', { agentId: agent.id, priceCredits: 700 })).body
+    const calls: [string, string, unknown, Record<string, string>?][] = [
+      ['POST', '/swap/execute', { agentId: agent.id, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '1', slippageBps: 100 }],
+      ['POST', '/wallet/transfer', { agentId: agent.id, to: friend, token: 'USDC', amount: '1' }],
+      ['POST', '/fees/claim', { agentId: agent.id }],
+      ['POST', '/launch/venue-a', { agentId: agent.id, symbol: 'FRZ', name: 'Frozen', description: 'x', logoUrl: 'https://example.com/x.png', quote: 'ETH' }, { 'idempotency-key': 'frz-1' }],
+      ['POST', `/agents/${agent.id}/runs`, { goal: 'trade' }],
+      ['POST', `/agents/${agent.id}/start`, undefined],
+    ]
+    for (const [method, path, body, headers] of calls) {
+      const res = await seller.api(method, path, body, headers)
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 409, code: 'invalid_state' })
+      expect(res.body.error).toContain(listing.id)
+    }
+    const mcp = apiClient(`${app.url}/api`, seller.apiKey)
+    for (const [name, args] of [
+      ['swap_execute', { agent_id: agent.id, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '1', slippageBps: 100, confirm: true }],
+      ['wallet_transfer', { agent_id: agent.id, to: friend, token: 'USDC', amount: '1', confirm: true }],
+    ] as const) {
+      const res = await mcp('POST', '/mcp/call', { name, arguments: args })
+      expect({ name, code: res.body.code }).toEqual({ name, code: 'invalid_state' })
+    }
+    // A chat tool: the model asks for a swap, the tool answers the refusal (chat itself still works).
+    model.mock.on({ userMessage: 'sell it all', hasToolResult: false }, { toolCalls: [{ id: 'call_sell', name: 'swap_execute', arguments: '{"tokenIn":"USDC","tokenOut":"ETH","amountIn":"1"}' }] })
+    model.mock.onToolResult('call_sell', { content: 'The agent is listed; nothing moved.' })
+    const chat = await seller.api('POST', `/agents/${agent.id}/chat`, { message: 'sell it all' })
+    expect(chat.status).toBe(200)
+    expect(chat.body.toolCalls).toMatchObject([{ id: 'call_sell', status: 'refused', result: { code: 'invalid_state' } }])
+    const { rows } = await app.services.pool.query('select count(*)::int as n from wallet_op where agent_id = $1', [agent.id])
+    expect(rows[0].n).toBe(0)
+
+    // The database refuses a money move recorded for a listed agent, whoever skipped the check.
+    await expect(
+      app.services.pool.query(`insert into wallet_op (id, account_id, agent_id, kind) values ('x-1', $1, $2, 'swap')`, [seller.accountId, agent.id]),
+    ).rejects.toMatchObject({ code: 'ML409' })
+
+    expect((await seller.api('DELETE', `/market/${listing.id}`)).status).toBe(200)
+    expect((await seller.api('GET', `/agents/${agent.id}`)).body).toMatchObject({ status: 'stopped', statusReason: null })
+    const moved = await seller.api('POST', '/wallet/transfer', { agentId: agent.id, to: friend, token: 'USDC', amount: '1' })
+    expect(moved.body.status).toBe('confirmed')
   })
 })
 

@@ -32,7 +32,7 @@ export function createLaunchPorts({ pool, wallet, runtime, agents }: { pool: pg.
     agents: {
       async forLaunch(accountId, agentId) {
         const agent = await agents.findOwned(accountId, agentId)
-        return agent && { status: agent.status, policy: agent.policy }
+        return agent && { status: agent.status, policy: agent.policy, listingId: agent.listingId }
       },
     },
     venues: {
