@@ -302,3 +302,40 @@ describe('bids', () => {
     await ledgerModelCheck()
   })
 })
+
+describe('MCP tools (the reference catalogue names)', () => {
+  it('lists, browses, bids (preview, then confirmed), accepts and delists over /api/mcp/call', async () => {
+    const call = (key: string, name: string, args: Record<string, unknown> = {}) => apiClient(`${app.url}/api`, key)('POST', '/mcp/call', { name, arguments: args })
+    const tools = (await apiClient(`${app.url}/api`, seller.apiKey)('GET', '/mcp/tools')).body.tools.map((t: { name: string }) => t.name)
+    for (const name of ['browse_marketplace', 'create_marketplace_listing', 'delist_marketplace_listing', 'get_marketplace_history', 'place_bid',
+      'get_my_bids', 'get_received_bids', 'accept_marketplace_bid', 'reject_marketplace_bid', 'withdraw_marketplace_bid']) expect(tools).toContain(name)
+
+    const agent = await fundedAgent(seller.api, 'Via MCP')
+    const listed = await call(seller.apiKey, 'create_marketplace_listing', { agent_id: agent.id, price_credits: 4000 })
+    expect(listed.body.result).toMatchObject({ agentId: agent.id, status: 'active', priceCredits: 4000 })
+    const listingId = listed.body.result.id
+    const browse = await call(other.apiKey, 'browse_marketplace', { sort: 'price' })
+    expect(browse.body.result.listings.map((l: { id: string }) => l.id)).toContain(listingId)
+
+    const bidder = await app.account({ name: 'mcp bidder' })
+    const preview = await call(bidder.apiKey, 'place_bid', { listing_id: listingId, credits: 1200 })
+    expect(preview.body.result).toMatchObject({ listing: { id: listingId }, reserve: 1200 })
+    expect((await bidder.api('GET', '/market/bids')).body.bids).toEqual([])
+    const bid = await call(bidder.apiKey, 'place_bid', { listing_id: listingId, credits: 1200, confirm: true, idempotencyKey: 'bid-1' })
+    expect(bid.body.result).toMatchObject({ listingId, credits: 1200, status: 'active' })
+    expect((await call(bidder.apiKey, 'get_my_bids')).body.result.bids.map((b: { id: string }) => b.id)).toEqual([bid.body.result.id])
+    expect((await call(seller.apiKey, 'get_received_bids')).body.result.bids.map((b: { id: string }) => b.id)).toContain(bid.body.result.id)
+
+    // Another account's listing or bid: not found.
+    expect((await call(other.apiKey, 'delist_marketplace_listing', { listing_id: listingId })).body.code).toBe('not_found')
+    expect((await call(other.apiKey, 'accept_marketplace_bid', { bid_id: bid.body.result.id, confirm: true })).body.code).toBe('not_found')
+    expect((await call(other.apiKey, 'withdraw_marketplace_bid', { bid_id: bid.body.result.id })).body.code).toBe('not_found')
+
+    const sold = await call(seller.apiKey, 'accept_marketplace_bid', { bid_id: bid.body.result.id, confirm: true })
+    expect(sold.body.result).toMatchObject({ id: listingId, status: 'sold' })
+    expect((await bidder.api('GET', `/agents/${agent.id}`)).body.status).toBe('stopped')
+    const history = await call(bidder.apiKey, 'get_marketplace_history')
+    expect(history.body.result.listings[0]).toMatchObject({ id: listingId, role: 'buyer', saleCredits: 1200, feeCredits: 60 })
+    await ledgerModelCheck()
+  })
+})
