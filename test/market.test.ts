@@ -105,6 +105,10 @@ describe('listing, browsing and cancelling', () => {
     const newest = await pub()('GET', '/market?maxPriceCredits=300')
     expect(newest.body.listings.map((l: { id: string }) => l.id)).toEqual([...ids].reverse())
     expect((await pub()('GET', '/market?sort=cheap')).status).toBe(422)
+    // A cursor of one order is not one of the other's.
+    const timeCursor = (await pub()('GET', '/market?maxPriceCredits=300&limit=1')).body.nextCursor
+    const mixed = await pub()('GET', `/market?sort=price&cursor=${timeCursor}`)
+    expect({ status: mixed.status, cursor: mixed.body.field_errors?.cursor }).toEqual({ status: 422, cursor: 'Invalid cursor.' })
     for (const id of ids) await seller.api('DELETE', `/market/${id}`)
     expect((await pub()('GET', '/market?maxPriceCredits=300')).body.listings).toEqual([])
   })

@@ -18,7 +18,7 @@ const nextCursor = (rows: ListingRow[], limit: number, key: (r: ListingRow) => s
  * const { listings, nextCursor } = await browseListings(deps, { limit: 20, sort: 'price' })
  */
 export async function browseListings(deps: Deps, q: BrowseListingsQuery) {
-  const rows = await deps.listings.listActive({ sort: q.sort, maxPriceCredits: q.maxPriceCredits, limit: q.limit + 1, after: decodeListingCursor(q.cursor) })
+  const rows = await deps.listings.listActive({ sort: q.sort, maxPriceCredits: q.maxPriceCredits, limit: q.limit + 1, after: decodeListingCursor(q.cursor, q.sort === 'price' ? 'price' : 'time') })
   const page = rows.slice(0, q.limit)
   return {
     listings: await Promise.all(page.map((l) => listingView(deps.figures, l))),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { decodeTupleCursor, encodeTupleCursor, limitQuery } from '../paging.schema.ts'
+import { isPostgresTimestamp } from '../util/pageCursor.ts'
 
 const credits = z.number().int('An integer number of credits.').min(1, 'At least 1 credit.').max(1_000_000_000_000, 'At most 10^12 credits.')
 
@@ -31,11 +32,12 @@ export type PlaceBidBody = z.infer<typeof placeBidBody>
 /** `GET /market/history`, `GET /market/bids`, `GET /market/bids/received`: the account's own, newest first. */
 export const ownPageQuery = z.strictObject({ limit: limitQuery, cursor: z.string().max(300).optional() })
 
-/** A page position: the sort key (created time as text, or the price) and the id. */
+/** A page position: the sort key (created time as PostgreSQL takes it, or the price) and the id. */
 export type ListingCursor = { key: string | number; id: string }
 export const encodeListingCursor = (c: ListingCursor) => encodeTupleCursor([c.key, c.id])
-export function decodeListingCursor(cursor: string | undefined): ListingCursor | undefined {
+export function decodeListingCursor(cursor: string | undefined, by: 'time' | 'price' = 'time'): ListingCursor | undefined {
   if (cursor === undefined) return undefined
-  const [key, id] = decodeTupleCursor(cursor, z.tuple([z.union([z.string().max(64), z.number().int()]), z.uuid()]))
-  return { key, id }
+  const key = by === 'time' ? z.string().max(64).refine(isPostgresTimestamp) : z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+  const [k, id] = decodeTupleCursor(cursor, z.tuple([key, z.uuid()]))
+  return { key: k, id }
 }
