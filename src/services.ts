@@ -26,6 +26,7 @@ import { walletOpKind } from './actors/walletOp.machine.ts'
 import { transferPlanner } from './chain/transferPlanner.ts'
 import { createSwapPlanner } from './chain/swapPlanner.ts'
 import { createWalletOpEffects, runWalletOp, spentTodayUsd, type WalletOpPlanner } from './chain/walletOps.ts'
+import { marketGuardError } from './db/marketGuard.ts'
 import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
@@ -92,7 +93,7 @@ export async function createServices(
 
   const wallet: WalletDeps | undefined = chain && sender && {
     chain, sender, planners, loadAccount,
-    run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts),
+    run: (input, opts) => runWalletOp({ pool: db.pool, runtime }, input, opts).catch(marketGuardError(input.kind)),
     spentTodayUsd: (agentId) => spentTodayUsd(db.pool, agentId),
   }
   const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, models })

@@ -176,6 +176,33 @@ describe('a listed agent refuses every fund-moving call; a cancel restores it', 
     const moved = await seller.api('POST', '/wallet/transfer', { agentId: agent.id, to: friend, token: 'USDC', amount: '1' })
     expect(moved.body.status).toBe('confirmed')
   })
+
+  it('a transfer that read the agent before the listing committed is refused when it records its move', async () => {
+    const agent = await fundedAgent(seller.api, 'Racer')
+    await seller.api('POST', `/agents/${agent.id}/whitelist`, { address: friend })
+    // Hold the agent's lock (the one a money move records itself under) so the transfer stops there.
+    const lock = await app.services.pool.connect()
+    await lock.query('select pg_advisory_lock(hashtext($1))', [agent.id])
+    const transfer = seller.api('POST', '/wallet/transfer', { agentId: agent.id, to: friend, token: 'USDC', amount: '1' })
+    const deadline = Date.now() + 20_000
+    for (;;) {
+      const { rows } = await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select pg_advisory_xact_lock%'`)
+      if (rows[0].n === 1) break
+      if (Date.now() > deadline) throw new Error('the transfer never reached the lock')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    // Meanwhile the listing commits (written as POST /market writes it; the route itself would wait on the same lock).
+    const listingId = crypto.randomUUID()
+    await lock.query('insert into listing (id, agent_id, seller_account_id, price_credits) values ($1, $2, $3, 100)', [listingId, agent.id, seller.accountId])
+    await lock.query('select pg_advisory_unlock(hashtext($1))', [agent.id])
+    lock.release()
+    const res = await transfer
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 409, code: 'invalid_state' })
+    expect(res.body.error).toContain(listingId)
+    const { rows } = await app.services.pool.query('select count(*)::int as n from wallet_op where agent_id = $1', [agent.id])
+    expect(rows[0].n).toBe(0)
+    await app.services.pool.query(`update listing set status = 'cancelled' where id = $1`, [listingId])
+  })
 })
 
 describe('buying', () => {

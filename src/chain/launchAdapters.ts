@@ -16,6 +16,7 @@ import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, se
 import { createPriceReader } from './priceReader.ts'
 import { isVerifiedSymbol, resolveToken, tokenUsd } from './tokenInfo.ts'
 import { reserveSpend, spentTodayUsd } from './walletOps.ts'
+import { marketGuardError } from '../db/marketGuard.ts'
 
 /**
  * The outside of the launch use cases: the agents repository, the venues' quote assets and the
@@ -58,7 +59,7 @@ export function createLaunchPorts({ pool, wallet, runtime, agents }: { pool: pg.
     },
     spend: {
       spentTodayUsd: (agentId) => spentTodayUsd(pool, agentId),
-      reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }),
+      reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }).catch(marketGuardError('launch a token')),
     },
     actors: createLaunchActors(pool, runtime),
   }
