@@ -285,6 +285,17 @@ describe('buying', () => {
     expect((await other.api('POST', `/market/${crypto.randomUUID()}/buy`)).status).toBe(404)
     await ledgerModelCheck()
     await seller.api('DELETE', `/market/${listing.id}`)
+
+    // Idempotency-Key: the same key again replays the sale, nothing is charged twice.
+    const b = await seller.api('POST', '/agents', { name: 'cheap', model: 'gpt-4o-mini', skills: ['trading'] })
+    const cheap = (await seller.api('POST', '/market', { agentId: b.body.id, priceCredits: 40 })).body
+    const first = await other.api('POST', `/market/${cheap.id}/buy`, undefined, { 'idempotency-key': 'buy-cheap' })
+    const replay = await other.api('POST', `/market/${cheap.id}/buy`, undefined, { 'idempotency-key': 'buy-cheap' })
+    expect(first.status).toBe(200)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(replay.body.id).toBe(first.body.id)
+    expect((await other.api('GET', '/billing')).body.credits).toBe(10000 - 40)
+    await ledgerModelCheck()
   })
 })
 
