@@ -115,6 +115,7 @@ import { getBilling } from './domain/billing/getBilling.ts'
 import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
+import { marketplaceUseCases } from './marketplaceUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -247,6 +248,7 @@ export function createCore(adapters: CoreAdapters) {
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
+    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents),
   }
 }
 
@@ -280,7 +282,7 @@ function swapAgentsOf(agents: AgentsRepository): SwapAgents {
   return {
     async forSwap(accountId, agentId) {
       const agent = await agents.findOwned(accountId, agentId)
-      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status }
+      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status, listingId: agent.listingId }
     },
   }
 }
@@ -393,3 +395,4 @@ function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }
     listAgentAudit: (input: ListAgentAuditInput) => listAgentAudit({ agents, audit: (q) => listAudit(pool, q) }, input),
   }
 }
+

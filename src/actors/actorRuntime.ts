@@ -145,6 +145,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
       if (!stopped) await drain(id)
     },
+    /** Drops an actor from this process's memory: its row was rewritten outside the runtime (a market sale). */
+    forget: (id: string) => core.forget(id),
     /** The current entry (from the cache, else the database). */
     get: (id: string) => core.load(id),
     kinds,

@@ -5,6 +5,8 @@ import type { ActorKind } from './actorKind.ts'
 
 /** On a tick of a running agent whose runs may be scheduled: start a run if one is due (agentRuns.effect.ts). */
 export const AGENT_RUN_DUE = 'agent.runDue'
+/** The pause reason of an agent listed on the market. */
+export const LISTED = 'listed'
 /** On stop or delete: the agent's run in progress ends `stopped`. */
 export const AGENT_STOP_RUNS = 'agent.stopRuns'
 
@@ -59,7 +61,12 @@ export const agentMachine = setup({
   states: {
     stopped: {
       entry: assign({ reason: null }),
-      on: { 'agent.start': { target: 'running', actions: assign({ runIntervalSeconds: null }) }, 'agent.delete': 'deleted' },
+      on: {
+        'agent.start': { target: 'running', actions: assign({ runIntervalSeconds: null }) },
+        'agent.delete': 'deleted',
+        // A listing on the market pauses a stopped agent too (reason `listed`).
+        'agent.pause': { target: 'paused', actions: assign({ reason: ({ event }) => event.reason }) },
+      },
     },
     running: {
       entry: assign({ reason: null }),
@@ -84,7 +91,9 @@ export const agentMachine = setup({
     },
     paused: {
       on: {
-        'agent.start': { target: 'running', actions: assign({ runIntervalSeconds: null }) },
+        // A listed agent starts only once its listing is cancelled (which stops it) or sold.
+        'agent.start': { guard: ({ context }) => context.reason !== LISTED, target: 'running', actions: assign({ runIntervalSeconds: null }) },
+        'agent.pause': { actions: assign({ reason: ({ event }) => event.reason }) },
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
       },

@@ -6,6 +6,7 @@ import type { LaunchContext, LaunchPorts, LaunchRecord } from '../domain/launche
 import type { ActorEntry } from './actorKind.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import { reserveSpend, spentTodayUsd } from '../db/walletOp.store.ts'
+import { marketGuardError } from '../db/marketGuard.ts'
 
 /** Launch actors on the runtime: created, started and waited for through its commits. */
 export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): LaunchPorts['actors'] {
@@ -52,6 +53,6 @@ export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): Launch
 export function createLaunchSpend(pool: pg.Pool): LaunchPorts['spend'] {
   return {
     spentTodayUsd: (agentId) => spentTodayUsd(pool, agentId),
-    reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }),
+    reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }).catch(marketGuardError('launch a token')),
   }
 }

@@ -6,6 +6,7 @@ import type { ClaimOperations } from '../domain/fees/ports.ts'
 import { claimQuote } from '../db/swapQuote.store.ts'
 import { assertNoneInFlight, reserveSpend, spentTodayUsd } from '../db/walletOp.store.ts'
 import { parentBudgetRefusal } from '../db/automations.store.ts'
+import { marketGuardError } from '../db/marketGuard.ts'
 import { AutomationBudgetExhaustedError } from '../domain/automations/errors.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import type { WalletOpInput } from './walletOp.machine.ts'
@@ -42,7 +43,8 @@ type Deps = { pool: pg.Pool; runtime: ActorRuntime }
 export async function runWalletOp({ pool, runtime }: Deps, input: WalletOpStart, { waitMs = WAIT_MS }: { waitMs?: number } = {}): Promise<WalletOpView> {
   const existing = await runtime.get(input.opId)
   if (existing && (existing.accountId !== input.accountId || existing.kind.kind !== 'walletop')) throw new NotFoundError('Operation')
-  if (!existing) await createWalletOp({ pool, runtime }, input)
+  // A listed or sold agent's money move is refused by the database (the market's guard).
+  if (!existing) await createWalletOp({ pool, runtime }, input).catch(marketGuardError(input.kind))
   // Woken by the runtime's commits of this operation, not by reading it in a loop.
   const entry = await runtime.waitFor(input.opId, walletOpEnded, input.parentId ? 0 : waitMs)
   if (!entry) throw new NotFoundError('Operation')

@@ -28,13 +28,15 @@ type AgentRow = {
   status: string
   reason: string | null
   pending: PendingChangeRow[]
+  listing_id: string | null
 }
 
 // The policy and payout wallet as they apply now (matured pending changes included), the actor's
 // status, and the changes still in their hold: one statement, so a read is one round trip.
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
   a.strategy, a.temperature, a.is_public, a.public_description, a.run_interval_seconds, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
-  a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending`
+  a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending,
+  (select l.id from listing l where l.agent_id = a.id and l.status = 'active') as listing_id`
 const FROM = 'from agent a join actor x on x.id = a.id::text'
 /** The columns `updateConfig` may set: names are never taken from anywhere else. */
 const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds'])
@@ -64,6 +66,7 @@ const recordOf = (r: AgentRow): AgentRecord => ({
   status: r.status,
   statusReason: r.reason,
   pending: r.pending,
+  listingId: r.listing_id,
 })
 
 /**

@@ -175,6 +175,26 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
     release: (reservation, tx) => releaseBy('id', reservation.id, reservation.accountId, tx),
     releaseByRef: ({ accountId, ref }, tx) => releaseBy('ref', ref, accountId, tx),
 
+    // Locks both rows in id order (as every multi-account writer must, so two sales never deadlock),
+    // then writes the three entries; unique (kind, ref) makes a retry write nothing.
+    async transfer({ fromAccountId, toAccountId, credits, feeCredits, ref, releaseRef }, db) {
+      for (const id of [fromAccountId, toAccountId].sort()) await lockAccount(db, id)
+      const prior = await existingEntry(db, 'market_purchase', ref)
+      if (prior) return { entries: [prior], created: false }
+      if (releaseRef) await db.query({ name: 'credits.release.ref', text: RELEASE_SQL.ref, values: [releaseRef, fromAccountId] })
+      const payer = await lockAccount(db, fromAccountId)
+      if (payer.balance - payer.reserved < credits) throw new InsufficientCreditsError({ available: payer.balance - payer.reserved, required: credits })
+      const paid = await write(db, { accountId: fromAccountId, kind: 'market_purchase', credits: -credits, ref, balanceAfter: payer.balance - credits, reservedAfter: payer.reserved })
+      const payee = await lockAccount(db, toAccountId)
+      const sold = await write(db, { accountId: toAccountId, kind: 'market_sale', credits, ref, balanceAfter: payee.balance + credits, reservedAfter: payee.reserved })
+      const entries = [paid.entry, sold.entry]
+      if (feeCredits > 0) {
+        const fee = await write(db, { accountId: toAccountId, kind: 'market_fee', credits: -feeCredits, ref, balanceAfter: payee.balance + credits - feeCredits, reservedAfter: payee.reserved })
+        entries.push(fee.entry)
+      }
+      return { entries, created: true }
+    },
+
     async balance(accountId) {
       const { rows } = await pool.query<{ credits: string; credits_reserved: string }>('select credits, credits_reserved from account where id = $1', [accountId])
       if (!rows[0]) throw new NotFoundError('Account')

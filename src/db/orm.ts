@@ -8,9 +8,10 @@ import { SessionSchema } from '../domain/accounts/session.entity.ts'
 import { AgentSchema, AgentWhitelistSchema } from '../domain/agents/agent.entity.ts'
 import { CustomSkillSchema } from '../domain/skills/customSkill.entity.ts'
 import { CreditEntrySchema } from '../domain/billing/creditEntry.entity.ts'
+import { ListingBidSchema, ListingSchema } from '../domain/marketplace/listing.entity.ts'
 import { migrations } from './migrations/index.ts'
 
-export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema]
+export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema, ListingSchema, ListingBidSchema]
 
 export type Database = {
   orm: MikroORM

@@ -222,3 +222,15 @@ export class RunInProgressError extends ServiceError {
     super('The agent already has a run in progress; stop it or wait for it to end.', { code: 'run_in_progress', status: 409 })
   }
 }
+
+/**
+ * 409 `invalid_state`: the agent is listed on the market, so nothing may move its funds (the
+ * buyer gets what the listing shows); the seller cancels the listing first.
+ */
+export class AgentListedError extends ServiceError {
+  readonly listingId: string
+  constructor({ listingId, action }: { listingId: string; action: string }) {
+    super(`Cannot ${action}: the agent is listed on the market (listing ${listingId}); cancel the listing first.`, { code: 'invalid_state', status: 409 })
+    this.listingId = listingId
+  }
+}

@@ -25,6 +25,7 @@ import { swapRoutes } from './routes/swap.routes.ts'
 import { chatRoutes } from './routes/chat.routes.ts'
 import { runRoutes } from './routes/run.routes.ts'
 import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
+import { marketplacePublicRoutes, marketplaceRoutes } from './routes/marketplace.routes.ts'
 import { mcpRoutes } from '../mcp/mcpRoutes.ts'
 import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
   publicApi.use(marketRoutes(deps).routes())
   publicApi.use(skillRegistryRoutes(deps).routes())
+  publicApi.use(marketplacePublicRoutes(deps).routes())
 
   const api = new Router({ prefix: '/api/v1' })
   api.use(countingAuthFailures(deps, authenticate(deps.core)))
@@ -117,6 +119,7 @@ export function createApp(deps: AppDeps): Koa {
   api.use(chatRoutes(deps).routes())
   api.use(runRoutes(deps).routes())
   api.use(customSkillRoutes(deps).routes())
+  api.use(marketplaceRoutes(deps).routes())
 
   // Public routes answer first; anything else under /api/v1 needs credentials.
   app.use(publicApi.routes())

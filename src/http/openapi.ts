@@ -21,6 +21,8 @@ import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
 import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts'
 import { mcpCallBody } from '../mcp/mcpRoutes.ts'
 import { runResponse } from './responseSchemas.ts'
+import { bidResponse, listingResponse, ownListingResponse } from './responseSchemas.ts'
+import { browseListingsQuery, createListingBody, ownPageQuery, placeBidBody } from '../domain/marketplace/marketplace.schema.ts'
 import { DEFAULT_RUN_LIMITS, listRunsQuerySchema, startRunSchema } from '../domain/runs/run.schema.ts'
 
 const mcpToolsResponse = {
@@ -87,6 +89,28 @@ function skillOps(): Op[] {
     { method: 'get', path: '/skills/custom/{id}', summary: 'One own custom skill', auth: 'read', response: customSkill },
     { method: 'patch', path: '/skills/custom/{id}', summary: 'Change a custom skill', auth: 'trade', body: customSkills.update, response: customSkill },
     { method: 'delete', path: '/skills/custom/{id}', summary: 'Delete a custom skill', auth: 'trade', response: resource('CustomSkill', { deleted: { const: true } }) },
+  ]
+}
+
+const MARKETPLACE_SCHEMAS = { Listing: output(listingResponse), OwnListing: output(ownListingResponse), Bid: output(bidResponse) }
+
+/** The market of agents: listings (public reads), sales and bids. */
+function marketplaceOps(): Op[] {
+  const listing = ref('Listing')
+  const bids = list('bids', 'Bid', true)
+  return [
+    { method: 'get', path: '/market', summary: 'Active listings with public agent cards (sort: newest or price)', query: browseListingsQuery, response: list('listings', 'Listing', true) },
+    { method: 'get', path: '/market/{id}', summary: 'One listing, any status', response: listing },
+    { method: 'post', path: '/market', summary: 'List an agent for sale (it is paused, reason listed, until sold or cancelled)', auth: 'trade', body: createListingBody, status: 201, response: listing },
+    { method: 'delete', path: '/market/{id}', summary: 'Cancel your listing (the agent back to stopped)', auth: 'trade', response: listing },
+    { method: 'post', path: '/market/{id}/buy', summary: 'Buy a listing: one transaction, 5% platform fee paid by the seller; 409 listing_unavailable, 402, 422 own', auth: 'trade', idempotency: 'honoured', response: listing },
+    { method: 'get', path: '/market/history', summary: 'Your listings and purchases, newest first', auth: 'read', query: ownPageQuery, response: list('listings', 'OwnListing', true) },
+    { method: 'post', path: '/market/{id}/bids', summary: 'Bid credits on a listing (reserved until it ends)', auth: 'trade', body: placeBidBody, status: 201, response: ref('Bid') },
+    { method: 'get', path: '/market/bids', summary: 'Your bids, newest first', auth: 'read', query: ownPageQuery, response: bids },
+    { method: 'get', path: '/market/bids/received', summary: 'Bids on your listings, newest first', auth: 'read', query: ownPageQuery, response: bids },
+    { method: 'post', path: '/market/bids/{bidId}/accept', summary: 'Accept a bid: settled as a buy at the bid price', auth: 'trade', idempotency: 'honoured', response: listing },
+    { method: 'post', path: '/market/bids/{bidId}/reject', summary: 'Reject a bid on your listing (credits released)', auth: 'trade', response: ref('Bid') },
+    { method: 'delete', path: '/market/bids/{bidId}', summary: 'Withdraw your bid (credits released)', auth: 'trade', response: ref('Bid') },
   ]
 }
 
@@ -201,7 +225,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet or the account deposit address (embedded chain only)', auth: 'trade', body: faucetBody },
-    ...operatorOps(),
+    ...marketplaceOps(), ...operatorOps(),
     { method: 'get', path: '/mcp/tools', summary: "The tool server's tools for this key, with JSON Schemas (MCP itself: /api/mcp)", auth: 'read', toolServer: true, response: mcpToolsResponse },
     { method: 'post', path: '/mcp/call', summary: 'Call one tool over plain HTTP; fund-moving tools need arguments.confirm: true', auth: 'read', toolServer: true, body: mcpCallBody, response: mcpCallResponse },
   ]
@@ -249,6 +273,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
         ChatMessage: output(chatMessageResponse),
         CustomSkill: output(customSkillResponse),
         RegistrySkill: output(registrySkillResponse),
+        ...MARKETPLACE_SCHEMAS,
         Error: {
           type: 'object',
           required: ['error', 'code'],

@@ -190,3 +190,50 @@ export const runResponse = z.object({
   updatedAt: z.string(),
   endedAt: z.string().nullable(),
 })
+
+const usdOrNull = z.string().nullable().describe('USD, decimal string; null when it cannot be read now')
+
+/** A market listing with the agent's public card (no key, whitelist, policy, payout wallet, prompt or chat). */
+export const listingResponse = z.object({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  status: z.enum(['active', 'sold', 'cancelled']),
+  priceCredits: z.number().int(),
+  description: nullableString,
+  seller: z.object({ name: z.string() }),
+  agent: z.object({
+    id: z.uuid(),
+    name: z.string(),
+    strategy: nullableString,
+    skills: z.array(z.string()),
+    model: z.string(),
+    walletAddress: address,
+    portfolioValueUsd: usdOrNull,
+    creatorFeesEarnedUsd: usdOrNull,
+    launches: z.number().int().describe('live launches'),
+    pnl: z.object({
+      unrealisedUsd: usdOrNull.describe("holdings' value less the cost basis of the agent's own swaps"),
+      realisedUsd: z.null().describe('not tracked'),
+      note: z.string(),
+    }),
+    createdAt: isoTime,
+  }),
+  createdAt: isoTime,
+  endedAt: isoTime.nullable(),
+})
+
+/** A listing in its seller's or buyer's history. */
+export const ownListingResponse = listingResponse.extend({
+  role: z.enum(['seller', 'buyer']),
+  saleCredits: z.number().int().nullable(),
+  feeCredits: z.number().int().nullable().describe('the platform fee: 5 % of the sale, rounded down'),
+})
+
+export const bidResponse = z.object({
+  id: z.uuid(),
+  listingId: z.uuid(),
+  credits: z.number().int(),
+  status: z.enum(['active', 'accepted', 'rejected', 'withdrawn', 'expired']),
+  createdAt: isoTime,
+  endedAt: isoTime.nullable(),
+})

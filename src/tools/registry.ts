@@ -10,6 +10,7 @@ import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
 import { WALLET_TOOLS } from './walletTools.ts'
 import { getLaunchStatusTool, launchPreviewTool, launchTokenTool } from './launchTools.ts'
 import { getBalanceTool, getModelCatalogTool, getTransactionsTool, listAgentsTool } from './accountTools.ts'
+import { MARKETPLACE_TOOL_NAMES, MARKETPLACE_TOOLS } from './marketplaceTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
@@ -25,6 +26,7 @@ export const TOOLS: readonly Tool[] = [
   createAgentTool, updateAgentTool, chatWithAgentTool, getChatHistoryTool,
   listCustomSkillsTool, createCustomSkillTool,
   ...RUN_TOOLS,
+  ...MARKETPLACE_TOOLS,
 ] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))
@@ -34,10 +36,11 @@ const byName = new Map(TOOLS.map((t) => [t.name, t]))
  * for the whole account (`agent: 'none'`: list or create agents, create skills), that changes the
  * agent itself (`update_agent`: its skills would widen its own tools), or that chats with it
  * (`chat_with_agent`, `get_chat_history`: a model must not chat with itself), nor the run tools (a
- * model must not start or cancel its own agent's runs). MCP clients still
+ * model must not start or cancel its own agent's runs), nor the market's (a model must not sell its agent). MCP clients still
  * call all of them with a key's scopes.
  */
-const grantable = (t: Tool) => t.agent !== 'none' && t.name !== 'update_agent' && !UNGRANTABLE_TOOLS.has(t.name) && !RUN_TOOL_NAMES.has(t.name)
+const grantable = (t: Tool) =>
+  t.agent !== 'none' && t.name !== 'update_agent' && !UNGRANTABLE_TOOLS.has(t.name) && !RUN_TOOL_NAMES.has(t.name) && !MARKETPLACE_TOOL_NAMES.has(t.name)
 
 /** The tools a skill may grant. */
 export const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.filter(grantable).map((t) => t.name))

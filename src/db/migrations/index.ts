@@ -12,8 +12,9 @@ import { Migration20261123150000_credits } from './Migration20261123150000_credi
 import { Migration20261123160000_deposits } from './Migration20261123160000_deposits.ts'
 import { Migration20261123200000_chat } from './Migration20261123200000_chat.ts'
 import { Migration20261123200100_skills } from './Migration20261123200100_skills.ts'
-import { Migration20261125100000_automations } from './Migration20261125100000_automations.ts'
+import { Migration20261125110000_automations } from './Migration20261125110000_automations.ts'
 import { Migration20261123210000_runs } from './Migration20261123210000_runs.ts'
+import { Migration20261125100000_market } from './Migration20261125100000_market.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -32,5 +33,6 @@ export const migrations = [
   { name: 'Migration20261123200000_chat', class: Migration20261123200000_chat },
   { name: 'Migration20261123200100_skills', class: Migration20261123200100_skills },
   { name: 'Migration20261123210000_runs', class: Migration20261123210000_runs },
-  { name: 'Migration20261125100000_automations', class: Migration20261125100000_automations },
+  { name: 'Migration20261125100000_market', class: Migration20261125100000_market },
+  { name: 'Migration20261125110000_automations', class: Migration20261125110000_automations },
 ]

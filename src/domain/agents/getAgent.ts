@@ -24,5 +24,10 @@ export async function readAgent({ agents, actors, rows }: GetAgentDeps, { accoun
   if (row.accountId !== accountId) throw new NotFoundError('Agent')
   if (!cached) rows.set(row)
   const live = await actors.status(accountId, agentId)
+  // A row from memory whose actor is not this account's (any more): the agent was sold, read it again.
+  if (cached && !live) {
+    rows.drop(agentId)
+    return readAgent({ agents, actors, rows }, { accountId, agentId })
+  }
   return { row, live: live ?? { status: row.status, reason: row.statusReason } }
 }

@@ -42,6 +42,8 @@ export type AgentRecord = AgentConfig & {
   statusReason: string | null
   /** Policy and payout-wallet changes still in their hold, soonest first. */
   pending: PendingChangeRow[]
+  /** The agent's active market listing: while set, nothing may move its funds (`assertNotListed`). */
+  listingId?: string | null | undefined
 }
 
 /** A new agent's row: its configuration and its wallet (the key encrypted bound to the agent id). */

@@ -47,6 +47,19 @@ export interface CreditsRepository {
   release(reservation: CreditReservation, tx?: Queryable): Promise<boolean>
   /** The same, found by the account and the ref it was made under (a call given up on). */
   releaseByRef(held: { accountId: string; ref: string }, tx?: Queryable): Promise<boolean>
+  /**
+   * A sale between two accounts in the caller's transaction: `from` pays `credits`
+   * (`market_purchase`), `to` receives them (`market_sale`) and pays the platform `fee`
+   * (`market_fee`), each entry once per `ref`. Both account rows are locked in id order (the
+   * caller may have locked them already, in the same order). `releaseRef` first drops the payer's
+   * reservation made under that ref (an accepted bid's), so the reserved credits pay. Throws
+   * InsufficientCreditsError when the payer's free credits do not cover it; `created: false` when
+   * this ref was settled before (a retry writes nothing).
+   */
+  transfer(
+    input: { fromAccountId: string; toAccountId: string; credits: number; feeCredits: number; ref: string; releaseRef?: string | undefined },
+    tx: Queryable,
+  ): Promise<{ entries: CreditEntry[]; created: boolean }>
   balance(accountId: string): Promise<{ credits: number; reserved: number }>
   /** Credits debited (negative entries) since each of the given instants. */
   spentSince(accountId: string, since: { day: Date; month: Date }): Promise<{ day: number; month: number }>

@@ -1,3 +1,4 @@
+import { assertNotListed } from '../agents/listedAgent.ts'
 import { AgentDeletedError, InsufficientCreditsError, ModelProviderNotConfiguredError, ValidationError } from '../errors.ts'
 import type { AgentRecord, AgentsRepository } from '../agents/ports.ts'
 import type { CreditsRepository } from '../billing/ports.ts'
@@ -30,13 +31,14 @@ export type ModelLoopDeps = {
  */
 export async function checkModelLoop(
   deps: ModelLoopDeps,
-  input: { accountId: string; agentId: string; model: string | undefined; firstMessage: string },
+  input: { accountId: string; agentId: string; model: string | undefined; firstMessage: string; /** Refuse a listed agent, naming this action (a run). */ refuseListed?: string | undefined },
 ): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[]; instructions: string }> {
   // Both reads at once (the balance is only looked at once the agent passed).
   const balance = deps.credits.balance(input.accountId)
   balance.catch(() => {})
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new AgentDeletedError()
+  if (input.refuseListed) assertNotListed(agent, input.refuseListed)
   const model = input.model !== undefined ? deps.models.get(input.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
   if (!model) throw new ValidationError({ model: `Unknown model "${input.model}": see GET /models.` })
   const { tools, instructions } = await deps.agentSkills(input.accountId, agent.skills)

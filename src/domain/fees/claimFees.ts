@@ -1,3 +1,4 @@
+import { assertNotListed } from '../agents/listedAgent.ts'
 import { ChainNotConfiguredError, IdempotencyKeyReusedError, InvalidStateError, NotFoundError, ValidationError } from '../errors.ts'
 import { DEFAULT_POLICY } from '../agents/policy.ts'
 import { PolicyViolationError } from '../agents/policyCheck.ts'
@@ -59,6 +60,7 @@ async function planClaim(
 ): Promise<ClaimParams & { claimableUsd: string }> {
   const agent = await deps.agents.getOwned(accountId, agentId)
   if (agent.status === 'deleted') throw new InvalidStateError({ event: 'claim fees', state: 'deleted' })
+  assertNotListed(agent, 'claim fees')
   if ({ ...DEFAULT_POLICY, ...agent.policy }.paused) {
     throw new PolicyViolationError({ rule: 'paused', message: 'The agent is paused by its policy kill switch.' })
   }

@@ -1,3 +1,4 @@
+import { assertNotListed } from '../agents/listedAgent.ts'
 import { ValidationError } from '../errors.ts'
 import type { LaunchBody, LaunchInput, LaunchRequest, LaunchVenue } from './launch.schema.ts'
 import { checkLaunchPolicy, launchFieldErrors, launchUsdValue, type LaunchFacts } from './launchRules.ts'
@@ -24,6 +25,7 @@ export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest,
   const body = req.fields as LaunchBody
   const venue = req.venue as LaunchVenue
   const agent = facts!.agent as LaunchAgent
+  assertNotListed(agent, 'launch a token')
   const input: LaunchInput = {
     launchId,
     accountId: req.accountId,

@@ -27,7 +27,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
   const parsed = startRunSchema(deps.limits).safeParse(input.body ?? {})
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal })
+  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run' })
   const run: RunInput = {
     runId: input.runId ?? deps.newId(),
     accountId: input.accountId,

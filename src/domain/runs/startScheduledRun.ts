@@ -36,7 +36,7 @@ export async function startScheduledRun(
   input: StartScheduledRunInput,
 ): Promise<ScheduledRunOutcome> {
   const agent = await deps.agents.getOwned(input.accountId, input.agentId).catch(() => undefined)
-  if (!agent || agent.status === 'deleted') return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0 }
+  if (!agent || agent.status === 'deleted' || agent.listingId) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0 }
   const runIntervalSeconds = agent.runIntervalSeconds
   if (runIntervalSeconds <= 0) return { outcome: 'skipped', reason: 'off', runIntervalSeconds }
   const last = await deps.lastScheduledRunAt(agent.id)

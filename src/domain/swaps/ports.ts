@@ -23,7 +23,7 @@ export type WalletOpView = {
 }
 
 /** The agent a swap is from, with its effective policy (guardrails applied). */
-export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string }
+export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string; /** Its active market listing, if any. */ listingId?: string | null | undefined }
 
 export interface SwapAgents {
   /** The account's agent, or undefined when there is none (or it is another account's). */

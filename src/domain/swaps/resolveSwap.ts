@@ -1,5 +1,6 @@
 import { parseUnits } from 'viem'
 import { ValidationError } from '../errors.ts'
+import { assertNotListed } from '../agents/listedAgent.ts'
 import { emptyFieldErrors } from '../fieldErrors.ts'
 import type { SwapInput, SwapRequest } from './swap.schema.ts'
 import type { SwapAgent, SwapPorts, SwapToken } from './ports.ts'
@@ -22,6 +23,7 @@ export async function resolveSwap(deps: ResolveSwapDeps, request: SwapRequest, m
   ])
   if (fields.agentId && !agent) errors.agentId = 'No such agent in this account.'
   else if (agent?.status === 'deleted') errors.agentId = 'The agent is deleted.'
+  if (mode === 'execute' && agent) assertNotListed(agent, 'swap')
   if (tokenIn && 'error' in tokenIn) errors.tokenIn = tokenIn.error
   if (tokenOut && 'error' in tokenOut) errors.tokenOut = tokenOut.error
   const tin = tokenIn && 'token' in tokenIn ? tokenIn.token : undefined

@@ -1,3 +1,4 @@
+import { assertNotListed } from '../agents/listedAgent.ts'
 import { formatUnits } from 'viem'
 import { AgentDeletedError, InsufficientFundsError, ValidationError } from '../errors.ts'
 import { checkPolicy } from '../agents/policyCheck.ts'
@@ -37,6 +38,7 @@ export async function transferToken(deps: Pick<WalletPorts, 'tokens'>, ref: stri
 export async function resolveTransfer(deps: ResolveTransferDeps, input: TransferRequest, agent?: AgentRecord): Promise<ResolvedTransfer> {
   agent ??= await deps.agents.getOwned(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new AgentDeletedError()
+  assertNotListed(agent, 'transfer')
   const token = await transferToken(deps, input.token)
   const amount = transferAmount(input.amount, token)
   const whitelisted = checkWhitelisted(await deps.agents.whitelist(agent.id), input.to, deps.clock.now())

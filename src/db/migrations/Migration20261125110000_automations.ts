@@ -7,8 +7,8 @@ import { Migration } from '@mikro-orm/migrations'
  * (`parent_id`: a chat turn, a run, an automation), so an automation's lifetime spend is summed
  * under the agent's lock.
  */
-export class Migration20261125100000_automations extends Migration {
-  override name = 'Migration20261125100000_automations'
+export class Migration20261125110000_automations extends Migration {
+  override name = 'Migration20261125110000_automations'
   override up(): void {
     this.addSql(`
 create index actor_automation_agent on actor ((snapshot->'context'->>'agentId'), created_at desc, id desc) where kind = 'automation';

@@ -1,0 +1,56 @@
+import type { BidRow, ListingFigures, ListingRow } from './ports.ts'
+
+/** What the service can say about profit and loss: only what the cost basis of the agent's own swaps gives. */
+export const PNL_NOTE =
+  "Unrealised PnL is the holdings' value now less the cost basis of the agent's own swaps (tokens it received otherwise have none); realised PnL is not tracked (always null)."
+
+/**
+ * A listing as the API shows it to anyone: the seller's display name only, and the agent's public
+ * card (never its wallet key, whitelist, policy, payout wallet, prompt or chat history).
+ */
+export async function listingView(figures: ListingFigures, l: ListingRow) {
+  const value = await figures.valueOf(l)
+  return {
+    id: l.id,
+    agentId: l.agentId,
+    status: l.status,
+    priceCredits: l.priceCredits,
+    description: l.description,
+    seller: { name: l.sellerName },
+    agent: {
+      id: l.agentId,
+      name: l.agent.name,
+      strategy: l.agent.strategy,
+      skills: l.agent.skills,
+      model: l.agent.model,
+      walletAddress: l.agent.walletAddress,
+      portfolioValueUsd: value.portfolioValueUsd,
+      creatorFeesEarnedUsd: value.creatorFeesEarnedUsd,
+      launches: l.agent.launches,
+      pnl: { unrealisedUsd: value.unrealisedPnlUsd, realisedUsd: null, note: PNL_NOTE },
+      createdAt: l.agent.createdAt,
+    },
+    createdAt: l.createdAt,
+    endedAt: l.endedAt,
+  }
+}
+export type ListingView = Awaited<ReturnType<typeof listingView>>
+
+/** A listing in its seller's or buyer's history: the public view plus the sale's figures. */
+export async function ownListingView(figures: ListingFigures, l: ListingRow, accountId: string) {
+  return {
+    ...(await listingView(figures, l)),
+    role: l.sellerAccountId === accountId ? ('seller' as const) : ('buyer' as const),
+    saleCredits: l.saleCredits,
+    feeCredits: l.feeCredits,
+  }
+}
+
+export const bidView = (b: BidRow) => ({
+  id: b.id,
+  listingId: b.listingId,
+  credits: b.credits,
+  status: b.status,
+  createdAt: b.createdAt,
+  endedAt: b.endedAt,
+})
