@@ -64,6 +64,10 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   CHAT_WAIT_SECONDS: z.coerce.number().min(0.01).max(600).default(60),
   /** Earlier messages read for a turn's prompt at most (then bounded by the model's context window). */
   CHAT_HISTORY_MESSAGES: z.coerce.number().int().min(0).max(1000).default(50),
+  /** The least `everySeconds` of an automation's interval trigger (tests and demos may set 1). */
+  AUTOMATION_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Failed firings in a row after which an automation goes `error` (PATCH status armed re-arms it). */
+  AUTOMATION_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(3),
   /** The least non-zero `run_interval_seconds` of an agent (tests and demos may set 1). */
   RUN_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** A run's budgets when its request names none (ceilings: RUN_MAX_STEPS_CEILING, RUN_MAX_CREDITS_CEILING, RUN_MAX_SECONDS_CEILING). */
@@ -136,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     depositConfirmations: e.DEPOSIT_CONFIRMATIONS ?? (embeddedChain ? 2 : 12),
     chat: { maxRounds: e.CHAT_MAX_ROUNDS, maxTokens: e.CHAT_MAX_TOKENS, waitMs: Math.round(e.CHAT_WAIT_SECONDS * 1000), historyMessages: e.CHAT_HISTORY_MESSAGES },
     runMinIntervalSeconds: e.RUN_MIN_INTERVAL_SECONDS,
+    automations: { minIntervalSeconds: e.AUTOMATION_MIN_INTERVAL_SECONDS, maxFailures: e.AUTOMATION_MAX_FAILURES },
     runs: {
       defaults: { maxSteps: e.RUN_DEFAULT_MAX_STEPS, maxCredits: e.RUN_DEFAULT_MAX_CREDITS, maxSeconds: e.RUN_DEFAULT_MAX_SECONDS },
       ceilings: {

@@ -105,8 +105,8 @@ import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfol
 import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
 import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
 import { createLaunchPorts } from './chain/launchAdapters.ts'
-import { createLaunchActors, createLaunchSpend } from './actors/launches.ts'
 import type { LaunchPorts } from './domain/launches/ports.ts'
+import { createLaunchActors, createLaunchSpend } from './actors/launches.ts'
 import { launchToken, type LaunchTokenInput } from './domain/launches/launchToken.ts'
 import { previewLaunch } from './domain/launches/previewLaunch.ts'
 import { getLaunch, type GetLaunchInput } from './domain/launches/getLaunch.ts'
@@ -116,6 +116,7 @@ import { listCreditTransactions, type ListCreditTransactionsInput } from './doma
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
 import { marketplaceUseCases } from './marketplaceUseCases.ts'
+import { automationUseCases } from './automationUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -137,7 +138,7 @@ export type CoreAdapters = {
 export type IdentityAdapters = {
   em: EntityManager
   config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds'> &
-    Partial<Pick<Config, 'runMinIntervalSeconds'>>
+    Partial<Pick<Config, 'runMinIntervalSeconds' | 'automations'>>
   /** The wallet master key: a new agent's wallet key is encrypted with it. */
   masterKey: Buffer
   /** The chain id a sign-in message must name. */
@@ -159,7 +160,7 @@ const PLATFORM_FIGURES_TTL_MS = 2000
  */
 export function createCore(adapters: CoreAdapters) {
   const { pool, runtime, wallet, agents, logger } = adapters
-  const walletOps = walletOperationsOf(adapters)
+  const walletOps = createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf }) // swaps, transfers, claims as actors
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
   const skillPorts: SkillsDeps = {
     skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
@@ -249,18 +250,19 @@ export function createCore(adapters: CoreAdapters) {
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
     ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents),
+    ...automationUseCases(adapters, {
+      grantedTools: async (accountId, skills) => (await agentSkills(accountId, skills)).tools,
+      resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
+      priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
+    }, agents),
   }
 }
 
 export type Core = ReturnType<typeof createCore>
 
-/** Swaps, transfers and claims as wallet-operation actors (one transaction records and creates each). */
-function walletOperationsOf({ pool, runtime }: CoreAdapters) {
-  return createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf })
-}
 
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
-function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof walletOperationsOf>) {
+function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>) {
   const store = createWalletStore(pool)
   const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
   const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }

@@ -37,6 +37,10 @@ import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
 import { createRunEffects } from './actors/runEffects.ts'
 import { createAgentRunEffects } from './actors/agentRuns.effect.ts'
 import { runKind } from './actors/run.machine.ts'
+import { automationKind } from './actors/automation.machine.ts'
+import { createAutomationEffects } from './actors/automation.effects.ts'
+import { createAgentAutomationsEffect, createAutomationTriggers } from './actors/automations.ts'
+import { createAutomationsStore } from './db/automations.store.ts'
 import { createChatBus } from './actors/chatBus.ts'
 import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
@@ -86,13 +90,17 @@ export async function createServices(
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, withChain, credits, masterKey })
   const chat = createChatParts({ pool: db.pool, config, credits, agents: agentsRepository, models, core: () => core })
-  const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, loadAccount, sharedDatabase, runtimePollMs, chatEffects: chat.effects })
+  const automationStore = createAutomationsStore(db.pool)
+  const automationEffects = { ...createAutomationEffects({ core: () => core }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
+  const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, loadAccount, sharedDatabase, runtimePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
   const sweeper = startIdempotencySweep(db, logger)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
 
   const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
   const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, models })
   const subscriber = await subscribeKeyRevocations(config, core)
+  // Price thresholds and new launches fire automations as the indexer adds blocks.
+  indexer?.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger }).onIndexed)
   return {
     config,
     logger,
@@ -214,7 +222,7 @@ function createRuntime(
   const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
   const runtime = createActorRuntime({
     pool: db.pool,
-    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind, runKind],
+    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind, runKind, automationKind],
     effectHandlers: {
       ...chatEffects,
       ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger }) } : {}),
@@ -227,6 +235,12 @@ function createRuntime(
     ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
   })
   return { runtime, planners }
+}
+
+/** USD prices of tokens at the latest block (null for a token without one). */
+async function pricesOf(core: Core, mints: string[]): Promise<Map<string, string | null>> {
+  const prices = await Promise.all(mints.map((m) => core.getPrice({ tokens: [m], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null)))
+  return new Map(mints.map((m, i) => [m, prices[i]!]))
 }
 
 /** Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly. */

@@ -9,6 +9,9 @@ export const AGENT_RUN_DUE = 'agent.runDue'
 export const LISTED = 'listed'
 /** On stop or delete: the agent's run in progress ends `stopped`. */
 export const AGENT_STOP_RUNS = 'agent.stopRuns'
+/** On start: the agent's automations that missed a firing while it was not running hear it runs again; on delete: they are cancelled. */
+export const AGENT_AUTOMATIONS = 'agent.automations' as const
+const automationsHear = (signal: 'agentStarted' | 'cancel') => ({ type: AGENT_AUTOMATIONS, params: { signal } }) as const
 
 export type AgentMachineInput = { agentId: string; accountId: string; tickMs: number }
 
@@ -23,7 +26,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   // What a tick's schedule check did (journaled); it carries the agent's current run interval.
   z.object({ type: z.literal('agent.run.started'), effectId: z.string(), runId: z.string(), runIntervalSeconds: z.number().int() }),
   z.object({ type: z.literal('agent.run.skipped'), effectId: z.string(), reason: z.string(), runIntervalSeconds: z.number().int() }),
-  z.object({ type: z.enum([`${AGENT_RUN_DUE}.failed`, `${AGENT_STOP_RUNS}.failed`]), effectId: z.string(), error: z.string() }),
+  z.object({ type: z.enum([`${AGENT_RUN_DUE}.failed`, `${AGENT_STOP_RUNS}.failed`, `${AGENT_AUTOMATIONS}.failed`]), effectId: z.string(), error: z.string() }),
 ])
 export type AgentEvent = z.infer<typeof agentEventSchema>
 
@@ -50,6 +53,7 @@ export const agentMachine = setup({
   actions: {
     [AGENT_RUN_DUE]: () => {},
     [AGENT_STOP_RUNS]: () => {},
+    [AGENT_AUTOMATIONS]: (_, _p: { signal: 'agentStarted' | 'cancel' }) => {},
   },
   delays: {
     tick: ({ context }) => context.tickMs,
@@ -62,7 +66,7 @@ export const agentMachine = setup({
     stopped: {
       entry: assign({ reason: null }),
       on: {
-        'agent.start': { target: 'running', actions: assign({ runIntervalSeconds: null }) },
+        'agent.start': { target: 'running', actions: [assign({ runIntervalSeconds: null }), automationsHear('agentStarted')] },
         'agent.delete': 'deleted',
         // A listing on the market pauses a stopped agent too (reason `listed`).
         'agent.pause': { target: 'paused', actions: assign({ reason: ({ event }) => event.reason }) },
@@ -92,13 +96,13 @@ export const agentMachine = setup({
     paused: {
       on: {
         // A listed agent starts only once its listing is cancelled (which stops it) or sold.
-        'agent.start': { guard: ({ context }) => context.reason !== LISTED, target: 'running', actions: assign({ runIntervalSeconds: null }) },
+        'agent.start': { guard: ({ context }) => context.reason !== LISTED, target: 'running', actions: [assign({ runIntervalSeconds: null }), automationsHear('agentStarted')] },
         'agent.pause': { actions: assign({ reason: ({ event }) => event.reason }) },
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
       },
     },
-    deleted: { type: 'final' },
+    deleted: { type: 'final', entry: automationsHear('cancel') },
   },
 })
 
@@ -112,5 +116,5 @@ export const agentKind: ActorKind = {
     return parsed.data
   },
   statusOf: (snapshot: AnyMachineSnapshot) => String(snapshot.value),
-  effects: [AGENT_RUN_DUE, AGENT_STOP_RUNS],
+  effects: [AGENT_RUN_DUE, AGENT_STOP_RUNS, AGENT_AUTOMATIONS],
 }

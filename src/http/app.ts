@@ -24,6 +24,7 @@ import { createMetrics } from './metrics.ts'
 import { swapRoutes } from './routes/swap.routes.ts'
 import { chatRoutes } from './routes/chat.routes.ts'
 import { runRoutes } from './routes/run.routes.ts'
+import { automationRoutes } from './routes/automations.routes.ts'
 import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
 import { marketplacePublicRoutes, marketplaceRoutes } from './routes/marketplace.routes.ts'
 import { mcpRoutes } from '../mcp/mcpRoutes.ts'
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps): Koa {
   api.use(billingRoutes(deps).routes())
   api.use(chatRoutes(deps).routes())
   api.use(runRoutes(deps).routes())
+  api.use(automationRoutes(deps).routes())
   api.use(customSkillRoutes(deps).routes())
   api.use(marketplaceRoutes(deps).routes())
 

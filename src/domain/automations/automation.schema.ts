@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { limitQuery } from '../paging.schema.ts'
 
 const tokenRef = z
   .string('A token symbol or 0x address.')
@@ -89,7 +90,7 @@ export const listAutomationsSchema = z.strictObject({
   agent_id: z.uuid('Must be an agent id.').optional(),
   agentId: z.uuid('Must be an agent id.').optional(),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error'], 'One of armed, executing, paused, completed, cancelled, error.').optional(),
-  limit: z.coerce.number('An integer from 1 to 100.').int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.').default(20),
+  limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })
 export type ListAutomationsQuery = z.infer<typeof listAutomationsSchema>

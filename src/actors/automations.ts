@@ -1,0 +1,115 @@
+import type { Logger } from '../logger.ts'
+import type { AutomationRow, AutomationsStore } from '../db/automations.store.ts'
+import type { AutomationState, Automations } from '../domain/automations/ports.ts'
+import type { AutomationTrigger } from '../domain/automations/automation.types.ts'
+import type { EffectHandler } from './actorKind.ts'
+import type { ActorRuntime } from './actorRuntime.ts'
+import { AGENT_AUTOMATIONS } from './agent.machine.ts'
+import { automationKind, type AutomationContext } from './automation.machine.ts'
+
+const iso = (t: Date | string) => new Date(t).toISOString()
+
+/** An automation's row as the domain reads it. */
+function stateOf(row: AutomationRow): AutomationState {
+  const c = row.ctx as unknown as AutomationContext
+  return { ...c, status: row.status as AutomationState['status'], updatedAt: iso(row.updated_at), cursorAt: row.cursor_at }
+}
+
+/**
+ * Automations over the actor runtime: an automation is an `automation` actor whose id is the
+ * automation id; commands go through the runtime (409 when its state refuses one), reads through
+ * the store.
+ *
+ * @example
+ * const automations = createAutomations({ runtime, store: createAutomationsStore(pool) })
+ */
+export function createAutomations({ runtime, store }: { runtime: ActorRuntime; store: AutomationsStore }): Automations {
+  return {
+    async create(input) {
+      await runtime.create(automationKind.kind, { id: input.automationId, accountId: input.accountId, input }).catch((err) => {
+        // The same automation created first by a concurrent retry of its request.
+        if ((err as { code?: string }).code !== '23505') throw err
+      })
+    },
+    get: async (id) => {
+      const row = await store.get(id)
+      return row && stateOf(row)
+    },
+    list: async (q) => (await store.list(q)).map(stateOf),
+    async send(id, command) {
+      await runtime.send(id, command)
+      return stateOf((await store.get(id))!)
+    },
+  }
+}
+
+/** A symbol against a pattern with `*` (any run of characters) and `?` (one), any case. */
+export function symbolMatches(pattern: string, symbol: string): boolean {
+  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\$]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i')
+  return re.test(symbol)
+}
+
+type Launched = { address: string; symbol: string; venue: string; quote_symbol: string; creator_address: string }
+
+/** A launch an automation's `new_launch` trigger asks for (venue, quote, creator, symbol pattern). */
+export function launchMatches(t: Extract<AutomationTrigger, { type: 'new_launch' }>, l: Launched): boolean {
+  return (!t.venue || t.venue === l.venue) && (!t.quote || t.quote === l.quote_symbol) && (!t.creator || t.creator === l.creator_address.toLowerCase()) && (!t.symbolPattern || symbolMatches(t.symbolPattern, l.symbol))
+}
+
+/**
+ * What fires automations besides their own timers, on each range of blocks the indexer adds:
+ * price thresholds read from pool reserves at the latest block, and launches in the new blocks
+ * matched against each sniper's filters. Only armed automations of running agents are asked. Each
+ * firing is an inbox event deduplicated by (automation, block) or (automation, token), so a
+ * block seen twice (a reorg, a restart) fires nothing twice.
+ */
+export function createAutomationTriggers(deps: {
+  runtime: ActorRuntime
+  store: AutomationsStore
+  prices(mints: string[]): Promise<Map<string, string | null>>
+  logger: Logger
+}) {
+  async function prices(block: number) {
+    const armed = await deps.store.armedOfRunningAgents('price_threshold')
+    if (armed.length === 0) return
+    const mints = [...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))]
+    const now = await deps.prices(mints)
+    for (const a of armed) {
+      const t = (a.ctx as unknown as AutomationContext).trigger as Extract<AutomationTrigger, { type: 'price_threshold' }>
+      const price = now.get(t.mint)
+      if (!price) continue
+      const met = t.operator === 'gte' ? Number(price) >= Number(t.priceUsd) : Number(price) <= Number(t.priceUsd)
+      if (met) await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.trigger', source: { source: 'price', block: String(block), priceUsd: price } }, `price:${a.id}:${block}`)
+    }
+  }
+  async function launches(from: number, to: number) {
+    const launched = await deps.store.launchedBetween(from, to)
+    if (launched.length === 0) return
+    for (const a of await deps.store.armedOfRunningAgents('new_launch')) {
+      const t = (a.ctx as unknown as AutomationContext).trigger as Extract<AutomationTrigger, { type: 'new_launch' }>
+      for (const l of launched.filter((x) => launchMatches(t, x))) {
+        const token = { address: l.address, symbol: l.symbol, venue: l.venue, quote: l.quote_symbol, creator: l.creator_address }
+        await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.trigger', source: { source: 'launch', token } }, `launch:${a.id}:${l.address}`)
+      }
+    }
+  }
+  return {
+    /** Blocks (from, to] were indexed. */
+    async onIndexed(from: number, to: number) {
+      await Promise.all([prices(to), launches(from, to)]).catch((err) => deps.logger.warn({ err: String(err) }, 'automation triggers failed for a block range'))
+    },
+  }
+}
+
+/** The agent's effect that tells its automations it started (a missed firing fires once) or was deleted (they are cancelled). */
+export function createAgentAutomationsEffect({ runtime, store }: { runtime(): ActorRuntime; store: AutomationsStore }): Record<string, EffectHandler> {
+  return {
+    async [AGENT_AUTOMATIONS](effect) {
+      const { signal } = effect.params as { signal: 'agentStarted' | 'cancel' }
+      for (const a of await store.openOfAgent(effect.actorId)) {
+        await runtime().enqueue(a.id, a.account_id, { type: signal === 'cancel' ? 'automation.cancel' : 'automation.agentStarted' }, `${effect.id}:${a.id}`)
+      }
+      return null
+    },
+  }
+}

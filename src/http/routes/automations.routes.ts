@@ -1,0 +1,61 @@
+import { Router } from '@koa/router'
+import type { Context, Next } from 'koa'
+import { randomUUID } from 'node:crypto'
+import type { AppDeps } from '../appDeps.ts'
+import { ok } from '../respond.ts'
+import { noBody, parse, rejectQuery, uuidParam } from '../validate.ts'
+import { principalOf, requireScope } from '../middleware/auth.ts'
+import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
+import { NotFoundError } from '../../domain/errors.ts'
+import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema } from '../../domain/automations/automation.schema.ts'
+
+const automationId = (ctx: Context): string => {
+  const id = (ctx.params as Record<string, string | undefined>).id
+  if (!uuidParam.safeParse(id).success) throw new NotFoundError('Automation')
+  return id as string
+}
+
+/**
+ * Automations (DCA, limit orders, snipers, or any trigger and action): `POST /automations`
+ * (201; `Idempotency-Key` honoured: its resource id is the automation id, so a blind retry
+ * creates nothing new), `GET /automations?agent_id=&status=` (paged), `GET`, `PATCH` (pause,
+ * resume, rename, parameters) and `DELETE` (cancel; answers the automation) on
+ * `/automations/:id`, and `POST /automations/:id/trigger` (fire now, once).
+ */
+export function automationRoutes({ core, pool }: AppDeps): Router {
+  const router = new Router()
+  const account = (ctx: Context) => principalOf(ctx).accountId
+
+  router.post(
+    '/automations',
+    rejectQuery,
+    requireScope('trade'),
+    (ctx: Context, next: Next) => idempotency({ pool, route: 'automations', required: false })(ctx, next),
+    async (ctx: Context) => {
+      const body = parse(createAutomationSchema, ctx.request.body)
+      const id = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
+      ok(ctx, await core.createAutomation({ accountId: account(ctx), automationId: id, body }), 201)
+    },
+  )
+  router.get('/automations', requireScope('read'), async (ctx) => {
+    ok(ctx, await core.listAutomations({ accountId: account(ctx), query: parse(listAutomationsSchema, ctx.query) }))
+  })
+  router.get('/automations/:id', rejectQuery, requireScope('read'), async (ctx) => {
+    ok(ctx, await core.getAutomation({ accountId: account(ctx), automationId: automationId(ctx) }))
+  })
+  router.patch('/automations/:id', rejectQuery, requireScope('trade'), async (ctx) => {
+    const id = automationId(ctx)
+    ok(ctx, await core.updateAutomation({ accountId: account(ctx), automationId: id, body: parse(updateAutomationSchema, ctx.request.body ?? {}) }))
+  })
+  router.delete('/automations/:id', rejectQuery, requireScope('trade'), async (ctx) => {
+    const id = automationId(ctx)
+    parse(noBody, ctx.request.body)
+    ok(ctx, await core.cancelAutomation({ accountId: account(ctx), automationId: id }))
+  })
+  router.post('/automations/:id/trigger', rejectQuery, requireScope('trade'), async (ctx) => {
+    const id = automationId(ctx)
+    parse(noBody, ctx.request.body)
+    ok(ctx, await core.triggerAutomation({ accountId: account(ctx), automationId: id }))
+  })
+  return router
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Address } from 'viem'
+import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/**
+ * Automations end to end on the real app, Postgres and anvil: a DCA fires on its grid, once per
+ * firing, and completes; budgets hold; validation names each bad field; a limit order fires once
+ * when another wallet's swap pushes the price across; a sniper buys a matching launch.
+ */
+let app: TestApp
+let api: Api
+let trader: string
+
+const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
+const sentTxs = async (agentId: string) => (await q(`select count(*)::int as n from chain_tx where agent_id = $1`, [agentId]))[0].n as number
+const dca = (over: Record<string, unknown> = {}) => ({
+  agent_id: trader, name: 'eth to usdc', kind: 'dca',
+  dca: { tokenIn: 'ETH', tokenOut: 'USDC', amountPerRun: '0.001', everySeconds: 2, maxRuns: 5, ...over },
+})
+
+async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) {
+  let a: any
+  await waitFor(async () => done((a = (await api('GET', `/automations/${id}`)).body)), timeoutMs)
+  return a
+}
+
+beforeAll(async () => {
+  app = await startTestApp({ AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
+  ;({ api } = await app.account())
+  trader = (await api('POST', '/agents', { name: 'dca-bot', skills: ['trading'] })).body.id
+  expect((await api('POST', '/dev/faucet', { agentId: trader, eth: '5' })).status).toBe(200)
+  expect((await api('POST', `/agents/${trader}/start`)).status).toBe(200)
+})
+afterAll(async () => {
+  await app?.close()
+})
+
+describe('automations', () => {
+  it('a DCA every 2 s for 5 firings: 5 swaps on chain, completed, one per firing, balances match the receipts', async () => {
+    const usdc = app.services.chain!.manifest.contracts.usdc as Address
+    const before = await sentTxs(trader)
+    const created = await api('POST', '/automations', dca(), { 'idempotency-key': 'dca-1' })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(created.body).toMatchObject({ agentId: trader, kind: 'dca', status: expect.stringMatching(/armed|executing/), triggerType: 'interval', actionType: 'tool_call', runCount: expect.any(Number) })
+    // A blind retry of the creation creates nothing new.
+    const again = await api('POST', '/automations', dca(), { 'idempotency-key': 'dca-1' })
+    expect(again.body.id).toBe(created.body.id)
+    expect((await api('GET', `/automations?agent_id=${trader}`)).body.automations).toHaveLength(1)
+
+    const done = await until(created.body.id, (a) => a.status === 'completed', 40_000)
+    expect(done).toMatchObject({ runCount: 5, completedReason: 'max_firings_reached', lastError: null, nextRunAt: null })
+    expect(done.firings.map((f: { number: number; outcome: string }) => [f.number, f.outcome])).toEqual([[5, 'ok'], [4, 'ok'], [3, 'ok'], [2, 'ok'], [1, 'ok']])
+    expect(await sentTxs(trader)).toBe(before + 5)
+    // Each firing's swap is the automation's child, and its tx hash is the one on chain.
+    const ops = await q(`select w.id, x.status, x.snapshot->'context'->>'txHash' as hash from wallet_op w join actor x on x.id = w.id where w.parent_id = $1 order by w.created_at`, [created.body.id])
+    expect(ops.map((o) => o.status)).toEqual(['confirmed', 'confirmed', 'confirmed', 'confirmed', 'confirmed'])
+    expect(new Set(done.firings.map((f: { txHash: string }) => f.txHash))).toEqual(new Set(ops.map((o) => o.hash)))
+    // The firings kept to their grid: 2 s apart (give or take the swap's own time).
+    const times = [...done.firings].reverse().map((f: { at: string }) => Date.parse(f.at))
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(1000)
+    // The USDC the wallet holds is what the five receipts say it received.
+    const received = await q(`select coalesce(sum((x.snapshot->'context'->'result'->>'amountOutBaseUnits')::numeric), 0)::text as n from wallet_op w join actor x on x.id = w.id where w.parent_id = $1`, [created.body.id])
+    const balance = await app.services.chain!.publicClient.readContract({ address: usdc, abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] }], functionName: 'balanceOf', args: [(await api('GET', `/agents/${trader}`)).body.walletAddress] })
+    expect(balance.toString()).toBe(received[0].n)
+  })
+
+  it('refuses bad input with a code and names each field', async () => {
+    const other = await app.account({ name: 'other' })
+    const theirs = (await other.api('POST', '/agents', { name: 'theirs', skills: ['trading'] })).body.id
+    const cases: Array<[unknown, number, string[]]> = [
+      [{ ...dca(), agent_id: theirs }, 404, []],
+      [dca({ tokenOut: 'NOPE' }), 422, ['action.args.tokenOut']],
+      [dca({ tokenOut: 'ETH' }), 422, ['action.args.tokenOut']],
+      [dca({ amountPerRun: '0' }), 422, ['dca.amountPerRun']],
+      [dca({ amountPerRun: '-1' }), 422, ['dca.amountPerRun']],
+      [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 0 }, action: { type: 'tool_call', tool: 'get_portfolio', args: {} } }, 422, ['trigger.everySeconds']],
+      [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'launch_token', args: {} } }, 422, ['action.tool']],
+      [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'set_policy', args: {} } }, 422, ['action.tool']],
+      [{ agent_id: trader, name: 'x', kind: 'limit', limit: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5', priceUsd: '1000000', operator: 'lte' } }, 422, ['trigger.priceUsd']],
+      [{ agent_id: trader, name: 'x', kind: 'dca' }, 422, ['dca']],
+      [{ agent_id: trader, name: 'x' }, 422, ['trigger', 'action']],
+    ]
+    for (const [body, status, fields] of cases) {
+      const res = await api('POST', '/automations', body)
+      expect(res.status, JSON.stringify([body, res.body])).toBe(status)
+      for (const f of fields) expect(Object.keys(res.body.field_errors ?? {}), JSON.stringify(res.body)).toContain(f)
+    }
+    // Another account sees none of this account's automations.
+    const mine = (await api('GET', `/automations?agent_id=${trader}`)).body.automations[0].id
+    expect((await other.api('GET', `/automations/${mine}`)).status).toBe(404)
+    expect((await other.api('PATCH', `/automations/${mine}`, { status: 'paused' })).status).toBe(404)
+    expect((await other.api('DELETE', `/automations/${mine}`)).status).toBe(404)
+    expect((await other.api('POST', `/automations/${mine}/trigger`)).status).toBe(404)
+    expect((await other.api('GET', '/automations')).body.automations).toEqual([])
+  })
+
+  it('max_spend_usd holds with 10 firings asked for at once; pause, trigger and cancel answer as documented', async () => {
+    // A read-only quote prices the swap; the budget fits two of these swaps, not three.
+    const quote = (await api('POST', '/swap/quote', { agentId: trader, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.002' })).body
+    const budget = (Number(quote.valueInUsd) * 2.5).toFixed(2)
+    const body = {
+      agent_id: trader, name: 'budgeted', trigger: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.002' } }, max_spend_usd: budget,
+    }
+    const a = (await api('POST', '/automations', body)).body
+    expect(a.status).toBe('armed')
+    const before = await sentTxs(trader)
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api('POST', `/automations/${a.id}/trigger`)))
+    // Each trigger fires once now or waits behind the firing in flight; a full queue refuses.
+    expect(answers.every((r) => r.status === 200 || r.status === 409)).toBe(true)
+    const done = await until(a.id, (x) => x.status === 'completed', 40_000)
+    expect(done.completedReason).toBe('max_spend_reached')
+    expect(await sentTxs(trader)).toBe(before + 2)
+    const [{ spent }] = await q(`select coalesce(sum(w.usd_value), 0)::float8 as spent from wallet_op w join actor x on x.id = w.id where w.parent_id = $1 and x.status <> 'failed'`, [a.id])
+    expect(spent).toBeLessThanOrEqual(Number(budget))
+    expect(done.firings.find((f: { outcome: string }) => f.outcome === 'failed').reason).toMatch(/^automation_budget_exhausted/)
+    // A completed automation takes no trigger and no pause: 409.
+    expect((await api('POST', `/automations/${a.id}/trigger`)).body.code).toBe('invalid_state')
+    expect((await api('PATCH', `/automations/${a.id}`, { status: 'paused' })).body.code).toBe('invalid_state')
+
+    const b = (await api('POST', '/automations', { ...body, name: 'to pause', max_spend_usd: undefined })).body
+    expect((await api('PATCH', `/automations/${b.id}`, { status: 'paused', name: 'paused one' })).body).toMatchObject({ status: 'paused', name: 'paused one' })
+    expect((await api('POST', `/automations/${b.id}/trigger`)).status).toBe(409)
+    expect((await api('PATCH', `/automations/${b.id}`, { status: 'armed' })).body.status).toBe('armed')
+    const cancelled = await api('DELETE', `/automations/${b.id}`)
+    expect(cancelled).toMatchObject({ status: 200, body: { id: b.id, status: 'cancelled' } })
+    expect((await api('GET', `/automations?agent_id=${trader}&status=cancelled`)).body.automations.map((x: { id: string }) => x.id)).toEqual([b.id])
+  })
+
+  it('a stopped agent suspends its automations; starting it fires the missed tick once', async () => {
+    const agent = (await api('POST', '/agents', { name: 'sleepy', skills: ['trading'] })).body.id
+    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
+    const a = (await api('POST', '/automations', { ...dca({ everySeconds: 1, maxRuns: 100 }), agent_id: agent })).body
+    const suspended = await until(a.id, (x) => x.suspended === true)
+    expect(suspended).toMatchObject({ status: 'armed', runCount: 0, nextRunAt: null })
+    expect(suspended.firings[0]).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/^agent_not_running/) })
+    const before = await sentTxs(agent)
+    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const fired = await until(a.id, (x) => x.runCount >= 1)
+    expect(fired.firings[0]).toMatchObject({ outcome: 'ok' })
+    expect(await sentTxs(agent)).toBeGreaterThanOrEqual(before + 1)
+    // Deleting the agent cancels its automations.
+    await api('DELETE', `/agents/${agent}`)
+    await until(a.id, (x) => x.status === 'cancelled')
+  })
+})
