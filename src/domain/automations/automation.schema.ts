@@ -45,6 +45,8 @@ export const dcaSchema = z.strictObject({ tokenIn: tokenRef, tokenOut: tokenRef,
 export const limitSchema = z.strictObject({
   tokenIn: tokenRef, tokenOut: tokenRef, amountIn: amount, priceUsd: usd, operator: z.enum(['gte', 'lte'], 'gte or lte.'),
   mint: tokenRef.optional(), slippageBps: bps.optional(), expiresAt: time.optional(),
+  /** Needed to trade a token the service has not verified (a launched token, named by address). */
+  acknowledgeUnverified: z.boolean('true or false.').optional(),
 })
 /** `kind: "sniper"`: buy each new launch that matches with `amountIn` of `quote`, up to `maxBuys`. */
 export const sniperSchema = z.strictObject({

@@ -40,7 +40,10 @@ export function expandKind(body: CreateAutomationBody): Expanded | { errors: Fie
     return {
       kind: 'limit', triggerOnce: true, maxFirings: body.max_firings ?? null,
       trigger: { type: 'price_threshold', mint, operator: p.operator, priceUsd: p.priceUsd, ...(p.expiresAt ? { expiresAt: p.expiresAt } : {}) },
-      action: swap({ tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, ...(p.slippageBps ? { slippageBps: p.slippageBps } : {}) }),
+      action: swap({
+        tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn,
+        ...(p.slippageBps ? { slippageBps: p.slippageBps } : {}), ...(p.acknowledgeUnverified ? { acknowledgeUnverified: true } : {}),
+      }),
     }
   }
   const p = body.sniper!
@@ -103,12 +106,13 @@ async function checkAction(deps: AutomationPorts, accountId: string, skills: str
   if (e.action.type !== 'tool_call') return {}
   const granted = await deps.tools.granted(accountId, skills)
   if (!granted.includes(e.action.tool)) return { 'action.tool': `Not a tool this agent's skills grant (read and trade tools only): ${e.action.tool}.` }
-  // A sniper's swap names its token when the launch comes: checked with a stand-in.
-  const args = e.trigger.type === 'new_launch' && e.action.args.tokenOut === undefined ? { ...e.action.args, tokenOut: 'ETH' } : e.action.args
+  // A sniper's swap names its token when the launch comes: its arguments are checked with a stand-in.
+  const fromLaunch = e.trigger.type === 'new_launch' && e.action.args.tokenOut === undefined
+  const args = fromLaunch ? { ...e.action.args, tokenOut: `0x${'1'.repeat(40)}` } : e.action.args
   const argErrors = deps.tools.check(e.action.tool, args)
   const errors: FieldErrors = {}
   for (const [k, v] of Object.entries(argErrors ?? {})) errors[`action.args.${k}`] = v
-  if (e.action.tool === 'swap_execute' || e.action.tool === 'swap_quote') {
+  if (!fromLaunch && (e.action.tool === 'swap_execute' || e.action.tool === 'swap_quote')) {
     for (const side of ['tokenIn', 'tokenOut'] as const) {
       const ref = e.action.args[side]
       if (typeof ref === 'string' && !errors[`action.args.${side}`] && !(await deps.tokens.resolve(ref))) errors[`action.args.${side}`] = `Unknown token: ${ref}.`
