@@ -87,6 +87,25 @@ describe('the automation machine', () => {
     expect([status(skipped), skipped.context.nextRunAt, skipped.context.firingNumber]).toEqual(['armed', new Date(T0 + 40_000).toISOString(), 0])
   })
 
+  it('a firing in flight through an outage: once catches up with one firing, skip goes to the next tick', () => {
+    for (const catchUp of ['once', 'skip'] as const) {
+      vi.setSystemTime(T0)
+      const [s1] = step(start({ ...dca, catchUp, maxFirings: null })[0], { type: TIMER })
+      vi.setSystemTime(T0 + 35_000)
+      const [s2, a2] = step(s1, { type: 'fire.done', effectId: 'e', result: {} })
+      if (catchUp === 'once') {
+        expect([s2.context.nextRunAt, delayOf(a2)]).toEqual([new Date(T0 + 30_000).toISOString(), 0])
+        const [s3, a3] = step(s2, { type: TIMER })
+        expect(fire(a3)?.number).toBe(2)
+        const [s4] = step(s3, { type: 'fire.done', effectId: 'e', result: {} })
+        expect(s4.context.firings.map((f: { catchUp: boolean }) => f.catchUp)).toEqual([false, true])
+        expect(s4.context.nextRunAt).toBe(new Date(T0 + 40_000).toISOString())
+      } else {
+        expect([s2.context.nextRunAt, delayOf(a2)]).toEqual([new Date(T0 + 40_000).toISOString(), 5000])
+      }
+    }
+  })
+
   it('a firing while the agent is not running is skipped and suspends the timer; the agent starting fires the missed tick once', () => {
     const [s1] = step(start()[0], { type: TIMER })
     const [s2, a2] = step(s1, { type: 'fire.skipped', effectId: 'e', reason: 'agent_not_running' })

@@ -26,7 +26,9 @@ export type AutomationContext = AutomationInput & {
   nextRunAt: string | null
   lastError: string | null
   firings: FiringRecord[]
-  current: { number: number; source: FiringSource; childId: string | null; result: unknown } | null
+  current: { number: number; source: FiringSource; childId: string | null; result: unknown; catchUp?: boolean } | null
+  /** The next timer firing serves ticks missed while a firing ran or the service was down (one firing for all of them). */
+  catchingUp?: boolean
   /** A child end that came before the firing reported its child. */
   earlyEnd: ChildEndEvent | null
   pending: FiringSource[]
@@ -72,6 +74,13 @@ function nextTick(c: AutomationContext, at: number): string | null {
   return new Date(from + k * every).toISOString()
 }
 
+/** The latest interval tick at or before `at` on the automation's grid (what a single catch-up firing serves). */
+function lastTick(c: AutomationContext, at: number): string | null {
+  if (c.trigger.type !== 'interval' || !c.nextRunAt) return c.nextRunAt
+  const from = Date.parse(c.nextRunAt)
+  return new Date(from + Math.max(0, Math.floor((at - from) / everyMs(c))) * everyMs(c)).toISOString()
+}
+
 /** An interval tick missed by a whole period or more (the service or the agent was down). */
 const missedTicks = (c: AutomationContext, at: number) => c.trigger.type === 'interval' && !!c.nextRunAt && at - Date.parse(c.nextRunAt) >= everyMs(c)
 
@@ -93,7 +102,7 @@ function recordEnd(c: AutomationContext, end: { outcome: FiringRecord['outcome']
   const cur = c.current
   if (!cur) return {}
   const record: FiringRecord = {
-    number: cur.number, at: now(), source: cur.source.source, outcome: end.outcome,
+    number: cur.number, at: now(), source: cur.source.source, catchUp: cur.catchUp === true, outcome: end.outcome,
     txHash: end.txHash ?? null, reason: end.reason ?? null, childId: cur.childId,
   }
   const ran = end.outcome !== 'skipped'
@@ -174,7 +183,14 @@ export const automationMachine = setup({
             due: [
               // Missed whole periods under `skip`: no firing, the next tick on the grid.
               { guard: 'skipLate', target: 'timed', reenter: true, actions: assign({ nextRunAt: ({ context }) => nextTick(context, Date.now()) }) },
-              { target: '#automation.executing', actions: assign({ current: ({ context }) => startOf(context, { source: 'timer' }) }) },
+              // On time, or late under `once`: one firing, for the latest tick missed (never one per missed tick).
+              {
+                target: '#automation.executing',
+                actions: assign(({ context }) => {
+                  const late = missedTicks(context, Date.now()) || context.catchingUp === true
+                  return { nextRunAt: lastTick(context, Date.now()), catchingUp: false, current: { ...startOf(context, { source: 'timer' }), catchUp: late } }
+                }),
+              },
             ],
           },
         },
@@ -258,11 +274,18 @@ function startOf(c: AutomationContext, s: FiringSource): NonNullable<AutomationC
   return { number: c.firingNumber + 1, source: s, childId: null, result: null }
 }
 
-/** After a firing: an interval moves to its next tick after now (a timer firing) and keeps its grid otherwise. */
+/**
+ * After a timer firing an interval moves one tick on its grid. Ticks that passed meanwhile (the
+ * firing was slow, or the service was down with it in flight) are served by one catch-up firing
+ * now under `once`, or skipped to the next tick under `skip`. Other firings keep the grid.
+ */
 function afterFiring(c: AutomationContext): Partial<AutomationContext> {
   const last = c.firings.at(-1)
-  if (c.trigger.type !== 'interval' || last?.source !== 'timer' || c.suspended) return {}
-  return { nextRunAt: nextTick(c, Date.now()) }
+  if (c.trigger.type !== 'interval' || last?.source !== 'timer' || c.suspended || !c.nextRunAt) return {}
+  const at = Date.now()
+  const next = Date.parse(c.nextRunAt) + everyMs(c)
+  if (next > at) return { nextRunAt: new Date(next).toISOString() }
+  return c.catchUp === 'once' ? { nextRunAt: lastTick(c, at), catchingUp: true } : { nextRunAt: nextTick(c, at) }
 }
 
 const isChildEnd = (e: { type: string }): e is ChildEndEvent => e.type === 'child.done' || e.type === 'child.failed'

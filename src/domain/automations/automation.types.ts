@@ -26,6 +26,8 @@ export type FiringRecord = {
   number: number
   at: string
   source: FiringSource['source']
+  /** A timer firing that served ticks missed while the service or the agent was down (one for all of them). */
+  catchUp: boolean
   outcome: 'ok' | 'failed' | 'skipped'
   txHash: string | null
   reason: string | null
