@@ -144,4 +144,25 @@ describe('automations', () => {
     await api('DELETE', `/agents/${agent}`)
     await until(a.id, (x) => x.status === 'cancelled')
   })
+
+  it("a listed agent fires nothing; a sale cancels the seller's automations", async () => {
+    const agent = (await api('POST', '/agents', { name: 'for-sale', skills: ['trading'] })).body.id
+    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
+    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const a = (await api('POST', '/automations', { ...dca({ everySeconds: 3600, maxRuns: 100 }), agent_id: agent })).body
+    await until(a.id, (x) => x.runCount === 1)
+    const listing = await api('POST', '/market', { agentId: agent, priceCredits: 10 })
+    expect(listing.status, JSON.stringify(listing.body)).toBe(201)
+    // Fired by hand while listed: the agent is paused, so the firing is skipped and moves nothing.
+    const before = await sentTxs(agent)
+    expect((await api('POST', `/automations/${a.id}/trigger`)).status).toBe(200)
+    const skipped = await until(a.id, (x) => x.firings[0].number === 2)
+    expect(skipped.firings[0]).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/^agent_not_running/) })
+    expect(await sentTxs(agent)).toBe(before)
+
+    const buyer = await app.account({ name: 'buyer' })
+    expect((await buyer.api('POST', `/market/${listing.body.id}/buy`)).status).toBe(200)
+    await until(a.id, (x) => x.status === 'cancelled')
+    expect((await buyer.api('GET', `/automations/${a.id}`)).status).toBe(404)
+  })
 })

@@ -104,7 +104,7 @@ async function expireBids(db: Queryable, credits: CreditsRepository, listingId: 
 /**
  * The agent changes hands (in the sale's transaction): the buyer's, with no payout wallet, no
  * whitelist, no pending guardrail change, no scheduled runs, only built-in skills and no chat
- * history; its actor `stopped` under the buyer's account. The actor row is rewritten here rather
+ * history, its automations cancelled; its actor `stopped` under the buyer's account. The actor row is rewritten here rather
  * than through the runtime, whose commits are single statements of their own: the version bump
  * fences any writer that read it before, and the journal records the move.
  */
@@ -118,6 +118,14 @@ async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills 
   await db.query('delete from agent_pending_change where agent_id = $1', [agentId])
   await db.query('delete from chat_message where agent_id = $1', [agentId])
   await db.query('delete from actor_timer where actor_id = $1', [agentId])
+  // The seller's automations of the agent are cancelled with the sale (their actors hear it from their inbox).
+  await db.query(
+    `insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+     select id, account_id, '{"type":"automation.cancel"}'::jsonb, 'market:' || $2 || ':' || id from actor
+      where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')
+     on conflict (dedupe_key) do nothing`,
+    [agentId, listingId],
+  )
   await db.query(
     `with a as (
        update actor set account_id = $2::uuid, status = 'stopped', state_value = '"stopped"'::jsonb, timers = '{}'::jsonb,
