@@ -23,36 +23,8 @@ import type { WalletOpPlanner } from './walletOpEffects.ts'
 import type { SwapRoute } from './swapRoute.ts'
 
 /** The token fields a swap needs (a `TokenInfo`). */
-export type SwapTokenInfo = Pick<TokenInfo, 'address' | 'symbol' | 'decimals' | 'verified' | 'native'>
-
-/**
- * Params of a `swap` wallet operation (JSON: amounts in base units as decimal strings).
- * `tokenIn`/`tokenOut` are lower-case addresses (WETH for ETH), `amountIn` and `valueInUsd`
- * as the portfolio's cost basis reads them.
- */
-export type SwapParams = {
-  tokenIn: Address
-  tokenOut: Address
-  tokenInInfo: SwapTokenInfo
-  tokenOutInfo: SwapTokenInfo
-  amountIn: string
-  minAmountOut: string
-  /** Output the route quoted when the operation was created. */
-  expectedAmountOut: string
-  slippageBps: number
-  route: SwapRoute
-  /** Spender to approve (max) for tokenIn first, or null when the allowance suffices or ETH is paid. */
-  approve: Address | null
-  /** Gas limit of the swap when an approval precedes it (it cannot be estimated before the approval is mined). */
-  swapGas: string | null
-  /** Router deadline (unix seconds). */
-  deadline: string
-  valueInUsd: string
-  valueOutUsd: string | null
-  priceImpactBps: number
-  quoteId: string | null
-  warnings: Array<{ code: string; message: string }>
-}
+import type { SimulatedCall, SwapParams, SwapTokenInfo } from '../domain/swaps/swap.types.ts'
+export type { SimulatedCall, SwapParams, SwapTokenInfo } from '../domain/swaps/swap.types.ts'
 
 type BuildInput = {
   route: SwapRoute
@@ -135,7 +107,6 @@ function decodeSwapOutput(route: SwapRoute, nativeOut: boolean, data: Hex): bigi
   return decodeFunctionResult({ abi: BondingCurveLaunchpadArtifact.abi, functionName, data }) as bigint
 }
 
-export type SimulatedCall = { ok: boolean; gasUsed: bigint; data: Hex; reason: string | undefined }
 
 /** Runs `txs` in order from `from` in one simulated block (state carries over between them). */
 export async function simulateTxs(

@@ -14,36 +14,8 @@ import { AmmPairArtifact, AmmRouterArtifact, BondingCurveLaunchpadArtifact } fro
 import { pairOf, readOnce } from './pairs.ts'
 import { ServiceError } from '../domain/errors.ts'
 
-export type SwapVenue = 'venue-a' | 'amm'
-
-export type RouteHop = {
-  venue: SwapVenue
-  /** The curve contract (venue-a) or the AMM pair. */
-  address: Address
-  tokenIn: Address
-  tokenOut: Address
-  /** All fees of the hop in basis points of its input (curve: 100; pool: 30 LP + fee hook). */
-  feeBps: number
-}
-
-/** A route as stored with a quote and in an operation's params (JSON-safe). */
-export type SwapRoute = {
-  kind: 'curve-buy' | 'curve-sell' | 'amm'
-  /** Token addresses along the route, lower case; WETH stands for ETH. */
-  path: Address[]
-  hops: RouteHop[]
-}
-
-export type HopFee = { hop: number; token: Address; amount: bigint; feeBps: number }
-
-export type PricedRoute = SwapRoute & {
-  /** amounts[0] = amountIn, amounts[i + 1] = output of hop i. */
-  amounts: bigint[]
-  amountOut: bigint
-  /** Price impact (fees excluded) of the whole route, against the mid prices before the trade. */
-  priceImpactBps: number
-  fees: HopFee[]
-}
+import type { HopFee, PricedRoute, RouteHop, SwapRoute, SwapVenue } from '../domain/swaps/swap.types.ts'
+export type { HopFee, PricedRoute, RouteHop, SwapRoute, SwapVenue } from '../domain/swaps/swap.types.ts'
 
 export class NoRouteError extends ServiceError {
   constructor(message: string) {

@@ -21,7 +21,8 @@ export type TxRequest = {
 }
 
 /** One transaction of a request; `gas` is set when it cannot be estimated ahead (it depends on an earlier one). */
-export type PlannedTx = { kind: string; to?: `0x${string}` | undefined; data?: Hex | undefined; value?: bigint | undefined; gas?: bigint | undefined }
+import type { PlannedTx } from '../../domain/swaps/swap.types.ts'
+export type { PlannedTx } from '../../domain/swaps/swap.types.ts'
 
 export type SentTx = { id: string; hash: Hex; nonce: number }
 

@@ -1,5 +1,5 @@
 import { getAddress } from 'viem'
-import type { SwapParams } from '../../chain/swapPlanner.ts'
+import type { SwapParams } from './swap.types.ts'
 import { checkPolicy } from '../agents/policyCheck.ts'
 import { IdempotencyKeyReusedError, InsufficientFundsError, NotFoundError, SimulationRevertedError } from '../errors.ts'
 import { QuoteMismatchError, SlippageExceededError } from './errors.ts'

@@ -1,8 +1,8 @@
 import type { Address } from 'viem'
 import type { Policy } from '../agents/policy.ts'
-import type { PricedRoute, SwapRoute } from '../../chain/swapRoute.ts'
-import type { SimulatedCall, SwapParams, SwapTokenInfo } from '../../chain/swapPlanner.ts'
-import type { PlannedTx } from '../../chain/txSender.ts'
+import type { PricedRoute, SwapRoute } from './swap.types.ts'
+import type { SimulatedCall, SwapParams, SwapTokenInfo } from './swap.types.ts'
+import type { PlannedTx } from './swap.types.ts'
 
 /**
  * What the swap use cases need from outside. Adapters (src/chain/swapAdapters.ts and

@@ -1,4 +1,4 @@
-import type { PricedRoute, SwapRoute } from '../../chain/swapRoute.ts'
+import type { PricedRoute, SwapRoute } from './swap.types.ts'
 import type { MarketAtBlock, SwapPorts, SwapWarning } from './ports.ts'
 import type { ResolvedSwap } from './resolveSwap.ts'
 import { DEADLINE_SECONDS, policyValueUsd, swapWarnings } from './swapRules.ts'

@@ -1,6 +1,6 @@
 import { formatUnits, type Address } from 'viem'
-import type { SwapRoute } from '../../chain/swapRoute.ts'
-import type { SwapParams } from '../../chain/swapPlanner.ts'
+import type { SwapRoute } from './swap.types.ts'
+import type { SwapParams } from './swap.types.ts'
 import type { SwapToken, WalletOpView } from './ports.ts'
 
 export const fmt = (v: bigint | string, decimals: number) => formatUnits(BigInt(v), decimals)

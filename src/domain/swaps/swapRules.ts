@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
-import type { SwapRoute } from '../../chain/swapRoute.ts'
-import type { SwapParams } from '../../chain/swapPlanner.ts'
+import type { SwapRoute } from './swap.types.ts'
+import type { SwapParams } from './swap.types.ts'
 import { InsufficientFundsError, SimulationRevertedError } from '../errors.ts'
 import { SlippageExceededError, UnverifiedTokenError } from './errors.ts'
 import type { StoredQuote, SwapToken, SwapWarning } from './ports.ts'
