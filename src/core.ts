@@ -3,6 +3,7 @@ import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
 import type { WalletDeps } from './http/appDeps.ts'
 import { createSwapChainPorts } from './chain/swapAdapters.ts'
+import { TOOL_NAMES, toolsFor } from './tools/registry.ts'
 import { createSwapQuoteStore } from './db/swapQuote.store.ts'
 import { ChainNotConfiguredError } from './domain/errors.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
@@ -18,13 +19,13 @@ import type { CreditsRepository } from './domain/billing/ports.ts'
 import { createChatTurns } from './actors/chatTurns.ts'
 import { createRuns } from './actors/runs.ts'
 import { startRun, type RunsDeps, type StartRunInput } from './domain/runs/startRun.ts'
+import type { ListMessagesQuery } from './domain/chat/chat.schema.ts'
 import { getRun } from './domain/runs/getRun.ts'
 import { listRuns } from './domain/runs/listRuns.ts'
 import { stopRun } from './domain/runs/stopRun.ts'
 import { startScheduledRun, type StartScheduledRunInput } from './domain/runs/startScheduledRun.ts'
-import type { RunLimits } from './domain/runs/run.schema.ts'
+import type { ListRunsQuery, RunLimits } from './domain/runs/run.schema.ts'
 import type { ChatBus, ChatBusEvent } from './actors/chatBus.ts'
-import { toolsFor } from './tools/registry.ts'
 import { MODEL_SCOPES } from './actors/toolCall.effect.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Config } from './config.ts'
@@ -62,7 +63,6 @@ import { removeFromWhitelist, type RemoveFromWhitelistInput } from './domain/age
 import { listAgentAudit, type ListAgentAuditInput } from './domain/agents/listAgentAudit.ts'
 import { listAudit } from './domain/agents/auditTrail.ts'
 import { createCustomSkillsRepository } from './db/customSkills.repository.ts'
-import { TOOL_NAMES } from './tools/registry.ts'
 import { BUILTIN_TOOL_NAMES, SKILL_SLUGS, STRATEGY_SLUGS } from './domain/skills/builtinSkills.ts'
 import { agentSchemas } from './domain/agents/agent.schema.ts'
 import type { SkillsDeps } from './domain/skills/ports.ts'
@@ -213,7 +213,7 @@ export function createCore(adapters: CoreAdapters) {
     startChatTurn: (input: StartChatTurnInput) => startChatTurn(chat.deps, input),
     awaitChatTurn: (input: { turnId: string; waitMs?: number }) => awaitChatTurn(chat.deps, { turnId: input.turnId, waitMs: input.waitMs ?? chat.waitMs }),
     getChatTurn: (input: { accountId: string; agentId: string; turnId: string }) => getChatTurn(chat.deps, input),
-    listMessages: (input: { accountId: string; agentId: string; query: unknown }) => listMessages({ agents, messages: chat.messages }, input),
+    listMessages: (input: { accountId: string; agentId: string; query: ListMessagesQuery }) => listMessages({ agents, messages: chat.messages }, input),
     /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
     subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
     ...runUseCases(adapters, agentSkills),
@@ -319,7 +319,7 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
   return {
     startRun: (input: StartRunInput) => startRun(deps, input),
     getRun: (input: { accountId: string; runId: string }) => getRun(deps, input),
-    listRuns: (input: { accountId: string; agentId: string; query: unknown }) => listRuns(deps, input),
+    listRuns: (input: { accountId: string; agentId: string; query: ListRunsQuery }) => listRuns(deps, input),
     stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
     /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
     startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, lastScheduledRunAt: runs.lastScheduledRunAt, now: () => new Date() }, input),

@@ -37,7 +37,7 @@ export function createAutomationEffects({ core }: { core(): Core }): Record<stri
       if (a.action.type === 'agent_prompt') {
         const runId = stableUuid(a.accountId, 'automation/run', firingKey)
         try {
-          const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, body: { goal: a.action.prompt }, trigger: 'automation' })
+          const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation' })
           return { type: 'fire.done', result: { runId: run.id, status: run.status } }
         } catch (err) {
           const e = err as { code?: string; message?: string; status?: number }

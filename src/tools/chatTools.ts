@@ -16,7 +16,7 @@ export const chatWithAgentTool = defineTool({
   scope: 'trade',
   movesFunds: false,
   run: async ({ core, accountId, agentId }, args) => {
-    const { turnId } = await core.startChatTurn({ accountId, agentId, body: args })
+    const { turnId } = await core.startChatTurn({ accountId, agentId, request: args })
     const outcome = await core.awaitChatTurn({ turnId })
     return outcome.done ? outcome.answer : outcome.pending
   },
@@ -34,7 +34,7 @@ export const getChatHistoryTool = defineTool({
   scope: 'read',
   movesFunds: false,
   run: ({ core, accountId, agentId }, { limit, before }) =>
-    core.listMessages({ accountId, agentId, query: { ...(limit !== undefined ? { limit: String(limit) } : {}), ...(before ? { before } : {}) } }),
+    core.listMessages({ accountId, agentId, query: { limit: limit ?? 20, before } }),
 })
 
 /** Tools no skill may grant (so no chat turn or run sees them). */

@@ -31,7 +31,7 @@ export const createAgentRunTool = defineTool({
     // The run id comes from the call id: a retried call answers the run it started.
     const runId = stableUuid(call.accountId, 'tool/create_agent_run', call.callId)
     const existing = await ownRun(call, runId).catch((err: unknown) => (err instanceof NotFoundError ? undefined : Promise.reject(err)))
-    return existing ?? call.core.startRun({ accountId: call.accountId, agentId: call.agentId, body: args, runId })
+    return existing ?? call.core.startRun({ accountId: call.accountId, agentId: call.agentId, request: args, runId })
   },
 })
 
@@ -46,7 +46,7 @@ export const listAgentRunsTool = defineTool({
   scope: 'read',
   movesFunds: false,
   run: ({ core, accountId, agentId }, { status, limit, cursor }) =>
-    core.listRuns({ accountId, agentId, query: { ...(status ? { status } : {}), ...(limit !== undefined ? { limit: String(limit) } : {}), ...(cursor ? { cursor } : {}) } }),
+    core.listRuns({ accountId, agentId, query: { status, limit: limit ?? 20, cursor } }),
 })
 
 export const getAgentRunStepsTool = defineTool({

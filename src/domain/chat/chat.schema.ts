@@ -19,3 +19,5 @@ export const listMessagesQuerySchema = z.strictObject({
     .pipe(z.number().int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.')).default(20),
   before: z.iso.datetime({ offset: true }).optional(),
 })
+/** The history's page as parsed: how many, and before which time. */
+export type ListMessagesQuery = { limit: number; before?: string | undefined }

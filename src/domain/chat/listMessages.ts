@@ -1,7 +1,5 @@
-import { ValidationError } from '../errors.ts'
-import { fieldErrorsOf } from '../fieldErrors.ts'
 import type { AgentsRepository } from '../agents/ports.ts'
-import { listMessagesQuerySchema } from './chat.schema.ts'
+import type { ListMessagesQuery } from './chat.schema.ts'
 import type { ChatMessagesRepository } from './ports.ts'
 
 /**
@@ -9,16 +7,14 @@ import type { ChatMessagesRepository } from './ports.ts'
  * when given; `hasMore` when older ones remain (pass the last `createdAt` as `before`).
  *
  * @example
- * const page = await listMessages({ agents, messages }, { accountId, agentId, query: { limit: '10' } })
+ * const page = await listMessages({ agents, messages }, { accountId, agentId, query: { limit: 10 } })
  */
 export async function listMessages(
   deps: { agents: Pick<AgentsRepository, 'assertOwned'>; messages: ChatMessagesRepository },
-  input: { accountId: string; agentId: string; query: unknown },
+  input: { accountId: string; agentId: string; query: ListMessagesQuery },
 ) {
-  const parsed = listMessagesQuerySchema.safeParse(input.query ?? {})
-  if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   await deps.agents.assertOwned(input.accountId, input.agentId)
-  const { limit, before } = parsed.data
+  const { limit, before } = input.query
   const rows = await deps.messages.list(input.agentId, { limit: limit + 1, before: before ? new Date(before) : undefined })
   return {
     messages: rows.slice(0, limit).map(({ cursorAt: _, toolCallId: __, ...m }) => m),

@@ -1,7 +1,5 @@
-import { ValidationError } from '../errors.ts'
-import { fieldErrorsOf } from '../fieldErrors.ts'
 import { creditsToUsd } from '../billing/modelCallCredits.ts'
-import { chatRequestSchema } from './chat.schema.ts'
+import type { ChatRequest } from './chat.schema.ts'
 import { systemPromptOf } from './chatPrompt.ts'
 import { checkModelLoop, type ModelLoopDeps } from './checkModelLoop.ts'
 import type { ChatTurns, ChatTurnState } from './ports.ts'
@@ -13,7 +11,7 @@ export type ChatDeps = ModelLoopDeps & {
 }
 
 /** `turnId`: chosen by the caller when it must listen to the turn before it starts (streaming). */
-export type StartChatTurnInput = { accountId: string; agentId: string; body: unknown; turnId?: string | undefined }
+export type StartChatTurnInput = { accountId: string; agentId: string; request: ChatRequest; turnId?: string | undefined }
 
 /**
  * Starts a chat turn of an agent (running or stopped): checks the request, the agent (404 for
@@ -22,12 +20,10 @@ export type StartChatTurnInput = { accountId: string; agentId: string; body: unk
  * call's worst case (402); then creates the turn's actor with the user message.
  *
  * @example
- * const { turnId, stream } = await startChatTurn(deps, { accountId, agentId, body: { message: 'Buy 0.1 ETH of USDC' } })
+ * const { turnId, stream } = await startChatTurn(deps, { accountId, agentId, request: { message: 'Buy 0.1 ETH of USDC' } })
  */
 export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): Promise<{ turnId: string; stream: boolean }> {
-  const parsed = chatRequestSchema.safeParse(input.body ?? {})
-  if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
-  const body = parsed.data
+  const body = input.request
   const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.message })
   const turnId = input.turnId ?? deps.newId()
   await deps.turns.start({

@@ -1,9 +1,7 @@
 import { z } from 'zod'
-import { ValidationError } from '../errors.ts'
-import { fieldErrorsOf } from '../fieldErrors.ts'
 import type { AgentsRepository } from '../agents/ports.ts'
 import { decodeTupleCursor, encodeTupleCursor } from '../paging.schema.ts'
-import { listRunsQuerySchema } from './run.schema.ts'
+import type { ListRunsQuery } from './run.schema.ts'
 import type { Runs } from './ports.ts'
 import { runView } from './getRun.ts'
 
@@ -20,11 +18,9 @@ const isoInstant = z.string().max(40).refine((s) => {
  * @example
  * const page = await listRuns({ agents, runs }, { accountId, agentId, query: { status: 'completed' } })
  */
-export async function listRuns(deps: { agents: Pick<AgentsRepository, 'assertOwned'>; runs: Runs }, input: { accountId: string; agentId: string; query: unknown }) {
-  const parsed = listRunsQuerySchema.safeParse(input.query ?? {})
-  if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
+export async function listRuns(deps: { agents: Pick<AgentsRepository, 'assertOwned'>; runs: Runs }, input: { accountId: string; agentId: string; query: ListRunsQuery }) {
   await deps.agents.assertOwned(input.accountId, input.agentId)
-  const { limit, cursor, status } = parsed.data
+  const { limit, cursor, status } = input.query
   const before = cursor ? decodeTupleCursor(cursor, z.tuple([isoInstant, z.uuid()])) : undefined
   const rows = await deps.runs.list(input.agentId, { limit: limit + 1, status, before: before && { at: before[0], id: before[1] } })
   const page = rows.slice(0, limit)

@@ -19,12 +19,20 @@ export const startRunSchema = (limits: RunLimits) =>
     maxSeconds: z.number().int().min(1).max(limits.ceilings.maxSeconds).optional(),
   })
 
+/** A run's request as the front doors parse it (the configured ceilings are checked by `startRun`). */
+export const startRunRequestSchema = startRunSchema({
+  defaults: { maxSteps: 1, maxCredits: 1, maxSeconds: 1 },
+  ceilings: { maxSteps: Number.MAX_SAFE_INTEGER, maxCredits: Number.MAX_SAFE_INTEGER, maxSeconds: Number.MAX_SAFE_INTEGER },
+})
+export type StartRunRequest = z.infer<typeof startRunRequestSchema>
+
 /** `GET /agents/:id/runs`: `?limit=&cursor=&status=`. */
 export const listRunsQuerySchema = z.strictObject({
   limit: limitQuery,
   cursor: z.string().max(200).optional(),
   status: z.enum(RUN_STATUSES).optional(),
 })
+export type ListRunsQuery = { limit: number; cursor?: string | undefined; status?: (typeof RUN_STATUSES)[number] | undefined }
 
 /** The budgets' defaults and ceilings when config leaves them as they are (for the OpenAPI document). */
 export const DEFAULT_RUN_LIMITS: RunLimits = {

@@ -2,7 +2,7 @@ import { ValidationError } from '../errors.ts'
 import { fieldErrorsOf } from '../fieldErrors.ts'
 import { checkModelLoop, type ModelLoopDeps } from '../chat/checkModelLoop.ts'
 import { runSystemPromptOf } from './runPrompt.ts'
-import { startRunSchema, type RunLimits } from './run.schema.ts'
+import { startRunSchema, type RunLimits, type StartRunRequest } from './run.schema.ts'
 import type { RunInput, Runs, RunState } from './ports.ts'
 import { runView } from './getRun.ts'
 
@@ -12,7 +12,7 @@ export type RunsDeps = ModelLoopDeps & {
   newId(): string
 }
 
-export type StartRunInput = { accountId: string; agentId: string; body: unknown; runId?: string | undefined; trigger?: RunInput['trigger'] }
+export type StartRunInput = { accountId: string; agentId: string; request: StartRunRequest; runId?: string | undefined; trigger?: RunInput['trigger'] }
 
 /**
  * Starts an autonomous run of an agent: checks the request (budgets up to their ceilings), the
@@ -21,10 +21,11 @@ export type StartRunInput = { accountId: string; agentId: string; body: unknown;
  * the agent has a run that has not ended, enforced by the database). Answers the run as created.
  *
  * @example
- * const run = await startRun(deps, { accountId, agentId, body: { goal: 'Rebalance to 50% USDC', maxSteps: 5 } })
+ * const run = await startRun(deps, { accountId, agentId, request: { goal: 'Rebalance to 50% USDC', maxSteps: 5 } })
  */
 export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<ReturnType<typeof runView>> {
-  const parsed = startRunSchema(deps.limits).safeParse(input.body ?? {})
+  // The budgets against the configured ceilings (the front door parsed the shape).
+  const parsed = startRunSchema(deps.limits).safeParse(input.request)
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
   const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run' })

@@ -43,7 +43,7 @@ export async function startScheduledRun(
   if (last && deps.now().getTime() - last.getTime() < runIntervalSeconds * 1000 - input.slackMs) return { outcome: 'skipped', reason: 'not_due', runIntervalSeconds }
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
   try {
-    const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, body: { goal }, runId: input.runId, trigger: 'schedule' })
+    const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule' })
     return { outcome: 'started', runId: run.id, runIntervalSeconds }
   } catch (err) {
     if (err instanceof RunInProgressError) return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds }

@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
-import { uuidParam, rejectQuery } from '../validate.ts'
+import { parse, uuidParam, rejectQuery } from '../validate.ts'
+import { chatRequestSchema, listMessagesQuerySchema, type ChatRequest } from '../../domain/chat/chat.schema.ts'
+import type { StartChatTurnInput } from '../../domain/chat/startChatTurn.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError, ServiceError } from '../../domain/errors.ts'
 import type { Core } from '../../core.ts'
@@ -15,8 +17,8 @@ const param = (ctx: Context, name: string, what: string): string => {
   return id as string
 }
 
-const wantsStream = (ctx: Context) =>
-  (ctx.request.body as { stream?: unknown } | undefined)?.stream === true || (ctx.get('Accept') ?? '').includes('text/event-stream')
+/** A streamed turn: `stream: true` in the body, or `Accept: text/event-stream` alone. */
+const wantsStream = (ctx: Context, request: ChatRequest) => request.stream === true || (ctx.get('Accept') ?? '').includes('text/event-stream')
 
 /**
  * Hosted chat: `POST /agents/:id/chat` runs one chat turn (an actor) and answers when it ends
@@ -28,12 +30,10 @@ export function chatRoutes({ core }: AppDeps): Router {
   const account = (ctx: Context) => principalOf(ctx).accountId
 
   router.post('/:id/chat', rejectQuery, requireScope('trade'), async (ctx) => {
-    const input = { accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), body: ctx.request.body }
-    if (wantsStream(ctx)) {
-      const body = ctx.request.body
-      // `Accept: text/event-stream` alone asks for a streamed turn too.
-      return streamTurn(ctx, core, { ...input, body: body && typeof body === 'object' && !Array.isArray(body) ? { ...body, stream: true } : body })
-    }
+    const agentId = param(ctx, 'id', 'Agent')
+    const input = { accountId: account(ctx), agentId, request: parse(chatRequestSchema, ctx.request.body ?? {}) }
+    // `Accept: text/event-stream` alone asks for a streamed turn too.
+    if (wantsStream(ctx, input.request)) return streamTurn(ctx, core, { ...input, request: { ...input.request, stream: true } })
     const { turnId } = await core.startChatTurn(input)
     const outcome = await core.awaitChatTurn({ turnId })
     if (outcome.done) ok(ctx, outcome.answer)
@@ -47,7 +47,8 @@ export function chatRoutes({ core }: AppDeps): Router {
   })
 
   router.get('/:id/messages', requireScope('read'), async (ctx) => {
-    ok(ctx, await core.listMessages({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), query: ctx.query }))
+    const agentId = param(ctx, 'id', 'Agent')
+    ok(ctx, await core.listMessages({ accountId: account(ctx), agentId, query: parse(listMessagesQuerySchema, ctx.query) }))
   })
   return router
 }
@@ -58,7 +59,7 @@ export function chatRoutes({ core }: AppDeps): Router {
  * on before the turn starts; a refusal at the start is a plain JSON error. A client that goes
  * away stops the events, not the turn.
  */
-async function streamTurn(ctx: Context, core: Core, input: { accountId: string; agentId: string; body: unknown }) {
+async function streamTurn(ctx: Context, core: Core, input: StartChatTurnInput) {
   const turnId = randomUUID()
   const out = new PassThrough()
   const send = (event: string, data: unknown) => void out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)

@@ -7,6 +7,7 @@ import { noBody, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { listRunsQuerySchema, startRunRequestSchema } from '../../domain/runs/run.schema.ts'
 
 const param = (ctx: Context, name: string, what: string): string => {
   const id = (ctx.params as Record<string, string | undefined>)[name]
@@ -30,11 +31,13 @@ export function runRoutes({ core, pool }: AppDeps): Router {
     (ctx: Context, next: Next) => idempotency({ pool, route: `agents/${param(ctx, 'id', 'Agent')}/runs`, required: false })(ctx, next),
     async (ctx: Context) => {
       const runId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
-      ok(ctx, await core.startRun({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), body: ctx.request.body, runId }), 202)
+      const request = parse(startRunRequestSchema, ctx.request.body ?? {})
+      ok(ctx, await core.startRun({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), request, runId }), 202)
     },
   )
   router.get('/agents/:id/runs', requireScope('read'), async (ctx) => {
-    ok(ctx, await core.listRuns({ accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), query: ctx.query }))
+    const agentId = param(ctx, 'id', 'Agent')
+    ok(ctx, await core.listRuns({ accountId: account(ctx), agentId, query: parse(listRunsQuerySchema, ctx.query) }))
   })
   router.get('/runs/:id', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, await core.getRun({ accountId: account(ctx), runId: param(ctx, 'id', 'Run') }))
