@@ -123,3 +123,20 @@ describe('automation tools over MCP', () => {
     expect((await call(tradeKey, 'delete_automation', { agent_id: trader, automation_id: custom.id })).body.result).toMatchObject({ status: 'cancelled' })
   })
 })
+
+describe('the OpenAPI document', () => {
+  it('declares the automation routes with the Automation response', async () => {
+    const doc = (await apiClient(`${app.url}/api/v1`)('GET', '/openapi.json')).body
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/automations'))).toEqual(['/automations', '/automations/{id}', '/automations/{id}/trigger'])
+    expect(Object.keys(doc.paths['/automations/{id}'])).toEqual(['get', 'patch', 'delete'])
+    expect(doc.paths['/automations'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['agent_id', 'status', 'kind', 'cursor']))
+    expect(doc.paths['/automations'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('dca')
+    expect(Object.keys(doc.components.schemas.Automation.properties)).toEqual([
+      'id', 'agentId', 'name', 'description', 'kind', 'trigger', 'action', 'status', 'triggerType', 'actionType', 'triggerOnce', 'catchUp', 'maxFirings',
+      'maxSpendUsd', 'runCount', 'lastTriggeredAt', 'nextRunAt', 'suspended', 'lastError', 'completedReason', 'firings', 'createdAt', 'updatedAt',
+    ])
+    // A created automation has exactly the declared fields.
+    const [a] = (await owner('GET', '/automations')).body.automations
+    expect(Object.keys(a).sort()).toEqual(Object.keys(doc.components.schemas.Automation.properties).sort())
+  })
+})
