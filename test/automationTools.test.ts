@@ -9,6 +9,7 @@ import { waitFor } from './support/waitFor.ts'
  */
 let app: TestApp
 let owner: Api
+let accountId: string
 let tradeKey: string
 let readKey: string
 let trader: string
@@ -19,7 +20,7 @@ const automationsOf = async (agentId: string) => (await owner('GET', `/automatio
 
 beforeAll(async () => {
   app = await startTestApp({}, { withChain: true })
-  ;({ api: owner } = await app.account())
+  ;({ api: owner, accountId } = await app.account())
   tradeKey = (await owner('POST', '/keys', { name: 'trader', scopes: ['read', 'trade'] })).body.key
   readKey = (await owner('POST', '/keys', { name: 'reader', scopes: ['read'] })).body.key
   trader = (await owner('POST', '/agents', { name: 'dca-bot', skills: ['trading'] })).body.id
@@ -92,7 +93,10 @@ describe('automation tools over MCP', () => {
     expect(await automationsOf(trader)).toHaveLength(2)
   })
 
-  it('an automation tool is never an automation action, even when a skill grants it', async () => {
+  it('only the sniper skill grants a model automation tools; an automation tool is never an automation action', async () => {
+    const tools = (skills: string[]) => app.services.core.agentTools({ accountId, skills })
+    expect(await tools(['sniper'])).toEqual(expect.arrayContaining(['list_automations', 'create_automation']))
+    expect((await tools(['trading', 'market-intelligence', 'wallet', 'token-launch'])).filter((t) => /automation|dca_|limit_order/.test(t))).toEqual([])
     const sniper = (await owner('POST', '/agents', { name: 'sniper', skills: ['sniper', 'trading'] })).body.id
     const res = await call(tradeKey, 'create_automation', {
       agent_id: sniper, name: 'recursive', trigger: { type: 'interval', everySeconds: 3600 }, action: { type: 'tool_call', tool: 'list_automations', args: {} },
