@@ -5,12 +5,13 @@ import { fieldErrorsOf } from './domain/fieldErrors.ts'
 import { createAutomationsStore } from './db/automations.store.ts'
 import { createAutomations } from './actors/automations.ts'
 import type { AutomationPorts } from './domain/automations/ports.ts'
-import { createAutomation, type CreateAutomationInput } from './domain/automations/createAutomation.ts'
+import { createAutomation, previewAutomation, type CreateAutomationInput } from './domain/automations/createAutomation.ts'
 import { getAutomation, listAutomations } from './domain/automations/readAutomations.ts'
-import { cancelAutomation, triggerAutomation, updateAutomation } from './domain/automations/updateAutomation.ts'
-import type { ListAutomationsQuery, UpdateAutomationBody } from './domain/automations/automation.schema.ts'
+import { cancelAutomation, previewTriggerAutomation, previewUpdateAutomation, triggerAutomation, updateAutomation } from './domain/automations/updateAutomation.ts'
+import type { CreateAutomationBody, ListAutomationsQuery, UpdateAutomationBody } from './domain/automations/automation.schema.ts'
 import { toolArgs } from './tools/callTool.ts'
 import { findTool } from './tools/registry.ts'
+import { AUTOMATION_TOOL_NAMES } from './tools/automationTools.ts'
 
 /** What the automation use cases read from the rest of core: the tools an agent's skills grant, tokens and their prices. */
 export type AutomationSources = {
@@ -45,13 +46,18 @@ export function automationUseCases({ pool, runtime, identity }: CoreAdapters, so
         return { id: a.id, skills: a.skills, status: a.status }
       },
     },
-    tools: { granted: sources.grantedTools, check: checkToolArgs },
+    // An automation's action is never an automation tool: a firing must not create or change automations.
+    tools: { granted: async (accountId, skills) => (await sources.grantedTools(accountId, skills)).filter((t) => !AUTOMATION_TOOL_NAMES.has(t)), check: checkToolArgs },
     tokens: { resolve: sources.resolveToken, priceUsd: sources.priceUsd },
     limits,
     clock: { now: () => Date.now() },
   }
   return {
     createAutomation: (input: CreateAutomationInput) => createAutomation(deps, input),
+    /** What createAutomation would create, after the same checks; creates nothing. */
+    previewAutomation: (input: { accountId: string; body: CreateAutomationBody }) => previewAutomation(deps, input),
+    previewUpdateAutomation: (input: { accountId: string; automationId: string; body: UpdateAutomationBody }) => previewUpdateAutomation(deps, input),
+    previewTriggerAutomation: (input: { accountId: string; automationId: string }) => previewTriggerAutomation(deps, input),
     getAutomation: (input: { accountId: string; automationId: string }) => getAutomation(deps, input),
     listAutomations: (input: { accountId: string; query: ListAutomationsQuery }) => listAutomations(deps, input),
     updateAutomation: (input: { accountId: string; automationId: string; body: UpdateAutomationBody }) => updateAutomation(deps, input),

@@ -16,14 +16,15 @@ const SELECT = `select id, account_id, status, snapshot->'context' as ctx, creat
 export function createAutomationsStore(pool: pg.Pool) {
   return {
     /** The account's automations, newest first, after the cursor (created_at, id). */
-    async list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }) {
+    async list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; kind?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }) {
       const { rows } = await pool.query<AutomationRow>(
         `${SELECT} where kind = 'automation' and account_id = $1
            and ($2::text is null or snapshot->'context'->>'agentId' = $2)
            and ($3::text is null or status = $3)
            and ($4::timestamptz is null or (created_at, id) < ($4, $5))
+           and ($7::text is null or snapshot->'context'->>'kind' = $7)
          order by created_at desc, id desc limit $6`,
-        [q.accountId, q.agentId ?? null, q.status ?? null, q.after?.at ?? null, q.after?.id ?? '', q.limit],
+        [q.accountId, q.agentId ?? null, q.status ?? null, q.after?.at ?? null, q.after?.id ?? '', q.limit, q.kind ?? null],
       )
       return rows
     },

@@ -21,7 +21,8 @@ import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
 import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts'
 import { mcpCallBody } from '../mcp/mcpRoutes.ts'
 import { runResponse } from './responseSchemas.ts'
-import { bidResponse, listingResponse, ownListingResponse } from './responseSchemas.ts'
+import { automationResponse, bidResponse, listingResponse, ownListingResponse } from './responseSchemas.ts'
+import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema } from '../domain/automations/automation.schema.ts'
 import { browseListingsQuery, createListingBody, ownPageQuery, placeBidBody } from '../domain/marketplace/marketplace.schema.ts'
 import { DEFAULT_RUN_LIMITS, listRunsQuerySchema, startRunSchema } from '../domain/runs/run.schema.ts'
 
@@ -111,6 +112,22 @@ function marketplaceOps(): Op[] {
     { method: 'post', path: '/market/bids/{bidId}/accept', summary: 'Accept a bid: settled as a buy at the bid price', auth: 'trade', idempotency: 'honoured', response: listing },
     { method: 'post', path: '/market/bids/{bidId}/reject', summary: 'Reject a bid on your listing (credits released)', auth: 'trade', response: ref('Bid') },
     { method: 'delete', path: '/market/bids/{bidId}', summary: 'Withdraw your bid (credits released)', auth: 'trade', response: ref('Bid') },
+  ]
+}
+
+/** Automations: a trigger and an action of an agent (DCA, limit orders, snipers). */
+function automationOps(): Op[] {
+  const automation = ref('Automation')
+  return [
+    {
+      method: 'post', path: '/automations', auth: 'trade', body: createAutomationSchema, status: 201, idempotency: 'honoured', response: automation,
+      summary: 'Create an automation: kind dca, limit or sniper with its parameters, or a trigger and an action; 422 names each bad field',
+    },
+    { method: 'get', path: '/automations', summary: 'Your automations, newest first (?agent_id=, ?status=, ?kind=)', auth: 'read', query: listAutomationsSchema, response: list('automations', 'Automation', true) },
+    { method: 'get', path: '/automations/{id}', summary: 'An automation with its last firings', auth: 'read', response: automation },
+    { method: 'patch', path: '/automations/{id}', summary: 'Pause (status paused), resume or re-arm (armed), rename, change parameters; 409 once completed or cancelled', auth: 'trade', body: updateAutomationSchema, response: automation },
+    { method: 'delete', path: '/automations/{id}', summary: 'Cancel an automation (a firing in flight ends first)', auth: 'trade', response: automation },
+    { method: 'post', path: '/automations/{id}/trigger', summary: 'Fire now, once (after a firing in flight); 409 when paused, completed or cancelled', auth: 'trade', response: automation },
   ]
 }
 
@@ -225,7 +242,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet or the account deposit address (embedded chain only)', auth: 'trade', body: faucetBody },
-    ...marketplaceOps(), ...operatorOps(),
+    ...marketplaceOps(), ...automationOps(), ...operatorOps(),
     { method: 'get', path: '/mcp/tools', summary: "The tool server's tools for this key, with JSON Schemas (MCP itself: /api/mcp)", auth: 'read', toolServer: true, response: mcpToolsResponse },
     { method: 'post', path: '/mcp/call', summary: 'Call one tool over plain HTTP; fund-moving tools need arguments.confirm: true', auth: 'read', toolServer: true, body: mcpCallBody, response: mcpCallResponse },
   ]
@@ -273,7 +290,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
         ChatMessage: output(chatMessageResponse),
         CustomSkill: output(customSkillResponse),
         RegistrySkill: output(registrySkillResponse),
-        ...MARKETPLACE_SCHEMAS,
+        ...MARKETPLACE_SCHEMAS, Automation: output(automationResponse),
         Error: {
           type: 'object',
           required: ['error', 'code'],

@@ -237,3 +237,38 @@ export const bidResponse = z.object({
   createdAt: isoTime,
   endedAt: isoTime.nullable(),
 })
+
+/** An automation: its trigger and action, budgets, status, counters and last firings (newest first). */
+export const automationResponse = z.object({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  name: z.string(),
+  description: nullableString,
+  kind: z.enum(['dca', 'limit', 'sniper', 'custom']),
+  trigger: z.object({ type: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch']) }).catchall(z.unknown()),
+  action: z.object({ type: z.enum(['tool_call', 'agent_prompt']) }).catchall(z.unknown()),
+  status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error']),
+  triggerType: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch']),
+  actionType: z.enum(['tool_call', 'agent_prompt']),
+  triggerOnce: z.boolean(),
+  catchUp: z.enum(['once', 'skip']),
+  maxFirings: z.number().int().nullable(),
+  maxSpendUsd: nullableString.describe('USD, decimal string'),
+  runCount: z.number().int().describe('firings that ran their action (ok or failed)'),
+  lastTriggeredAt: isoTime.nullable(),
+  nextRunAt: isoTime.nullable().describe('the next timer firing; null unless armed and not suspended'),
+  suspended: z.boolean().describe('a firing came due while the agent was not running: waits for it to start'),
+  lastError: nullableString,
+  completedReason: z.enum(['max_firings_reached', 'scheduled_firing_done', 'fired_once', 'expired', 'max_spend_reached']).nullable(),
+  firings: z.array(z.object({
+    number: z.number().int(),
+    at: isoTime,
+    source: z.enum(['timer', 'manual', 'price', 'launch']),
+    outcome: z.enum(['ok', 'failed', 'skipped']),
+    txHash: nullableString,
+    reason: nullableString,
+    childId: nullableString.describe('the swap (wallet operation) or run the firing started'),
+  })).describe('the last 20, newest first'),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+})

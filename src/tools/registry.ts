@@ -11,6 +11,7 @@ import { WALLET_TOOLS } from './walletTools.ts'
 import { getLaunchStatusTool, launchPreviewTool, launchTokenTool } from './launchTools.ts'
 import { getBalanceTool, getModelCatalogTool, getTransactionsTool, listAgentsTool } from './accountTools.ts'
 import { MARKETPLACE_TOOL_NAMES, MARKETPLACE_TOOLS } from './marketplaceTools.ts'
+import { AUTOMATION_TOOLS } from './automationTools.ts'
 
 /**
  * Every tool, in the order a model's tool list shows them. Chat turns, runs and the MCP server
@@ -27,6 +28,7 @@ export const TOOLS: readonly Tool[] = [
   listCustomSkillsTool, createCustomSkillTool,
   ...RUN_TOOLS,
   ...MARKETPLACE_TOOLS,
+  ...AUTOMATION_TOOLS,
 ] as unknown as readonly Tool[]
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]))

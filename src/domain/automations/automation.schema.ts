@@ -87,11 +87,12 @@ export const updateAutomationSchema = z.strictObject({
 })
 export type UpdateAutomationBody = z.infer<typeof updateAutomationSchema>
 
-/** `GET /automations?agent_id=&status=&limit=&cursor=`. */
+/** `GET /automations?agent_id=&status=&kind=&limit=&cursor=`. */
 export const listAutomationsSchema = z.strictObject({
   agent_id: z.uuid('Must be an agent id.').optional(),
   agentId: z.uuid('Must be an agent id.').optional(),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error'], 'One of armed, executing, paused, completed, cancelled, error.').optional(),
+  kind: z.enum(['dca', 'limit', 'sniper', 'custom'], 'One of dca, limit, sniper, custom.').optional(),
   limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })

@@ -56,11 +56,8 @@ export function expandKind(body: CreateAutomationBody): Expanded | { errors: Fie
 
 /**
  * Creates an automation for one of the account's agents (404 for another's), after checking
- * everything a firing would need: the tool is one the agent's skills grant (a read or trade
- * tool) and its arguments are valid, the tokens are known and differ, the interval is at least
- * the service's minimum, a price threshold is not already met (refused, so a limit order never
- * fires on creation by surprise). Every problem is named in one 422. The id comes from the
- * Idempotency-Key when one is sent: a blind retry finds the automation it created.
+ * everything a firing would need (checkAutomation). Every problem is named in one 422. The id
+ * comes from the Idempotency-Key when one is sent: a blind retry finds the automation it created.
  *
  * @example
  * const a = await createAutomation(ports, { accountId, automationId, body: { agent_id, name: 'dca', kind: 'dca', dca: { ... } } })
@@ -71,6 +68,34 @@ export async function createAutomation(deps: AutomationPorts, input: CreateAutom
     if (existing.accountId !== input.accountId) throw new NotFoundError('Automation')
     return automationView(existing)
   }
+  await deps.automations.create(await checkAutomation(deps, input))
+  return automationView((await deps.automations.get(input.automationId))!)
+}
+
+/**
+ * What `createAutomation` would create, after the same checks, creating nothing: the agent, the
+ * kind expanded to its trigger and action, the budgets and the first status (`armed`).
+ *
+ * @example
+ * const preview = await previewAutomation(ports, { accountId, body: { agent_id, name: 'dca', kind: 'dca', dca: { ... } } })
+ */
+export async function previewAutomation(deps: AutomationPorts, input: { accountId: string; body: CreateAutomationBody }) {
+  const a = await checkAutomation(deps, { ...input, automationId: '' })
+  return {
+    created: false, agentId: a.agentId, name: a.name, description: a.description, kind: a.kind, trigger: a.trigger, action: a.action,
+    status: 'armed' as const, triggerType: a.trigger.type, actionType: a.action.type, triggerOnce: a.triggerOnce, catchUp: a.catchUp,
+    maxFirings: a.maxFirings, maxSpendUsd: a.maxSpendUsd,
+  }
+}
+
+/**
+ * Every check of a creation, as the automation it would create: the agent is the account's
+ * (404 otherwise), the tool is one the agent's skills grant (a read or trade tool) and its
+ * arguments are valid, the tokens are known and differ, the interval is at least the service's
+ * minimum, a price threshold is not already met (refused, so a limit order never fires on
+ * creation by surprise). Every problem is named in one 422.
+ */
+export async function checkAutomation(deps: AutomationPorts, input: CreateAutomationInput): Promise<AutomationInput> {
   const body = input.body
   const agentId = body.agent_id ?? body.agentId
   if (!agentId) throw new ValidationError({ agent_id: 'Required: the agent the automation acts for.' })
@@ -80,14 +105,12 @@ export async function createAutomation(deps: AutomationPorts, input: CreateAutom
   if ('errors' in expanded) throw new ValidationError(expanded.errors)
   const errors = { ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)) }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-  const automation: AutomationInput = {
+  return {
     automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
     kind: expanded.kind, trigger: expanded.trigger, action: expanded.action, triggerOnce: expanded.triggerOnce,
     catchUp: body.catch_up ?? 'once', maxFirings: expanded.maxFirings, maxSpendUsd: body.max_spend_usd ?? null,
     maxFailures: deps.limits.maxFailures, createdAt: new Date(deps.clock.now()).toISOString(),
   }
-  await deps.automations.create(automation)
-  return automationView((await deps.automations.get(input.automationId))!)
 }
 
 /** The interval's minimum, and times that are in the future where they must be. */

@@ -30,7 +30,7 @@ export interface Automations {
   /** Creates the automation's actor; one created first under this id (a retried request) is kept. */
   create(input: AutomationInput): Promise<void>
   get(id: string): Promise<AutomationState | undefined>
-  list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }): Promise<AutomationState[]>
+  list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; kind?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }): Promise<AutomationState[]>
   /** Sends a command and answers the automation once the new state is committed. */
   send(id: string, command: AutomationCommand): Promise<AutomationState>
 }

@@ -24,7 +24,7 @@ export async function getAutomation(deps: Pick<AutomationPorts, 'automations'>, 
 }
 
 /**
- * The account's automations, newest first, filtered by agent and status; `nextCursor` when
+ * The account's automations, newest first, filtered by agent, status and kind; `nextCursor` when
  * older ones remain. Another account's agent id simply matches nothing.
  *
  * @example
@@ -34,7 +34,7 @@ export async function listAutomations(deps: Pick<AutomationPorts, 'automations'>
   const q = input.query
   const after = q.cursor ? decodeTupleCursor(q.cursor, z.tuple([z.string().max(40).refine(isPostgresTimestamp), z.uuid()])) : undefined
   const rows = await deps.automations.list({
-    accountId: input.accountId, agentId: q.agent_id ?? q.agentId, status: q.status, limit: q.limit + 1, after: after && { at: after[0], id: after[1] },
+    accountId: input.accountId, agentId: q.agent_id ?? q.agentId, status: q.status, kind: q.kind, limit: q.limit + 1, after: after && { at: after[0], id: after[1] },
   })
   const page = rows.slice(0, q.limit)
   const last = page.at(-1)

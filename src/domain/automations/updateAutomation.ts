@@ -1,9 +1,9 @@
-import { ValidationError, type FieldErrors } from '../errors.ts'
+import { InvalidStateError, ValidationError, type FieldErrors } from '../errors.ts'
 import type { UpdateAutomationBody } from './automation.schema.ts'
 import type { AutomationChanges } from './automation.types.ts'
 import { automationView } from './automationView.ts'
 import { checkTiming } from './createAutomation.ts'
-import type { AutomationPorts } from './ports.ts'
+import type { AutomationPorts, AutomationState } from './ports.ts'
 import { ownAutomation } from './readAutomations.ts'
 
 /**
@@ -17,6 +17,29 @@ import { ownAutomation } from './readAutomations.ts'
  * const a = await updateAutomation(ports, { accountId, automationId, body: { status: 'paused' } })
  */
 export async function updateAutomation(deps: AutomationPorts, input: { accountId: string; automationId: string; body: UpdateAutomationBody }) {
+  const { current, changes } = await checkUpdate(deps, input)
+  const b = input.body
+  let state = current
+  if (Object.keys(changes).length > 0) state = await deps.automations.send(current.automationId, { type: 'automation.update', changes })
+  if (b.status === 'paused' && state.status !== 'paused') state = await deps.automations.send(current.automationId, { type: 'automation.pause' })
+  if (b.status === 'armed' && (state.status === 'paused' || state.status === 'error')) state = await deps.automations.send(current.automationId, { type: 'automation.resume' })
+  return automationView(state)
+}
+
+/**
+ * What `updateAutomation` would do, after the same checks, changing nothing: the automation as
+ * it stands, the parameters that would change and the status asked for.
+ *
+ * @example
+ * const preview = await previewUpdateAutomation(ports, { accountId, automationId, body: { max_spend_usd: '50' } })
+ */
+export async function previewUpdateAutomation(deps: AutomationPorts, input: { accountId: string; automationId: string; body: UpdateAutomationBody }) {
+  const { current, changes } = await checkUpdate(deps, input)
+  return { updated: false, automation: automationView(current), changes, ...(input.body.status ? { status: input.body.status } : {}) }
+}
+
+/** The account's automation and the changes a PATCH asks for, checked as at creation (422 naming each bad field). */
+async function checkUpdate(deps: AutomationPorts, input: { accountId: string; automationId: string; body: UpdateAutomationBody }): Promise<{ current: AutomationState; changes: AutomationChanges }> {
   const current = await ownAutomation(deps, input.accountId, input.automationId)
   const b = input.body
   const changes: AutomationChanges = {
@@ -36,11 +59,7 @@ export async function updateAutomation(deps: AutomationPorts, input: { accountId
     for (const [k, v] of Object.entries(deps.tools.check(b.action.tool, b.action.args) ?? {})) errors[`action.args.${k}`] = v
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-  let state = current
-  if (Object.keys(changes).length > 0) state = await deps.automations.send(current.automationId, { type: 'automation.update', changes })
-  if (b.status === 'paused' && state.status !== 'paused') state = await deps.automations.send(current.automationId, { type: 'automation.pause' })
-  if (b.status === 'armed' && (state.status === 'paused' || state.status === 'error')) state = await deps.automations.send(current.automationId, { type: 'automation.resume' })
-  return automationView(state)
+  return { current, changes }
 }
 
 /**
@@ -62,4 +81,17 @@ export async function cancelAutomation(deps: AutomationPorts, input: { accountId
 export async function triggerAutomation(deps: AutomationPorts, input: { accountId: string; automationId: string }) {
   const current = await ownAutomation(deps, input.accountId, input.automationId)
   return automationView(await deps.automations.send(current.automationId, { type: 'automation.trigger', source: { source: 'manual' } }))
+}
+
+/**
+ * What `triggerAutomation` would do, firing nothing: the automation and the action a firing
+ * runs. A paused, completed or cancelled automation refuses with 409 as the trigger would.
+ *
+ * @example
+ * const preview = await previewTriggerAutomation(ports, { accountId, automationId })
+ */
+export async function previewTriggerAutomation(deps: AutomationPorts, input: { accountId: string; automationId: string }) {
+  const current = await ownAutomation(deps, input.accountId, input.automationId)
+  if (current.status !== 'armed' && current.status !== 'executing') throw new InvalidStateError({ event: 'trigger', state: current.status })
+  return { triggered: false, automation: automationView(current), action: current.action }
 }
