@@ -111,8 +111,8 @@ import { launchToken, type LaunchTokenInput } from './domain/launches/launchToke
 import { previewLaunch } from './domain/launches/previewLaunch.ts'
 import { getLaunch, type GetLaunchInput } from './domain/launches/getLaunch.ts'
 import type { LaunchRequest } from './domain/launches/launch.schema.ts'
-import { getBilling } from './domain/billing/getBilling.ts'
-import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
+import { billingUseCases } from './billingUseCases.ts'
+import type { GetDepositInfoDeps } from './domain/billing/getDepositInfo.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
 import { marketplaceUseCases } from './marketplaceUseCases.ts'
@@ -129,8 +129,9 @@ export type CoreAdapters = {
   /** Accounts, keys, sessions and agents: the ORM their repositories work over, and their settings. */
   identity: IdentityAdapters
   logger: Logger
-  /** The credit ledger. */
+  /** The credit ledger, and the deposit addresses where credits are bought on chain (absent without a chain). */
   credits: CreditsRepository
+  deposits?: GetDepositInfoDeps | undefined
   /** The model catalog (src/llm/models.json or MODEL_CATALOG). */
   models: ReadonlyMap<string, Model>
 }
@@ -244,8 +245,7 @@ export function createCore(adapters: CoreAdapters) {
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
     ...walletUseCases(adapters, walletOps),
-    getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
-    listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
+    ...billingUseCases(adapters),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),

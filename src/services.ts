@@ -97,7 +97,7 @@ export async function createServices(
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
 
   const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
-  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, models })
+  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, deposits: deposits?.ports, models })
   const subscriber = await subscribeKeyRevocations(config, core)
   // Price thresholds and new launches fire automations as the indexer adds blocks.
   indexer?.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger }).onIndexed)
@@ -109,7 +109,6 @@ export async function createServices(
     wallet,
     core,
     faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
-    deposits,
     pool: db.pool,
     redis,
     indexer,

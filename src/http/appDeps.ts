@@ -55,6 +55,4 @@ export type AppDeps = {
   wallet?: WalletDeps | undefined
   /** Only on the embedded chain. */
   faucet?(accountId: string, body: FaucetRequest): Promise<object>
-  /** Credit deposits on chain (present when a chain is): the account's address, terms and pending transfers. */
-  deposits?: { info(accountId: string): Promise<object> } | undefined
 }

@@ -4,7 +4,6 @@ import { ok } from '../respond.ts'
 import { BUILTIN_SKILLS, STRATEGY_PRESETS } from '../../domain/skills/builtinSkills.ts'
 import { openApiDocument } from '../openapi.ts'
 import { rejectQuery } from '../validate.ts'
-import { modelView } from '../../llm/modelCatalog.ts'
 
 /** Public platform data: health, model catalog, built-in skills and strategy presets. */
 export function publicRoutes(deps: AppDeps): Router {
@@ -14,7 +13,7 @@ export function publicRoutes(deps: AppDeps): Router {
     ok(ctx, report, report.database.ok ? 200 : 503)
   })
   router.get('/models', rejectQuery, (ctx) => {
-    ok(ctx, { models: [...deps.models.values()].map(modelView) })
+    ok(ctx, { models: deps.core.listModels() })
   })
   router.get('/skills', rejectQuery, (ctx) => {
     ok(ctx, {
