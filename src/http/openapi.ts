@@ -90,6 +90,14 @@ function skillOps(): Op[] {
   ]
 }
 
+/** Launches and swaps followed as Server-Sent Events (runs: with the run routes). */
+function streamOps(): Op[] {
+  return [
+    { method: 'get', path: '/launch/{id}/events', summary: 'Follow a launch: Server-Sent Events until live or failed (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
+    { method: 'get', path: '/swap/{id}/events', summary: 'Follow a swap: Server-Sent Events until confirmed or failed (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
+  ]
+}
+
 /** Operator routes (operator accounts only). */
 function operatorOps(): Op[] {
   return [
@@ -130,6 +138,7 @@ function runOps(): Op[] {
       response: { type: 'object', required: ['runs', 'nextCursor'], properties: { runs: { type: 'array', items: output(runResponse) }, nextCursor: { type: ['string', 'null'] } } },
     },
     { method: 'get', path: '/runs/{id}', summary: 'A run: status, budgets and their use, steps, tool calls, credits, summary', auth: 'read', response: output(runResponse) },
+    { method: 'get', path: '/runs/{id}/events', summary: 'Follow a run: Server-Sent Events until it ends (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
     { method: 'post', path: '/runs/{id}/stop', summary: 'Stop a run: nothing new starts, what is in flight completes; answers the run once it ended', auth: 'trade', response: output(runResponse) },
   ]
 }
@@ -191,6 +200,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapInput },
     { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapInput, idempotency: 'honoured' },
     { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
+    ...streamOps(),
     { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioInput },
     { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferInput, idempotency: 'honoured' },
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
