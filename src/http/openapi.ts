@@ -12,6 +12,7 @@ import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
+import { deadLettersQuery, reasonBody } from './routes/opsConsole.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { txQuery } from './routes/wallet.routes.ts'
 import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
@@ -98,6 +99,23 @@ function streamOps(): Op[] {
   ]
 }
 
+/** The operator console's routes (operator accounts only; every action audited with its reason). */
+function opsConsoleOps(): Op[] {
+  const action = (path: string, summary: string): Op => ({ method: 'post', path, summary, auth: 'operator', body: reasonBody })
+  return [
+    { method: 'get', path: '/ops/overview', summary: 'Counts per kind and state, work, effects, dead letters, stuck actors, credits, chain lag', auth: 'operator' },
+    { method: 'get', path: '/ops/actors/{id}/timeline', summary: 'One actor: events, effects, timers, children, dead letters, transactions', auth: 'operator' },
+    { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
+    { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
+    { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
+    action('/ops/dead-letters/{seq}/retry', 'Enqueue a dead letter again (audited)'),
+    action('/ops/dead-letters/{seq}/discard', 'Drop a dead letter (audited)'),
+    action('/ops/actors/{id}/unstick', "Clear an actor's stuck mark (audited)"),
+    action('/ops/agents/{id}/pause', "Set an agent's kill switch (audited)"),
+    action('/ops/runs/{id}/cancel', 'Stop a run (audited)'),
+  ]
+}
+
 /** Operator routes (operator accounts only). */
 function operatorOps(): Op[] {
   return [
@@ -105,6 +123,7 @@ function operatorOps(): Op[] {
     { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
     { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
+    ...opsConsoleOps(),
     { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
     { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
   ]

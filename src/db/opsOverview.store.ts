@@ -1,0 +1,62 @@
+import type pg from 'pg'
+
+export type OpsOverviewCounts = {
+  /** Every actor kind and state present (a new kind, such as automations, shows up by itself). */
+  actors: { kind: string; status: string; count: number }[]
+  /** Actors started per kind (runs, chat turns, launches, wallet operations, firings) in the last minute and hour. */
+  work: { kind: string; lastMinute: number; lastHour: number }[]
+  transactions: { lastMinute: number; lastHour: number }
+  effects: { pending: number; retrying: number; failed: number }
+  deadLetters: number
+  stuck: number
+  /** Credits charged for model calls in the last hour (1 credit = 0.001 USD). */
+  modelCreditsLastHour: number
+  /** Credits held by reservations of calls in flight, over every account. */
+  creditsReserved: number
+  /** The indexer's last block (null before its first pass). */
+  indexedBlock: number | null
+}
+
+/**
+ * Everything the operator overview counts, in one statement. Each part reads an index, never
+ * a whole table: `actor_kind_status` (index-only), `actor_created`, `chain_tx_created`,
+ * `effect_open`, `effect_failed`, `actor_inbox_dead_open`, `actor_stuck`,
+ * `credit_entry_model_usage`, `account_credits_reserved` (docs/benchmarks.md, "Operator overview").
+ *
+ * @example
+ * const counts = await opsOverviewCounts(pool)
+ */
+export async function opsOverviewCounts(pool: pg.Pool): Promise<OpsOverviewCounts> {
+  const { rows } = await pool.query<Record<string, unknown>>({
+    name: 'ops.overview',
+    text: `select
+      (select coalesce(json_agg(json_build_object('kind', kind, 'status', status, 'count', n) order by kind, status), '[]')
+         from (select kind, status, count(*)::int n from actor group by kind, status) c) as actors,
+      (select coalesce(json_agg(json_build_object('kind', kind, 'lastMinute', m, 'lastHour', h) order by kind), '[]')
+         from (select kind, (count(*) filter (where created_at > now() - interval '1 minute'))::int m, count(*)::int h
+                 from actor where created_at > now() - interval '1 hour' group by kind) w) as work,
+      (select json_build_object('lastMinute', (count(*) filter (where created_at > now() - interval '1 minute'))::int, 'lastHour', count(*)::int)
+         from chain_tx where created_at > now() - interval '1 hour') as transactions,
+      (select json_build_object('pending', (count(*) filter (where attempts = 0))::int, 'retrying', (count(*) filter (where attempts > 0))::int)
+         from effect where status in ('pending', 'prepared', 'sent')) as effects_open,
+      (select count(*)::int from effect where status = 'failed') as effects_failed,
+      (select count(*)::int from actor_inbox where dead_at is not null and resolved_at is null) as dead_letters,
+      (select count(*)::int from actor where stuck_at is not null) as stuck,
+      (select coalesce(sum(abs(credits)), 0)::bigint from credit_entry where kind = 'model_usage' and created_at > now() - interval '1 hour') as model_credits,
+      (select coalesce(sum(credits_reserved), 0)::bigint from account where credits_reserved > 0) as credits_reserved,
+      (select block_number from chain_checkpoint order by chain_id limit 1) as indexed_block`,
+  })
+  const r = rows[0]!
+  const open = r.effects_open as { pending: number; retrying: number }
+  return {
+    actors: r.actors as OpsOverviewCounts['actors'],
+    work: r.work as OpsOverviewCounts['work'],
+    transactions: r.transactions as OpsOverviewCounts['transactions'],
+    effects: { ...open, failed: Number(r.effects_failed) },
+    deadLetters: Number(r.dead_letters),
+    stuck: Number(r.stuck),
+    modelCreditsLastHour: Number(r.model_credits),
+    creditsReserved: Number(r.credits_reserved),
+    indexedBlock: r.indexed_block === null || r.indexed_block === undefined ? null : Number(r.indexed_block),
+  }
+}
