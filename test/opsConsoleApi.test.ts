@@ -130,3 +130,22 @@ describe('console actions on agents and runs', () => {
     expect((await op.api('POST', `/ops/runs/${agent.id}/cancel`, { reason: 'not a run' })).status).toBe(404)
   })
 })
+
+describe('the console page', () => {
+  it('is served at /ops with its assets from the package: same-origin only, no CDN', async () => {
+    const page = await fetch(`${app.url}/ops`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    const html = await page.text()
+    expect(html).toContain('/ops/console.js')
+    for (const asset of ['/ops/console.js', '/ops/console.css']) {
+      const res = await fetch(`${app.url}${asset}`)
+      expect(res.status, asset).toBe(200)
+      // The SVG namespace is a name, not a fetch.
+      expect((await res.text()).replaceAll('http://www.w3.org/2000/svg', ''), asset).not.toMatch(/https?:\/\//)
+    }
+    expect(html).not.toMatch(/https?:\/\//)
+  })
+})
