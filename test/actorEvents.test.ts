@@ -67,3 +67,25 @@ describe('Server-Sent Events for launches and swaps', () => {
     expect((await readSse(`${app.url}/api/v1/swap/${x.body.id}/events`, { apiKey: bob.apiKey })).status).toBe(404)
   })
 })
+
+describe('the stream waits for commits', () => {
+  it('an open stream gets each state as it commits, and closes after the final one (the operator view of an agent)', async () => {
+    const op = await app.account({ operator: true, name: 'ops' })
+    const id = (await alice.api('POST', '/agents', { name: 'followed', skills: ['trading'] })).body.id
+    const seen: string[] = []
+    const stream = readSse(`${app.url}/api/v1/ops/actors/${id}/events`, {
+      apiKey: op.apiKey,
+      onEvent: (e) => {
+        seen.push(e.data.status)
+        // Each command is sent only once the stream has shown the state before it.
+        if (e.data.status === 'stopped') void alice.api('POST', `/agents/${id}/start`)
+        if (e.data.status === 'running') void alice.api('DELETE', `/agents/${id}`)
+      },
+    })
+    const done = await stream
+    expect(done.status).toBe(200)
+    expect(seen).toEqual(['stopped', 'running', 'deleted'])
+    expect(done.events.at(-1)!.data).toMatchObject({ id, kind: 'agent', status: 'deleted' })
+    expect((await readSse(`${app.url}/api/v1/ops/actors/${id}/events`, { apiKey: alice.apiKey })).status).toBe(403)
+  })
+})

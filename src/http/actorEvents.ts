@@ -108,7 +108,8 @@ export async function streamActorEvents<T extends object>(
   const off = deps.runtime.onCommit(opts.actorId, wake)
   const backstop = setInterval(wake, BACKSTOP_MS)
   const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS)
-  ctx.req.on('close', close)
+  // The response's close: the client went away (the request's own close fires once its body is read).
+  ctx.res.on('close', close)
   out.on('error', close)
   wake()
 }

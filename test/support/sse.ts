@@ -6,7 +6,7 @@ export type SseEvent = { id: string | null; event: string; data: any }
  */
 export async function readSse(
   url: string,
-  { apiKey, lastEventId, stopAfter = Infinity }: { apiKey: string; lastEventId?: string; stopAfter?: number },
+  { apiKey, lastEventId, stopAfter = Infinity, onEvent }: { apiKey: string; lastEventId?: string; stopAfter?: number; onEvent?: (e: SseEvent) => void },
 ): Promise<{ status: number; contentType: string | null; events: SseEvent[]; body?: any }> {
   const controller = new AbortController()
   const res = await fetch(url, {
@@ -33,7 +33,11 @@ export async function readSse(
           const i = line.indexOf(':')
           fields.set(line.slice(0, i), line.slice(i + 1).trimStart())
         }
-        if (fields.has('data')) events.push({ id: fields.get('id') ?? null, event: fields.get('event') ?? 'message', data: JSON.parse(fields.get('data')!) })
+        if (fields.has('data')) {
+          const e = { id: fields.get('id') ?? null, event: fields.get('event') ?? 'message', data: JSON.parse(fields.get('data')!) }
+          events.push(e)
+          onEvent?.(e)
+        }
       }
     }
   } finally {
