@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
+import { foldActorCounts } from '../src/db/opsOverview.store.ts'
 
 let model: ModelServer
 let app: TestApp
@@ -47,6 +48,21 @@ describe('the operator overview', () => {
     expect(res.body.chain.head).toBeGreaterThan(0)
     expect(res.body.chain.lagBlocks).toBeGreaterThanOrEqual(0)
     expect((await alice.api('GET', '/ops/overview')).status).toBe(403)
+  })
+
+  it("the counts per kind and state, kept by triggers, equal a count of the actor table, before and after the deltas are folded", async () => {
+    const truth = async () =>
+      (await app.services.pool.query(`select kind, status, count(*)::int as count from actor group by kind, status order by kind, status`)).rows
+    const shown = async () => (await op.api('GET', '/ops/overview')).body.actors
+    expect(await shown()).toEqual(await truth())
+    expect(Number((await app.services.pool.query('select count(*) from actor_count_delta')).rows[0].count)).toBeGreaterThan(0)
+    await foldActorCounts(app.services.pool)
+    expect(Number((await app.services.pool.query('select count(*) from actor_count_delta')).rows[0].count)).toBe(0)
+    expect(await shown()).toEqual(await truth())
+    // A state change after the fold: a -1 and a +1, and the answer still equals the table.
+    expect((await alice.api('POST', `/agents/${agent.id}/start`)).status).toBe(200)
+    expect(await shown()).toEqual(await truth())
+    expect((await alice.api('POST', `/agents/${agent.id}/stop`)).status).toBe(200)
   })
 })
 

@@ -1,7 +1,7 @@
 import type pg from 'pg'
 
 export type OpsOverviewCounts = {
-  /** Every actor kind and state present (a new kind, such as automations, shows up by itself). */
+  /** Every actor kind and state present (a new kind, such as automations, shows up by itself). Exact: counted by triggers on `actor`. */
   actors: { kind: string; status: string; count: number }[]
   /** Actors started per kind (runs, chat turns, launches, wallet operations, firings) in the last minute and hour. */
   work: { kind: string; lastMinute: number; lastHour: number }[]
@@ -17,9 +17,30 @@ export type OpsOverviewCounts = {
   indexedBlock: number | null
 }
 
+/** Deltas of `actor_count_delta` beyond which the overview folds them into `actor_count`. */
+const FOLD_AFTER_DELTAS = 2000
+
 /**
- * Everything the operator overview counts, in one statement. Each part reads an index, never
- * a whole table: `actor_kind_status` (index-only), `actor_created`, `chain_tx_created`,
+ * Folds `actor_count_delta` into `actor_count` in one transaction, so a reader sees either both
+ * before or both after. Deltas appended meanwhile stay for the next fold; a concurrent fold
+ * skips (the advisory lock), so two never lock the totals in different orders.
+ *
+ * @example
+ * await foldActorCounts(pool)
+ */
+export async function foldActorCounts(pool: pg.Pool): Promise<void> {
+  await pool.query(
+    `with l as (select pg_try_advisory_xact_lock(hashtext('actor_count_fold')) as got),
+          d as (delete from actor_count_delta where (select got from l) returning kind, status, n),
+          s as (select kind, status, sum(n) as n from d group by kind, status)
+     insert into actor_count (kind, status, n) select kind, status, n from s order by kind, status
+     on conflict (kind, status) do update set n = actor_count.n + excluded.n`,
+  )
+}
+
+/**
+ * Everything the operator overview counts, in one statement. Each part reads a small table or an
+ * index, never a whole table: `actor_count` + `actor_count_delta` (kept by triggers on `actor`), `actor_created`, `chain_tx_created`,
  * `effect_open`, `effect_failed`, `actor_inbox_dead_open`, `actor_stuck`,
  * `credit_entry_model_usage`, `account_credits_reserved` (docs/benchmarks.md, "Operator overview").
  *
@@ -31,7 +52,9 @@ export async function opsOverviewCounts(pool: pg.Pool): Promise<OpsOverviewCount
     name: 'ops.overview',
     text: `select
       (select coalesce(json_agg(json_build_object('kind', kind, 'status', status, 'count', n) order by kind, status), '[]')
-         from (select kind, status, count(*)::int n from actor group by kind, status) c) as actors,
+         from (select kind, status, sum(n)::int n from (select kind, status, n from actor_count union all select kind, status, n from actor_count_delta) t
+                group by kind, status having sum(n) <> 0) c) as actors,
+      (select count(*)::int from actor_count_delta) as deltas,
       (select coalesce(json_agg(json_build_object('kind', kind, 'lastMinute', m, 'lastHour', h) order by kind), '[]')
          from (select kind, (count(*) filter (where created_at > now() - interval '1 minute'))::int m, count(*)::int h
                  from actor where created_at > now() - interval '1 hour' group by kind) w) as work,
@@ -47,6 +70,8 @@ export async function opsOverviewCounts(pool: pg.Pool): Promise<OpsOverviewCount
       (select block_number from chain_checkpoint order by chain_id limit 1) as indexed_block`,
   })
   const r = rows[0]!
+  // Fold the deltas into the totals once they pile up, after answering (one folder at a time).
+  if (Number(r.deltas) > FOLD_AFTER_DELTAS) void foldActorCounts(pool).catch(() => {})
   const open = r.effects_open as { pending: number; retrying: number }
   return {
     actors: r.actors as OpsOverviewCounts['actors'],

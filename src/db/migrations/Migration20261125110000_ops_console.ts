@@ -7,6 +7,11 @@ import { Migration } from '@mikro-orm/migrations'
  * - dead letters not yet resolved, and actors by parent (an actor's children on its timeline);
  * - effects that failed for good; model usage and held credits;
  * - work per minute: actors and transactions by creation time.
+ * Actors per kind and state are counted by triggers instead: scanning `actor_kind_status` costs
+ * 10-25 ms of CPU per 100,000 actors on every overview. A status change appends a -1 and a +1
+ * to `actor_count_delta` (an insert into an unindexed table: no shared row is locked, so
+ * concurrent commits never wait on each other); `actor_count` holds the folded totals, and the
+ * overview folds the deltas in when they pile up (src/db/opsOverview.store.ts).
  */
 export class Migration20261125110000_ops_console extends Migration {
   override name = 'Migration20261125110000_ops_console'
@@ -20,6 +25,22 @@ create index effect_failed on effect(updated_at) where status = 'failed';
 create index credit_entry_model_usage on credit_entry(created_at) include (credits) where kind = 'model_usage';
 create index account_credits_reserved on account(id) include (credits_reserved) where credits_reserved > 0;
 create index chain_tx_created on chain_tx(created_at);
+
+create table actor_count (kind text not null, status text not null, n bigint not null, primary key (kind, status));
+create table actor_count_delta (kind text not null, status text not null, n int not null);
+create function actor_count_track() returns trigger language plpgsql as $fn$
+begin
+  if tg_op in ('UPDATE', 'DELETE') then insert into actor_count_delta values (old.kind, old.status, -1); end if;
+  if tg_op in ('UPDATE', 'INSERT') then insert into actor_count_delta values (new.kind, new.status, 1); end if;
+  return null;
+end
+$fn$;
+create trigger actor_count_insert after insert on actor for each row execute function actor_count_track();
+create trigger actor_count_update after update of status on actor for each row
+  when (old.status is distinct from new.status) execute function actor_count_track();
+create trigger actor_count_delete after delete on actor for each row execute function actor_count_track();
+lock table actor in share mode;
+insert into actor_count select kind, status, count(*) from actor group by kind, status;
 `)
   }
 }
