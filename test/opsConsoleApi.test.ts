@@ -3,6 +3,9 @@ import { startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
 import { foldActorCounts } from '../src/db/opsOverview.store.ts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createSiweMessage } from 'viem/siwe'
+import { apiClient } from './support/app.ts'
 
 let model: ModelServer
 let app: TestApp
@@ -16,7 +19,7 @@ const ids = (body: { actors: { id: string }[] }) => body.actors.map((a) => a.id)
 
 beforeAll(async () => {
   model = await startModelServer()
-  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', SIWE_DOMAIN: 'app.test' }, { withChain: true })
   op = await app.account({ operator: true, name: 'ops' })
   alice = await app.account({ name: 'alice' })
   agent = (await alice.api('POST', '/agents', { name: 'card', skills: ['trading', 'token-launch'] })).body
@@ -163,5 +166,32 @@ describe('the console page', () => {
       expect((await res.text()).replaceAll('http://www.w3.org/2000/svg', ''), asset).not.toMatch(/https?:\/\//)
     }
     expect(html).not.toMatch(/https?:\/\//)
+  })
+})
+
+describe('signed in with a SIWE session', () => {
+  it("an operator account's session reads the console's API, and its actions need the CSRF token; another account's session is refused", async () => {
+    const pub = apiClient(`${app.url}/api/v1`)
+    const session = async () => {
+      const signer = privateKeyToAccount(generatePrivateKey())
+      const { nonce } = (await pub('GET', '/auth/nonce')).body
+      const message = createSiweMessage({ address: signer.address, chainId: 31337, domain: 'app.test', nonce, uri: 'https://app.test', version: '1' })
+      const res = await pub('POST', '/auth/siwe', { message, signature: await signer.signMessage({ message }) })
+      expect(res.status).toBe(200)
+      return { accountId: res.body.account.id as string, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: res.body.csrfToken as string }
+    }
+    const plain = await session()
+    expect((await pub('GET', '/ops/overview', undefined, { cookie: plain.cookie })).status).toBe(403)
+
+    const operator = await session()
+    await app.services.pool.query('update account set is_operator = true where id = $1', [operator.accountId])
+    expect((await pub('GET', '/ops/overview', undefined, { cookie: operator.cookie })).status).toBe(200)
+    const runner = (await alice.api('POST', '/agents', { name: 'siwe-target', skills: ['trading'] })).body
+    const noCsrf = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'session without token' }, { cookie: operator.cookie })
+    expect(noCsrf.body.code).toBe('csrf_token_invalid')
+    const paused = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'from the dashboard' }, { cookie: operator.cookie, 'x-csrf-token': operator.csrf })
+    expect(paused.status).toBe(200)
+    const trail = (await op.api('GET', `/ops/audit?subjectId=${runner.id}`)).body.entries
+    expect(trail[0]).toMatchObject({ action: 'ops.agent.pause', actor: { type: 'operator', accountId: operator.accountId, via: 'session', address: expect.stringMatching(/^0x/) } })
   })
 })
