@@ -102,6 +102,7 @@ import type { WalletPorts } from './domain/wallet/ports.ts'
 import { transferFunds, type TransferFundsInput } from './domain/wallet/transferFunds.ts'
 import { previewTransfer, type PreviewTransferInput } from './domain/wallet/previewTransfer.ts'
 import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfolio.ts'
+import { getPortfolioHistory, type GetPortfolioHistoryInput } from './domain/wallet/getPortfolioHistory.ts'
 import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
 import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
 import { createLaunchPorts } from './chain/launchAdapters.ts'
@@ -268,6 +269,7 @@ function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: Retur
     transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
     previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
     getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
+    getPortfolioHistory: (input: GetPortfolioHistoryInput) => getPortfolioHistory(withChain(), input),
     getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
     listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
   }

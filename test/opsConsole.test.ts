@@ -100,6 +100,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
 
     await page.goto(`${app.url}/ops#/agent/${agentId}`)
     await expect.poll(() => page.getByTestId('portfolio-total').textContent()).toMatch(/^\d+\.\d+$/)
+    await page.getByTestId('value-chart').locator('svg polyline').waitFor()
     await shot('4-agent-card')
   })
 

@@ -117,6 +117,20 @@ describe('one agent', () => {
     expect(res.body.credits).toEqual({ credits: expect.any(Number), reserved: 0 })
     expect((await op.api('GET', '/ops/agents/00000000-0000-4000-8000-000000000000')).status).toBe(404)
   })
+
+  it('its value over time: the wallet valued on chain at blocks from before its first transaction to now', async () => {
+    const res = await op.api('GET', `/ops/agents/${agent.id}/value-history`)
+    expect(res.status).toBe(200)
+    const points = res.body.points as { blockNumber: string; at: string; totalValueUsd: string }[]
+    expect(points.length).toBeGreaterThanOrEqual(2)
+    const blocks = points.map((p) => BigInt(p.blockNumber))
+    expect(blocks).toEqual([...blocks].sort((a, b) => (a < b ? -1 : 1)))
+    const { rows } = await app.services.pool.query('select min(block_number)::int as b from chain_tx where agent_id = $1', [agent.id])
+    expect(Number(points[0]!.blockNumber)).toBe(rows[0].b - 1)
+    for (const p of points) expect(Number(p.totalValueUsd)).toBeGreaterThan(10_000)
+    expect(Date.parse(points.at(-1)!.at)).toBeGreaterThanOrEqual(Date.parse(points[0]!.at))
+    expect((await alice.api('GET', `/ops/agents/${agent.id}/value-history`)).status).toBe(403)
+  })
 })
 
 describe('console actions on agents and runs', () => {

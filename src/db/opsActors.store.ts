@@ -178,3 +178,9 @@ export async function listOpenDeadLetters(pool: pg.Pool, limit: number) {
     event: r.event as unknown, error: r.error as string, deadAt: iso(r.dead_at),
   }))
 }
+
+/** The block of the agent's first transaction in the outbox (null before any). */
+export async function firstAgentTxBlock(pool: pg.Pool, agentId: string): Promise<bigint | null> {
+  const { rows } = await pool.query<{ b: string | null }>('select min(block_number)::text as b from chain_tx where agent_id = $1', [agentId])
+  return rows[0]?.b ? BigInt(rows[0].b) : null
+}

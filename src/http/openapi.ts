@@ -107,6 +107,7 @@ function opsConsoleOps(): Op[] {
     { method: 'get', path: '/ops/actors/{id}/timeline', summary: 'One actor: events, effects, timers, children, dead letters, transactions', auth: 'operator' },
     { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
     { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
+    { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
     { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
     action('/ops/dead-letters/{seq}/retry', 'Enqueue a dead letter again (audited)'),
     action('/ops/dead-letters/{seq}/discard', 'Drop a dead letter (audited)'),

@@ -345,13 +345,17 @@ async function deadLetters() {
 }
 
 async function agentView(id) {
-  const samples = []
   const body = h('div')
+  // The value chart is read on chain at past blocks: once on open, then every minute.
+  const history = h('div', { 'data-testid': 'value-chart' }, h('p', { class: 'muted', text: 'Reading the value history…' }))
   put(main, body)
+  every(60_000, async () => {
+    const { points } = await api(`/ops/agents/${id}/value-history`)
+    put(history, chart(points.map((p) => ({ t: Date.parse(p.at), v: Number(p.totalValueUsd ?? 0), block: p.blockNumber }))))
+  })
   const render = async () => {
     const c = await api(`/ops/agents/${id}`)
     const a = c.agent
-    if (c.portfolio) samples.push({ t: Date.now(), v: Number(c.portfolio.totalValueUsd ?? 0) })
     const cap = (label, limit, used) => h('tr', {}, h('td', { text: label }), h('td', { text: limit ?? 'none' }), h('td', { text: used ?? '' }))
     const actorsTable = (list, testid) => table(['id', 'state', 'created'], list.length ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }))) : [empty(3, 'None.')], testid)
     put(body, 
@@ -363,7 +367,7 @@ async function agentView(id) {
         h('div', {}, h('h2', { text: 'Balances (USD)' }), c.portfolio
           ? table(['token', 'balance', 'value USD'], [...c.portfolio.holdings.map((x) => h('tr', {}, h('td', { text: x.symbol }), h('td', { text: x.balance }), h('td', { text: x.valueUsd ?? '?' }))), h('tr', {}, h('td', { text: 'total' }), h('td'), h('td', { 'data-testid': 'portfolio-total', text: c.portfolio.totalValueUsd }))])
           : h('p', { class: 'muted', text: 'No chain: balances unknown.' }),
-          h('h2', { text: 'Portfolio value (samples since this page opened)' }), chart(samples)),
+          h('h2', { text: 'Portfolio value over time (USD, on chain)' }), history),
         h('div', {}, h('h2', { text: 'Policy caps against today' }), table(['rule', 'cap', 'used today'], [
           cap('per trade USD', a.policy.maxTradeUsd), cap('per day USD', a.policy.maxDailyUsd, c.spentTodayUsd), cap('price impact bps', a.policy.maxPriceImpactBps),
         ]), h('p', { class: 'muted', text: `Credits: ${c.credits.credits} (held ${c.credits.reserved})` }),
@@ -383,7 +387,7 @@ async function agentView(id) {
 function chart(samples) {
   const w = 420
   const hgt = 120
-  if (samples.length < 2) return h('p', { class: 'muted', text: samples.length ? `$${samples[0].v.toFixed(2)} (one sample so far)` : 'No samples.' })
+  if (samples.length < 2) return h('p', { class: 'muted', text: samples.length ? `$${samples[0].v.toFixed(2)} (no history before this block)` : 'No history.' })
   const vs = samples.map((s) => s.v)
   const [lo, hi] = [Math.min(...vs), Math.max(...vs)]
   const t0 = samples[0].t
@@ -396,7 +400,8 @@ function chart(samples) {
   const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline')
   line.setAttribute('points', pts)
   svg.append(line)
-  return svg
+  const [first, last] = [samples[0], samples.at(-1)]
+  return h('div', {}, svg, h('p', { class: 'muted', text: `$${first.v.toFixed(2)} at block ${first.block} (${when(new Date(first.t).toISOString())}) → $${last.v.toFixed(2)} at block ${last.block}; low $${lo.toFixed(2)}, high $${hi.toFixed(2)}` }))
 }
 
 // ---------- routing ----------

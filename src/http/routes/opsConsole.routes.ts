@@ -9,7 +9,7 @@ import { streamActorEvents } from '../actorEvents.ts'
 import { InvalidStateError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf, listAudit } from '../../domain/agents/auditTrail.ts'
 import { opsOverviewCounts } from '../../db/opsOverview.store.ts'
-import { actorDetail, actorRelations, actorSummary, actorsOfAgent, findActorRow, listOpenDeadLetters } from '../../db/opsActors.store.ts'
+import { actorDetail, actorRelations, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listOpenDeadLetters } from '../../db/opsActors.store.ts'
 import { actorOwner, clearStuck, resolveDeadLetter, writeOpsAudit, type OpsOperator } from '../../db/opsActions.store.ts'
 import { spentTodayUsd } from '../../db/walletOp.store.ts'
 import { buildTimeline } from '../opsTimeline.ts'
@@ -112,8 +112,41 @@ export function opsConsoleRoutes(deps: AppDeps): Router {
     ok(ctx, { deadLetters: await listOpenDeadLetters(deps.pool, q.limit) })
   })
 
+  mountValueHistory(router, deps)
   mountActions(router, deps)
   return router
+}
+
+/** Points of an agent's value chart. */
+const HISTORY_POINTS = 16
+
+/** At most `n` distinct blocks evenly spaced from `from` to `to`, both included. */
+export function sampleBlocks(from: bigint, to: bigint, n: number): bigint[] {
+  if (to <= from) return [to]
+  const span = to - from
+  const steps = BigInt(Math.max(1, n - 1))
+  return [...new Set(Array.from({ length: n }, (_, i) => from + (span * BigInt(i)) / steps))].filter((b) => b <= to)
+}
+
+/** An agent's portfolio value over time: valued on chain at blocks from its first transaction to now. */
+function mountValueHistory(router: Router, deps: AppDeps): void {
+  router.get('/agents/:id/value-history', rejectQuery, async (ctx) => {
+    const agentId = uuidOf(ctx, 'Agent')
+    const owner = await actorOwner(deps.pool, agentId, 'agent')
+    if (!owner) throw new NotFoundError('Agent')
+    const client = deps.wallet?.chain.publicClient
+    if (!client) return ok(ctx, { points: [] })
+    const head = await client.getBlockNumber({ cacheTime: 0 })
+    const first = await firstAgentTxBlock(deps.pool, agentId)
+    const from = first === null ? head : first > 0n ? first - 1n : 0n
+    const blocks = await Promise.all(
+      sampleBlocks(from, head, HISTORY_POINTS).map(async (number) => ({
+        number,
+        at: new Date(Number((await client.getBlock({ blockNumber: number })).timestamp) * 1000).toISOString(),
+      })),
+    )
+    ok(ctx, { points: await deps.core.getPortfolioHistory({ accountId: owner.accountId, agentId, blocks }) })
+  })
 }
 
 /** The console's actions: each needs a reason and is audited with the operator. */
