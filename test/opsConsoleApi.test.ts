@@ -161,6 +161,8 @@ describe('console actions on agents and runs', () => {
     const trail = (await op.api('GET', `/ops/audit?subjectId=${started.body.id}`)).body.entries
     expect(trail).toEqual([expect.objectContaining({ action: 'ops.run.cancel', before: { status: expect.any(String) }, after: { status: res.body.status, reason: 'stuck on a bad goal' } })])
     expect((await op.api('POST', `/ops/runs/${agent.id}/cancel`, { reason: 'not a run' })).status).toBe(404)
+    const card = (await op.api('GET', `/ops/agents/${runner.id}`)).body
+    expect(card.runs).toEqual([expect.objectContaining({ id: started.body.id, kind: 'run', status: res.body.status, nextTimerAt: null })])
   })
 })
 

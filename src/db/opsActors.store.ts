@@ -156,13 +156,17 @@ export async function actorRelations(pool: pg.Pool, id: string, parentId: string
   }
 }
 
-/** Recent actors of a kind that name an agent in their context (its runs, chat turns), newest first. */
-export async function actorsOfAgent(pool: pg.Pool, kind: string, agentId: string, limit = 10): Promise<ActorSummary[]> {
-  const { rows } = await pool.query<ActorRow>(
-    `select ${COLUMNS} from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 order by created_at desc, id desc limit $3`,
+/**
+ * Recent actors of a kind that name an agent in their context (its runs, chat turns, automations),
+ * newest first, each with its next timer (an automation's next firing).
+ */
+export async function actorsOfAgent(pool: pg.Pool, kind: string, agentId: string, limit = 10) {
+  const { rows } = await pool.query<ActorRow & { next_timer_at: Date | string | null }>(
+    `select ${COLUMNS}, (select min(t.due_at) from actor_timer t where t.actor_id = actor.id) as next_timer_at
+       from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 order by created_at desc, id desc limit $3`,
     [kind, agentId, limit],
   )
-  return rows.map(actorSummary)
+  return rows.map((r) => ({ ...actorSummary(r), nextTimerAt: r.next_timer_at ? iso(r.next_timer_at) : null }))
 }
 
 /** Dead letters no operator resolved yet, newest first (`actor_inbox_dead_open`), with their actor's kind. */

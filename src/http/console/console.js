@@ -106,18 +106,23 @@ function follow(path, onEvent) {
 /** Runs `fn` now and every `ms` while the view is shown; the dot turns red when a refresh fails. */
 function every(ms, fn) {
   let timer
+  let stopped = false
   const tick = async () => {
     try {
       await fn()
       liveDot.classList.remove('stale')
     } catch (err) {
       liveDot.classList.add('stale')
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return showSignIn(err)
+      if (!stopped && err instanceof ApiError && (err.status === 401 || err.status === 403)) return showSignIn(err)
     }
-    timer = setTimeout(tick, ms)
+    // A refresh still in flight when the view changed must not start another.
+    if (!stopped) timer = setTimeout(tick, ms)
   }
   void tick()
-  cleanups.push(() => clearTimeout(timer))
+  cleanups.push(() => {
+    stopped = true
+    clearTimeout(timer)
+  })
 }
 
 /** A button that asks for a reason, then posts the action; every console action is audited with it. */
@@ -357,7 +362,9 @@ async function agentView(id) {
     const c = await api(`/ops/agents/${id}`)
     const a = c.agent
     const cap = (label, limit, used) => h('tr', {}, h('td', { text: label }), h('td', { text: limit ?? 'none' }), h('td', { text: used ?? '' }))
-    const actorsTable = (list, testid) => table(['id', 'state', 'created'], list.length ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }))) : [empty(3, 'None.')], testid)
+    const actorsTable = (list, testid) => table(['id', 'state', 'created', 'next timer'], list.length
+      ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }), h('td', { text: when(r.nextTimerAt) })))
+      : [empty(4, 'None.')], testid)
     put(body, 
       h('h1', {}, `agent ${a.name} `, badge(a.status, 'agent-status'), a.policy.paused ? badge('paused') : null),
       h('p', { class: 'muted' }, h('span', { class: 'mono', text: a.id }), ' · wallet ', h('span', { class: 'mono', text: a.walletAddress }), ' · account ', h('a', { href: `#/actors?accountId=${c.accountId}`, class: 'mono', text: c.accountId })),
