@@ -102,6 +102,16 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await expect.poll(() => page.getByTestId('portfolio-total').textContent()).toMatch(/^\d+\.\d+$/)
     await page.getByTestId('value-chart').locator('svg polyline').waitFor()
     await shot('4-agent-card')
+
+    // The kill switch from the card, with a reason: audited, and the agent can no longer trade.
+    await page.getByTestId('pause-agent').click()
+    await page.getByTestId('reason').fill('suspicious volume')
+    await page.getByTestId('confirm').click()
+    await page.getByTestId('audit-row').filter({ hasText: 'suspicious volume' }).waitFor()
+    expect(await page.getByTestId('audit-table').textContent()).toContain('ops.agent.pause')
+    await shot('4b-agent-paused')
+    const refused = await alice.api('POST', '/swap/execute', { agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
+    expect(refused.body.code).toBe('policy_violation')
   })
 
   it('filters to failed with one click', async () => {
