@@ -58,6 +58,7 @@ describe('the operator overview', () => {
       (await app.services.pool.query(`select kind, status, count(*)::int as count from actor group by kind, status order by kind, status`)).rows
     const shown = async () => (await op.api('GET', '/ops/overview')).body.actors
     expect(await shown()).toEqual(await truth())
+    expect((await op.api('GET', '/ops/actors/counts')).body.counts).toEqual(await truth())
     expect(Number((await app.services.pool.query('select count(*) from actor_count_delta')).rows[0].count)).toBeGreaterThan(0)
     await foldActorCounts(app.services.pool)
     expect(Number((await app.services.pool.query('select count(*) from actor_count_delta')).rows[0].count)).toBe(0)

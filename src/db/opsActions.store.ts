@@ -117,3 +117,25 @@ export async function actorOwner(pool: pg.Pool, id: string, kind?: string): Prom
   )
   return rows[0] && { accountId: rows[0].account_id, status: rows[0].status }
 }
+
+/**
+ * Marks a launched token verified or not and journals it (`token.verify` / `token.unverify`, by
+ * the operator) in one statement; undefined when no token has that address.
+ *
+ * @example
+ * const token = await setTokenVerified(pool, { address, verified: true, accountId, actor })
+ */
+export async function setTokenVerified(
+  pool: pg.Pool,
+  p: { address: string; verified: boolean; accountId: string; actor: unknown },
+): Promise<{ address: string; symbol: string; verified: boolean } | undefined> {
+  const { rows } = await pool.query<{ address: string; symbol: string; verified: boolean }>(
+    `with upd as (update token set verified = $2 where address = $1 returning address, symbol, verified),
+          audit as (insert into audit_log (account_id, subject_id, action, data, actor, after, effective_at)
+                    select $3, address, case when $2 then 'token.verify' else 'token.unverify' end, '{}'::jsonb, $4::jsonb,
+                           jsonb_build_object('verified', verified), now() from upd)
+     select * from upd`,
+    [p.address.toLowerCase(), p.verified, p.accountId, JSON.stringify(p.actor)],
+  )
+  return rows[0]
+}

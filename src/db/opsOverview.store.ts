@@ -85,3 +85,18 @@ export async function opsOverviewCounts(pool: pg.Pool): Promise<OpsOverviewCount
     indexedBlock: r.indexed_block === null || r.indexed_block === undefined ? null : Number(r.indexed_block),
   }
 }
+
+/**
+ * Actors counted by kind and state, exact, from the trigger-kept totals and their pending deltas.
+ *
+ * @example
+ * const counts = await actorCounts(pool) // [{ kind: 'agent', status: 'running', count: 12 }, ...]
+ */
+export async function actorCounts(pool: pg.Pool): Promise<{ kind: string; status: string; count: number }[]> {
+  const { rows } = await pool.query<{ kind: string; status: string; count: number }>(
+    `select kind, status, sum(n)::int as count
+       from (select kind, status, n from actor_count union all select kind, status, n from actor_count_delta) t
+      group by kind, status having sum(n) <> 0 order by kind, status`,
+  )
+  return rows
+}

@@ -8,6 +8,8 @@ import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 import { auditActorOf, listAudit } from '../../domain/agents/auditTrail.ts'
 import { actorDetail, actorSummary, findActorRow, listActors } from '../../db/opsActors.store.ts'
 import { actorIdParam, opsConsoleRoutes } from './opsConsole.routes.ts'
+import { setTokenVerified } from '../../db/opsActions.store.ts'
+import { actorCounts } from '../../db/opsOverview.store.ts'
 
 export const listQuery = z.strictObject({
   kind: z.string().regex(/^[a-z-]{1,32}$/).optional(),
@@ -44,7 +46,11 @@ function decodeCursor(cursor: string | undefined): string | undefined {
   }
 }
 
-/** Operator views of every actor across accounts: list by kind/status, and one actor in full. */
+/**
+ * Operator views of every actor across accounts (the list with its filters, counts, one actor in
+ * full), the audit trail, token verification; the console's routes (opsConsole.routes.ts) mount
+ * under the same prefix. Operators only.
+ */
 export function opsRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/ops' })
   router.use(requireOperator())
@@ -62,17 +68,9 @@ export function opsRoutes(deps: AppDeps): Router {
     const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).safeParse((ctx.params as { address?: string }).address)
     if (!address.success) throw new NotFoundError('Token')
     const { verified } = parse(verifiedBody, ctx.request.body)
-    // Journaled like whitelist changes: who vouched for which token, and when.
-    const { rows } = await deps.pool.query<{ address: string; symbol: string; verified: boolean }>(
-      `with upd as (update token set verified = $2 where address = $1 returning address, symbol, verified),
-            audit as (insert into audit_log (account_id, subject_id, action, data, actor, after, effective_at)
-                      select $3, address, case when $2 then 'token.verify' else 'token.unverify' end, '{}'::jsonb, $4::jsonb,
-                             jsonb_build_object('verified', verified), now() from upd)
-       select * from upd`,
-      [address.data.toLowerCase(), verified, principalOf(ctx).accountId, JSON.stringify(auditActorOf(principalOf(ctx)))],
-    )
-    if (!rows[0]) throw new NotFoundError('Token')
-    ok(ctx, rows[0])
+    const token = await setTokenVerified(deps.pool, { address: address.data, verified, accountId: principalOf(ctx).accountId, actor: auditActorOf(principalOf(ctx)) })
+    if (!token) throw new NotFoundError('Token')
+    ok(ctx, token)
   })
 
   // The audit trail of every account (policy, payout wallet, whitelist and token verification changes), newest first.
@@ -82,10 +80,7 @@ export function opsRoutes(deps: AppDeps): Router {
   })
 
   router.get('/actors/counts', rejectQuery, async (ctx) => {
-    const { rows } = await deps.pool.query<{ kind: string; status: string; count: string }>(
-      'select kind, status, count(*) from actor group by kind, status order by kind, status',
-    )
-    ok(ctx, { counts: rows.map((r) => ({ kind: r.kind, status: r.status, count: Number(r.count) })) })
+    ok(ctx, { counts: await actorCounts(deps.pool) })
   })
 
   router.get('/actors/:id', rejectQuery, async (ctx) => {
