@@ -95,15 +95,8 @@ import { listQuoteAssets } from './domain/tokens/listQuoteAssets.ts'
 import { listStockTokens } from './domain/tokens/listStockTokens.ts'
 import { getLeaderboard, type GetLeaderboardInput } from './domain/market/getLeaderboard.ts'
 import { getStats } from './domain/market/getStats.ts'
-import { createWalletChainPorts } from './chain/walletAdapters.ts'
 import { createWalletStore } from './db/wallet.store.ts'
 import { createWalletOperations } from './actors/walletOps.ts'
-import type { WalletPorts } from './domain/wallet/ports.ts'
-import { transferFunds, type TransferFundsInput } from './domain/wallet/transferFunds.ts'
-import { previewTransfer, type PreviewTransferInput } from './domain/wallet/previewTransfer.ts'
-import { getPortfolio, type GetPortfolioInput } from './domain/wallet/getPortfolio.ts'
-import { getWhitelist, type GetWhitelistInput } from './domain/wallet/getWhitelist.ts'
-import { listTransactions, type ListTransactionsInput } from './domain/wallet/listTransactions.ts'
 import { createLaunchPorts } from './chain/launchAdapters.ts'
 import type { LaunchPorts } from './domain/launches/ports.ts'
 import { createLaunchActors, createLaunchSpend } from './actors/launches.ts'
@@ -116,6 +109,7 @@ import type { GetDepositInfoDeps } from './domain/billing/getDepositInfo.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
 import { marketplaceUseCases } from './marketplaceUseCases.ts'
+import { walletUseCases } from './walletUseCases.ts'
 import { automationUseCases } from './automationUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
@@ -260,24 +254,6 @@ export function createCore(adapters: CoreAdapters) {
 
 export type Core = ReturnType<typeof createCore>
 
-
-/** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
-function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>) {
-  const store = createWalletStore(pool)
-  const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
-  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
-  const withChain = () => {
-    if (!ports) throw new ChainNotConfiguredError()
-    return ports
-  }
-  return {
-    transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
-    previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
-    getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
-    getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
-    listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
-  }
-}
 
 /** The swap's view of the agents repository: the wallet, the effective policy and the status. */
 function swapAgentsOf(agents: AgentsRepository): SwapAgents {

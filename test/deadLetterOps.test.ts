@@ -29,10 +29,89 @@ describe('stuck actors for operators', () => {
     expect(listed).toMatchObject({ id, kind: 'agent', status: 'stopped', stuckReason: expect.stringContaining('dead letter') })
     const one = await op.api('GET', `/ops/actors/${id}`)
     expect(one.body.deadLetters).toEqual([
-      { seq: expect.any(Number), event: { type: 'agent.explode' }, error: expect.stringContaining('validation'), deadAt: expect.any(String) },
+      { seq: expect.any(Number), event: { type: 'agent.explode' }, error: expect.stringContaining('validation'), deadAt: expect.any(String), resolvedAt: null, resolution: null },
     ])
     // The machine never saw it.
     expect(one.body.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['xstate.init'])
     expect((await alice.api('GET', '/ops/actors?status=stuck')).status).toBe(403)
+  })
+})
+
+/** An agent actor of `accountId` with one dead letter carrying `event` (as a build that refused it left it), marked stuck. */
+async function agentWithDeadLetter(accountId: string, event: { type: string }) {
+  const id = randomUUID()
+  await app.services.runtime.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+  const { rows } = await app.services.pool.query(
+    `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error) values ($1, $2, $3::jsonb, now(), now(), 'validation failed (older build)') returning seq`,
+    [id, accountId, JSON.stringify(event)],
+  )
+  const seq = Number(rows[0].seq)
+  await app.services.pool.query(`update actor set stuck_reason = 'dead letter ' || $2 || ': validation failed', stuck_at = now() where id = $1`, [id, seq])
+  return { id, seq }
+}
+const auditOf = async (subjectId: string) =>
+  (await app.services.pool.query('select action, actor, before, after from audit_log where subject_id = $1 order by id', [subjectId])).rows
+
+describe('dead letters and stuck actors: operator actions', () => {
+  it('retry enqueues the event again: the machine applies it, the mark clears, and the audit trail names the operator and the reason', async () => {
+    const op = await app.account({ operator: true })
+    const alice = await app.account()
+    const { id, seq } = await agentWithDeadLetter(alice.accountId, { type: 'agent.start' })
+    const listed = await op.api('GET', '/ops/dead-letters')
+    expect(listed.status).toBe(200)
+    expect(listed.body.deadLetters).toContainEqual(expect.objectContaining({ seq, actorId: id, kind: 'agent', event: { type: 'agent.start' } }))
+
+    expect((await op.api('POST', `/ops/dead-letters/${seq}/retry`, {})).body.code).toBe('validation_failed')
+    const res = await op.api('POST', `/ops/dead-letters/${seq}/retry`, { reason: 'the parser accepts it since 1.4' })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ seq, actorId: id, resolution: 'retried' })
+    await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
+    const actor = (await op.api('GET', `/ops/actors/${id}`)).body
+    expect(actor).toMatchObject({ status: 'running', stuckReason: null })
+    expect(actor.deadLetters).toEqual([expect.objectContaining({ seq, resolution: 'retried', resolvedAt: expect.any(String) })])
+    expect(actor.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['agent.start', 'xstate.init'])
+    expect(await auditOf(id)).toEqual([
+      {
+        action: 'ops.deadletter.retry',
+        actor: { type: 'operator', accountId: op.accountId, via: 'key', keyId: expect.any(String), address: null },
+        before: { seq, event: { type: 'agent.start' }, error: 'validation failed (older build)' },
+        after: { seq, resolution: 'retried', reason: 'the parser accepts it since 1.4' },
+      },
+    ])
+    // Resolved once: a second retry is 404, and the listing no longer shows it.
+    expect((await op.api('POST', `/ops/dead-letters/${seq}/retry`, { reason: 'again' })).status).toBe(404)
+    expect((await op.api('GET', '/ops/dead-letters')).body.deadLetters.map((d: { seq: number }) => d.seq)).not.toContain(seq)
+  })
+
+  it('discard drops the event for good and clears the mark; unstick clears a mark with no dead letter; both audited', async () => {
+    const op = await app.account({ operator: true })
+    const alice = await app.account()
+    const { id, seq } = await agentWithDeadLetter(alice.accountId, { type: 'agent.explode' })
+    const res = await op.api('POST', `/ops/dead-letters/${seq}/discard`, { reason: 'a client bug, nothing to replay' })
+    expect(res.body).toMatchObject({ seq, resolution: 'discarded' })
+    const actor = (await op.api('GET', `/ops/actors/${id}`)).body
+    expect(actor).toMatchObject({ status: 'stopped', stuckReason: null })
+    expect(actor.journal).toHaveLength(1)
+    expect((await auditOf(id)).map((a) => [a.action, a.after.reason])).toEqual([['ops.deadletter.discard', 'a client bug, nothing to replay']])
+
+    await app.services.pool.query(`update actor set stuck_reason = 'unreadable snapshot', stuck_at = now() where id = $1`, [id])
+    const unstuck = await op.api('POST', `/ops/actors/${id}/unstick`, { reason: 'snapshot migrated by hand' })
+    expect(unstuck.body).toMatchObject({ actorId: id, stuck: false, stuckReason: 'unreadable snapshot' })
+    expect((await op.api('POST', `/ops/actors/${id}/unstick`, { reason: 'twice' })).status).toBe(409)
+    expect((await auditOf(id)).at(-1)).toMatchObject({ action: 'ops.actor.unstick', before: { stuckReason: 'unreadable snapshot' }, after: { reason: 'snapshot migrated by hand' } })
+  })
+
+  it('every action is refused to a non-operator, and nothing changes or is audited', async () => {
+    const alice = await app.account()
+    const { id, seq } = await agentWithDeadLetter(alice.accountId, { type: 'agent.start' })
+    for (const path of [`/ops/dead-letters/${seq}/retry`, `/ops/dead-letters/${seq}/discard`, `/ops/actors/${id}/unstick`, `/ops/agents/${id}/pause`, `/ops/runs/${id}/cancel`]) {
+      const res = await alice.api('POST', path, { reason: 'let me in' })
+      expect(res.status, path).toBe(403)
+      expect(res.body.code).toBe('forbidden')
+    }
+    expect((await alice.api('GET', '/ops/dead-letters')).status).toBe(403)
+    expect(await auditOf(id)).toEqual([])
+    const { rows } = await app.services.pool.query('select resolved_at from actor_inbox where seq = $1', [seq])
+    expect(rows[0].resolved_at).toBeNull()
   })
 })

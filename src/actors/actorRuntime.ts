@@ -140,6 +140,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),
     /** Waits for a committed state that satisfies `done` (woken by commits, never polling), up to `timeoutMs`. */
     waitFor: (id: string, done: (entry: ActorEntry) => boolean, timeoutMs: number) => waitForCommit({ watch, load: core.load }, id, done, timeoutMs),
+    /** Calls `listener` after each commit of actor `id` in this process (a wake-up for streams); returns the unsubscribe. */
+    onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
     async enqueue(id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) {
       await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })

@@ -113,9 +113,9 @@ export async function resolveToken(deps: { pool: pg.Pool; chain: ChainHandle }, 
 }
 
 /** The wallet's balance of a token (native ETH for ETH). */
-export async function balanceOf(chain: ChainHandle, token: TokenInfo, owner: Address): Promise<bigint> {
-  if (token.native) return chain.publicClient.getBalance({ address: owner })
-  return chain.publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+export async function balanceOf(chain: ChainHandle, token: TokenInfo, owner: Address, blockNumber?: bigint): Promise<bigint> {
+  if (token.native) return chain.publicClient.getBalance({ address: owner, ...(blockNumber === undefined ? {} : { blockNumber }) })
+  return chain.publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [owner], ...(blockNumber === undefined ? {} : { blockNumber }) })
 }
 
 /**

@@ -30,8 +30,8 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
 
   const reads: WalletChain = {
     balanceOf: (token, owner) => balanceOf(chain, token, owner),
-    async prices() {
-      const reader = await createPriceReader(chain)
+    async prices(blockNumber) {
+      const reader = await createPriceReader(chain, blockNumber)
       return { usd: (token, amount) => tokenUsd(chain, reader, token, amount) }
     },
     async transferFee(owner, params) {
@@ -66,8 +66,8 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
     },
     confirmedSwaps: (agentId) => store.confirmedSwaps(agentId),
     // A contract that merely emits a Transfer to the wallet may not answer balanceOf: not a holding.
-    holding: (token, owner) =>
-      balanceOf(chain, token, owner).catch((err) => {
+    holding: (token, owner, blockNumber) =>
+      balanceOf(chain, token, owner, blockNumber).catch((err) => {
         if (token.native || chainUnavailableOf(err)) throw err
         return null
       }),

@@ -28,6 +28,7 @@ import { automationRoutes } from './routes/automations.routes.ts'
 import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
 import { marketplacePublicRoutes, marketplaceRoutes } from './routes/marketplace.routes.ts'
 import { mcpRoutes } from '../mcp/mcpRoutes.ts'
+import { consoleRoutes } from './routes/console.routes.ts'
 import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
@@ -93,6 +94,8 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = await metrics.render()
   })
   app.use(scrape.routes())
+  // The operator console's page and assets (the data comes from /api/v1/ops, operators only).
+  app.use(consoleRoutes().routes())
 
   const publicApi = new Router({ prefix: '/api/v1' })
   publicApi.use(

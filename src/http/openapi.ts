@@ -12,6 +12,7 @@ import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
+import { deadLettersQuery, reasonBody } from './routes/opsConsole.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { txQuery } from './routes/wallet.routes.ts'
 import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
@@ -131,6 +132,32 @@ function automationOps(): Op[] {
   ]
 }
 
+/** Launches and swaps followed as Server-Sent Events (runs: with the run routes). */
+function streamOps(): Op[] {
+  return [
+    { method: 'get', path: '/launch/{id}/events', summary: 'Follow a launch: Server-Sent Events until live or failed (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
+    { method: 'get', path: '/swap/{id}/events', summary: 'Follow a swap: Server-Sent Events until confirmed or failed (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
+  ]
+}
+
+/** The operator console's routes (operator accounts only; every action audited with its reason). */
+function opsConsoleOps(): Op[] {
+  const action = (path: string, summary: string): Op => ({ method: 'post', path, summary, auth: 'operator', body: reasonBody })
+  return [
+    { method: 'get', path: '/ops/overview', summary: 'Counts per kind and state, work, effects, dead letters, stuck actors, credits, chain lag', auth: 'operator' },
+    { method: 'get', path: '/ops/actors/{id}/timeline', summary: 'One actor: events, effects, timers, children, dead letters, transactions', auth: 'operator' },
+    { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
+    { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
+    { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
+    { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
+    action('/ops/dead-letters/{seq}/retry', 'Enqueue a dead letter again (audited)'),
+    action('/ops/dead-letters/{seq}/discard', 'Drop a dead letter (audited)'),
+    action('/ops/actors/{id}/unstick', "Clear an actor's stuck mark (audited)"),
+    action('/ops/agents/{id}/pause', "Set an agent's kill switch (audited)"),
+    action('/ops/runs/{id}/cancel', 'Stop a run (audited)'),
+  ]
+}
+
 /** Operator routes (operator accounts only). */
 function operatorOps(): Op[] {
   return [
@@ -138,6 +165,7 @@ function operatorOps(): Op[] {
     { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
     { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
+    ...opsConsoleOps(),
     { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },
     { method: 'get', path: '/metrics', summary: 'Prometheus metrics (at the root, not under /api/v1)', auth: 'operator', atRoot: true, responseType: 'text/plain' },
   ]
@@ -171,6 +199,7 @@ function runOps(): Op[] {
       response: { type: 'object', required: ['runs', 'nextCursor'], properties: { runs: { type: 'array', items: output(runResponse) }, nextCursor: { type: ['string', 'null'] } } },
     },
     { method: 'get', path: '/runs/{id}', summary: 'A run: status, budgets and their use, steps, tool calls, credits, summary', auth: 'read', response: output(runResponse) },
+    { method: 'get', path: '/runs/{id}/events', summary: 'Follow a run: Server-Sent Events until it ends (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
     { method: 'post', path: '/runs/{id}/stop', summary: 'Stop a run: nothing new starts, what is in flight completes; answers the run once it ended', auth: 'trade', response: output(runResponse) },
   ]
 }
@@ -232,6 +261,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapInput },
     { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapInput, idempotency: 'honoured' },
     { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
+    ...streamOps(),
     { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioInput },
     { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferInput, idempotency: 'honoured' },
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },

@@ -3,7 +3,7 @@ import type { PortfolioInput } from './wallet.schema.ts'
 import { costBasis, holdingOf, totalValueUsd, type Holding } from './walletRules.ts'
 
 export type GetPortfolioDeps = Pick<WalletPorts, 'agents' | 'tokens' | 'chain' | 'portfolio'>
-export type GetPortfolioInput = PortfolioInput & { accountId: string }
+export type GetPortfolioInput = PortfolioInput & { accountId: string; /** Values the wallet as of this block (the latest when absent). */ blockNumber?: bigint }
 
 /**
  * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched, traded or
@@ -26,10 +26,10 @@ export async function getPortfolio(deps: GetPortfolioDeps, input: GetPortfolioIn
     if (t) add(t)
   }
   const basis = costBasis(await deps.portfolio.confirmedSwaps(agent.id))
-  const prices = await deps.chain.prices()
+  const prices = await deps.chain.prices(input.blockNumber)
   const holdings: Holding[] = []
   for (const token of candidates.values()) {
-    const balance = await deps.portfolio.holding(token, owner)
+    const balance = await deps.portfolio.holding(token, owner, input.blockNumber)
     if (balance === null || (balance === 0n && !token.native)) continue
     const priced = await prices.usd(token, balance).catch(() => undefined)
     holdings.push(holdingOf(token, balance, priced, basis.get(token.address)))

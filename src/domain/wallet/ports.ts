@@ -29,8 +29,8 @@ export interface WalletTokens {
 /** Reads of the chain at its latest block. */
 export interface WalletChain {
   balanceOf(token: WalletToken, owner: Address): Promise<bigint>
-  /** A price reader of the latest block: USD of an amount, undefined when the token has no market. */
-  prices(): Promise<{ usd(token: WalletToken, amount: bigint): Promise<UsdValue | undefined> }>
+  /** A price reader of the latest block (or of `blockNumber`): USD of an amount, undefined when the token has no market. */
+  prices(blockNumber?: bigint): Promise<{ usd(token: WalletToken, amount: bigint): Promise<UsdValue | undefined> }>
   /**
    * What sending the transfer costs, as the transaction outbox would sign it: its gas limit (the
    * estimate plus a margin; a transfer that would revert is a SimulationRevertedError), the fee
@@ -84,7 +84,7 @@ export interface PortfolioReads {
    * The wallet's balance of a token; null when a contract that merely emitted a Transfer to it
    * does not answer `balanceOf` (a chain that is down is still an error).
    */
-  holding(token: WalletToken, owner: Address): Promise<bigint | null>
+  holding(token: WalletToken, owner: Address, blockNumber?: bigint): Promise<bigint | null>
 }
 
 /** One transaction of the wallet's outbox. */

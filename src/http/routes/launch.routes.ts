@@ -7,13 +7,16 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { readLaunchRequest, readPreviewRequest, VENUES } from '../../domain/launches/launch.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { streamActorEvents } from '../actorEvents.ts'
+import { launchEnded } from '../../domain/launches/launchResource.ts'
+import { launchProgress } from '../../domain/launches/launchRules.ts'
 
 /**
  * Launches: `POST /launch/preview` (nothing sent), `POST /launch/{venue}` for the three kinds
  * (`Idempotency-Key` required; 202 once the launch has started) and `GET /launch/:id` to poll
  * one. Each parses, calls one use case of `core`, answers.
  */
-export function launchRoutes({ core, wallet, pool }: AppDeps): Router {
+export function launchRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
   const router = new Router({ prefix: '/launch' })
   if (!wallet) return router
 
@@ -36,6 +39,16 @@ export function launchRoutes({ core, wallet, pool }: AppDeps): Router {
     const id = (ctx.params as { id?: string }).id
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('Launch')
     ok(ctx, await core.getLaunch({ accountId: principalOf(ctx).accountId, launchId: id! }))
+  })
+  // Server-Sent Events: each status as it commits, until `live` or `failed` (resumable with Last-Event-ID).
+  router.get('/:id/events', rejectQuery, requireScope('read'), async (ctx) => {
+    const id = (ctx.params as { id?: string }).id
+    if (!uuidParam.safeParse(id).success) throw new NotFoundError('Launch')
+    const read = () => core.getLaunch({ accountId: principalOf(ctx).accountId, launchId: id! })
+    await streamActorEvents(ctx, { pool, runtime }, {
+      actorId: id!, kind: 'launch', read, isFinal: launchEnded,
+      asOf: (launch, status) => ({ ...launch, status, progress: launchProgress(status, { txHash: launch.txHash, gas: null }) }),
+    })
   })
   return router
 }

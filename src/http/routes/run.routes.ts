@@ -8,6 +8,9 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import { listRunsQuerySchema, startRunRequestSchema } from '../../domain/runs/run.schema.ts'
+import { streamActorEvents } from '../actorEvents.ts'
+
+const RUN_FINAL = new Set(['completed', 'stopped', 'failed', 'budget_exhausted'])
 
 const param = (ctx: Context, name: string, what: string): string => {
   const id = (ctx.params as Record<string, string | undefined>)[name]
@@ -20,7 +23,7 @@ const param = (ctx: Context, name: string, what: string): string => {
  * honoured: the key's resource id is the run id), `GET /agents/:id/runs` pages an agent's runs,
  * `GET /runs/:id` reads one, `POST /runs/:id/stop` stops one and answers it once it ended.
  */
-export function runRoutes({ core, pool }: AppDeps): Router {
+export function runRoutes({ core, pool, runtime }: AppDeps): Router {
   const router = new Router()
   const account = (ctx: Context) => principalOf(ctx).accountId
 
@@ -41,6 +44,12 @@ export function runRoutes({ core, pool }: AppDeps): Router {
   })
   router.get('/runs/:id', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, await core.getRun({ accountId: account(ctx), runId: param(ctx, 'id', 'Run') }))
+  })
+  // Server-Sent Events: each status as it commits, until the run ends (resumable with Last-Event-ID).
+  router.get('/runs/:id/events', rejectQuery, requireScope('read'), async (ctx) => {
+    const runId = param(ctx, 'id', 'Run')
+    const read = () => core.getRun({ accountId: account(ctx), runId })
+    await streamActorEvents(ctx, { pool, runtime }, { actorId: runId, kind: 'run', read, isFinal: (s) => RUN_FINAL.has(s) })
   })
   router.post('/runs/:id/stop', rejectQuery, requireScope('trade'), async (ctx) => {
     const runId = param(ctx, 'id', 'Run')

@@ -8,13 +8,14 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { readSwapRequest } from '../../domain/swaps/swap.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { streamActorEvents } from '../actorEvents.ts'
 
 /**
  * Swaps from agent wallets: `POST /swap/quote` (nothing sent), `POST /swap/execute` (a durable
  * wallet operation; `Idempotency-Key` honoured when sent; 200 when it ended, 202 while it is still
  * pending) and `GET /swap/:id` to poll one. Each parses, calls one use case of `core`, answers.
  */
-export function swapRoutes({ core, wallet, pool }: AppDeps): Router {
+export function swapRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
   const router = new Router({ prefix: '/swap' })
   if (!wallet) return router
 
@@ -36,6 +37,13 @@ export function swapRoutes({ core, wallet, pool }: AppDeps): Router {
     const id = (ctx.params as { id?: string }).id
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('Swap')
     ok(ctx, await core.getSwap({ accountId: principalOf(ctx).accountId, swapId: id! }))
+  })
+  // Server-Sent Events: each status as it commits, until `confirmed` or `failed` (resumable with Last-Event-ID).
+  router.get('/:id/events', rejectQuery, requireScope('read'), async (ctx) => {
+    const id = (ctx.params as { id?: string }).id
+    if (!uuidParam.safeParse(id).success) throw new NotFoundError('Swap')
+    const read = () => core.getSwap({ accountId: principalOf(ctx).accountId, swapId: id! })
+    await streamActorEvents(ctx, { pool, runtime }, { actorId: id!, kind: 'walletop', read, isFinal: (s) => s === 'confirmed' || s === 'failed' })
   })
   return router
 }

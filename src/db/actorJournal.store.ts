@@ -1,0 +1,23 @@
+import type { Queryable } from '../domain/billing/ports.ts'
+
+export type JournalRow = { seq: number; stateValue: unknown; at: string }
+
+/**
+ * An actor's journal after `afterSeq`, oldest first (the primary key `(actor_id, seq)` serves it).
+ *
+ * @example
+ * const rows = await journalSince(pool, launchId, 0)
+ */
+export async function journalSince(db: Queryable, actorId: string, afterSeq: number, limit = 500): Promise<JournalRow[]> {
+  const { rows } = await db.query<{ seq: string; state_value: unknown; at: Date | string }>(
+    'select seq, state_value, at from actor_journal where actor_id = $1 and seq > $2 order by seq limit $3',
+    [actorId, afterSeq, limit],
+  )
+  return rows.map((r) => ({ seq: Number(r.seq), stateValue: r.state_value, at: new Date(r.at).toISOString() }))
+}
+
+/** The state value journaled at `seq`, if that entry exists. */
+export async function journalStateAt(db: Queryable, actorId: string, seq: number): Promise<{ stateValue: unknown } | undefined> {
+  const { rows } = await db.query<{ state_value: unknown }>('select state_value from actor_journal where actor_id = $1 and seq = $2', [actorId, seq])
+  return rows[0] && { stateValue: rows[0].state_value }
+}

@@ -1,0 +1,115 @@
+import { PassThrough } from 'node:stream'
+import type { Context } from 'koa'
+import type pg from 'pg'
+import type { AnyMachineSnapshot } from 'xstate'
+import type { ActorRuntime } from '../actors/actorRuntime.ts'
+import { journalSince, journalStateAt } from '../db/actorJournal.store.ts'
+
+/** A commit made by another process wakes no watch here: the journal is read again this often. */
+const BACKSTOP_MS = 2000
+/** A comment line keeps proxies and idle timers from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000
+
+export type ActorEventsOptions<T extends object> = {
+  /** The actor behind the resource (a launch, run or swap id). */
+  actorId: string
+  /** The actor's kind, whose `statusOf` names each journaled state. */
+  kind: string
+  /** The resource as its GET answers it; throws (404) for another account, before anything is sent. */
+  read(): Promise<T>
+  /** Whether a status is final: the stream closes after sending it. */
+  isFinal(status: string): boolean
+  /** The resource as it is now, shown with an earlier `status` (default: the status replaced). */
+  asOf?(resource: T, status: string): object
+}
+
+/** `Last-Event-ID`: the journal sequence number of the last event the client saw (0 when absent or not a number). */
+export function lastEventIdOf(ctx: Context): number {
+  const raw = ctx.get('Last-Event-ID').trim()
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : 0
+}
+
+/**
+ * Streams an actor-backed resource as Server-Sent Events: one event per change of its status,
+ * `id:` the journal sequence number of the commit that made it and `data:` the resource with
+ * that `status`; closes after a final status. Woken by the runtime's commit watch (and a
+ * backstop re-read of the journal); resumes after `Last-Event-ID`, so a reconnecting client
+ * misses no state. States already past when the stream reads them carry the resource as it is
+ * now, with the status that state had.
+ *
+ * @example
+ * router.get('/:id/events', (ctx) => streamActorEvents(ctx, deps, { actorId: id, kind: 'launch', read, isFinal }))
+ */
+export async function streamActorEvents<T extends object>(
+  ctx: Context,
+  deps: { pool: pg.Pool; runtime: ActorRuntime },
+  opts: ActorEventsOptions<T>,
+): Promise<void> {
+  await opts.read()
+  const kind = deps.runtime.kinds.get(opts.kind)
+  if (!kind) throw new Error(`Unknown actor kind ${opts.kind}`)
+  const statusOf = (value: unknown) => kind.statusOf({ value } as AnyMachineSnapshot)
+  const asOf = opts.asOf ?? ((resource: T, status: string) => ({ ...resource, status }))
+  let sent = lastEventIdOf(ctx)
+  const resumedAt = sent > 0 ? await journalStateAt(deps.pool, opts.actorId, sent) : undefined
+  let lastStatus = resumedAt ? statusOf(resumedAt.stateValue) : undefined
+
+  const out = new PassThrough()
+  ctx.req.socket.setTimeout(0)
+  ctx.status = 200
+  ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' })
+  ctx.body = out
+
+  let closed = false
+  let running: Promise<void> | undefined
+  let again = false
+  const close = () => {
+    if (closed) return
+    closed = true
+    off()
+    clearInterval(backstop)
+    clearInterval(heartbeat)
+    out.end()
+  }
+  const pump = async () => {
+    for (;;) {
+      const rows = await journalSince(deps.pool, opts.actorId, sent)
+      // Resumed after the final event: nothing more will come.
+      if (lastStatus !== undefined && opts.isFinal(lastStatus)) return close()
+      if (rows.length === 0 || closed) return
+      const resource = await opts.read()
+      for (const row of rows) {
+        sent = row.seq
+        const status = statusOf(row.stateValue)
+        if (status === lastStatus) continue
+        lastStatus = status
+        out.write(`id: ${row.seq}\nevent: status\ndata: ${JSON.stringify(asOf(resource, status))}\n\n`)
+        if (opts.isFinal(status)) return close()
+      }
+    }
+  }
+  // One read of the journal at a time; a wake-up during one asks for another pass after it.
+  const wake = () => {
+    if (closed) return
+    if (running) {
+      again = true
+      return
+    }
+    running = pump()
+      .catch(() => close())
+      .finally(() => {
+        running = undefined
+        if (again && !closed) {
+          again = false
+          wake()
+        }
+      })
+  }
+  const off = deps.runtime.onCommit(opts.actorId, wake)
+  const backstop = setInterval(wake, BACKSTOP_MS)
+  const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS)
+  // The response's close: the client went away (the request's own close fires once its body is read).
+  ctx.res.on('close', close)
+  out.on('error', close)
+  wake()
+}

@@ -1,0 +1,446 @@
+// The operator console: one ES module, no framework, no build step. It reads only the ops API
+// (/api/v1/ops/...), with the operator's API key (kept in sessionStorage, sent as Bearer) or the
+// browser's SIWE session cookie. Text from the API is set as text, never as HTML.
+
+const API = '/api/v1'
+const KNOWN_KINDS = ['agent', 'launch', 'walletop', 'chatturn', 'run', 'automation']
+const main = document.getElementById('main')
+const nav = document.getElementById('nav')
+const liveDot = document.getElementById('live')
+/** Cleanups of the current view (timers, streams), run when the view changes. */
+let cleanups = []
+
+// ---------- DOM and formatting helpers ----------
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v)
+    else if (k === 'text') el.textContent = String(v)
+    else el.setAttribute(k, v === true ? '' : String(v))
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c))
+  return el
+}
+/** Replaces an element's children, skipping null and false (the conditional parts of a view). */
+const put = (el, ...children) => el?.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false))
+const badge = (status, testid) => h('span', { class: `badge ${status}`, 'data-testid': testid, text: status })
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : '')
+const short = (id) => (id && id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id)
+const actorLink = (id, text) => h('a', { href: `#/actor/${encodeURIComponent(id)}`, title: id }, text ?? short(id))
+const table = (headers, rows, testid) =>
+  h('table', { 'data-testid': testid }, h('thead', {}, h('tr', {}, headers.map((x) => h('th', { text: x })))), h('tbody', {}, rows))
+const empty = (cols, text) => h('tr', {}, h('td', { colspan: cols, class: 'muted', text }))
+const card = (label, n, cls, testid) => h('div', { class: `card ${cls ?? ''}`, 'data-testid': testid }, h('div', { class: 'n', text: n ?? '–' }), h('div', { class: 'l', text: label }))
+
+// ---------- the API ----------
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error ?? `HTTP ${status}`)
+    this.status = status
+    this.code = body?.code
+  }
+}
+
+function headers(write) {
+  const key = sessionStorage.getItem('opsKey')
+  if (key) return { authorization: `Bearer ${key}` }
+  const csrf = sessionStorage.getItem('opsCsrf')
+  return write && csrf ? { 'x-csrf-token': csrf } : {}
+}
+
+async function api(path, { method = 'GET', body } = {}) {
+  const res = await fetch(API + path, {
+    method,
+    credentials: 'same-origin',
+    headers: { ...headers(method !== 'GET'), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const json = await res.json().catch(() => null)
+  if (!res.ok) throw new ApiError(res.status, json)
+  return json
+}
+
+/** Follows a Server-Sent Events route with fetch (EventSource cannot send a bearer key); resumes with Last-Event-ID. */
+function follow(path, onEvent) {
+  const controller = new AbortController()
+  let lastId = null
+  let stopped = false
+  const run = async () => {
+    while (!stopped) {
+      try {
+        const res = await fetch(API + path, { headers: { ...headers(false), accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) }, signal: controller.signal, credentials: 'same-origin' })
+        if (!res.ok || !res.body) return
+        const reader = res.body.getReader()
+        const decoder = new TextDecoder()
+        let buffer = ''
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) return // the stream closed after a final state
+          buffer += decoder.decode(value, { stream: true })
+          let cut
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, cut)
+            buffer = buffer.slice(cut + 2)
+            const id = /^id: (.*)$/m.exec(block)
+            const data = /^data: (.*)$/m.exec(block)
+            if (id) lastId = id[1]
+            if (data) onEvent(JSON.parse(data[1]))
+          }
+        }
+      } catch {
+        if (stopped) return
+        await new Promise((r) => setTimeout(r, 1000))
+      }
+    }
+  }
+  void run()
+  return () => {
+    stopped = true
+    controller.abort()
+  }
+}
+
+/** Runs `fn` now and every `ms` while the view is shown; the dot turns red when a refresh fails. */
+function every(ms, fn) {
+  let timer
+  let stopped = false
+  const tick = async () => {
+    try {
+      await fn()
+      liveDot.classList.remove('stale')
+    } catch (err) {
+      liveDot.classList.add('stale')
+      if (!stopped && err instanceof ApiError && (err.status === 401 || err.status === 403)) return showSignIn(err)
+    }
+    // A refresh still in flight when the view changed must not start another.
+    if (!stopped) timer = setTimeout(tick, ms)
+  }
+  void tick()
+  cleanups.push(() => {
+    stopped = true
+    clearTimeout(timer)
+  })
+}
+
+/** A button that asks for a reason, then posts the action; every console action is audited with it. */
+function action(label, path, done, { danger = false, testid } = {}) {
+  const wrap = h('span', { class: 'reason' })
+  const open = h('button', { type: 'button', class: danger ? 'danger' : '', 'data-testid': testid, text: label, onclick: () => {
+    const input = h('input', { name: 'reason', required: true, minlength: 3, placeholder: 'Reason (audited)', 'data-testid': 'reason' })
+    const error = h('span', { class: 'error' })
+    const form = h('form', { class: 'reason', onsubmit: async (e) => {
+      e.preventDefault()
+      try {
+        await api(path, { method: 'POST', body: { reason: input.value } })
+        await done()
+      } catch (err) {
+        error.textContent = err.message
+      }
+    } }, input, h('button', { type: 'submit', 'data-testid': 'confirm', text: `Confirm ${label.toLowerCase()}` }), error)
+    put(wrap, form)
+    input.focus()
+  } })
+  wrap.append(open)
+  return wrap
+}
+
+// ---------- sign-in ----------
+
+function showSignIn(err) {
+  for (const c of cleanups) c()
+  cleanups = []
+  nav.hidden = true
+  const key = h('input', { type: 'password', name: 'key', placeholder: 'cpk_…', autocomplete: 'off', 'data-testid': 'api-key' })
+  const csrf = h('input', { name: 'csrf', placeholder: 'X-CSRF-Token from your sign-in (for actions)' })
+  const message = err
+    ? err.status === 403
+      ? 'This account is not an operator account (403). The console is for operators only.'
+      : 'Sign in with an operator API key (401).'
+    : ''
+  put(main, 
+    h('div', { class: 'signin' },
+      h('h1', { text: 'Sign in' }),
+      h('p', { class: 'muted', text: 'An API key of an operator account (kept in this tab only), or the Sign-In with Ethereum session of an operator account in this browser.' }),
+      message && h('p', { class: 'error', 'data-testid': 'signin-error', text: message }),
+      h('form', { onsubmit: (e) => {
+        e.preventDefault()
+        sessionStorage.removeItem('opsCsrf')
+        sessionStorage.setItem('opsKey', key.value.trim())
+        route()
+      } }, h('label', { text: 'Operator API key' }), key, h('button', { type: 'submit', 'data-testid': 'signin', text: 'Sign in' })),
+      h('form', { onsubmit: (e) => {
+        e.preventDefault()
+        sessionStorage.removeItem('opsKey')
+        if (csrf.value.trim()) sessionStorage.setItem('opsCsrf', csrf.value.trim())
+        route()
+      } }, h('label', { text: 'Or use this browser’s SIWE session' }), csrf, h('button', { type: 'submit', text: 'Use session' })),
+    ),
+  )
+}
+
+// ---------- views ----------
+
+async function overview() {
+  put(main, h('h1', { text: 'Overview' }), h('div', { id: 'ov' }))
+  every(2000, async () => {
+    const o = await api('/ops/overview')
+    const kinds = [...new Set([...KNOWN_KINDS, ...o.actors.map((a) => a.kind)])]
+    const states = (k) => o.actors.filter((a) => a.kind === k)
+    const work = (k) => o.work.find((w) => w.kind === k)
+    put(document.getElementById('ov'), 
+      h('div', { class: 'cards' },
+        card('effects pending', o.effects.pending, '', 'effects-pending'),
+        card('effects retrying', o.effects.retrying, o.effects.retrying ? 'warn' : ''),
+        card('effects failed', o.effects.failed, o.effects.failed ? 'bad' : ''),
+        card('dead letters', o.deadLetters, o.deadLetters ? 'bad' : '', 'dead-letters'),
+        card('stuck actors', o.stuck, o.stuck ? 'bad' : ''),
+        card('model credits / hour', o.modelCreditsLastHour),
+        card('credits reserved', o.creditsReserved),
+        card('transactions / min', o.transactions.lastMinute),
+        card('chain head', o.chain.head),
+        card('indexer lag (blocks)', o.chain.lagBlocks, o.chain.lagBlocks > 5 ? 'warn' : ''),
+      ),
+      h('h2', { text: 'Actors per kind and state' }),
+      table(['kind', 'states', 'started last minute', 'last hour'], kinds.map((k) => h('tr', { 'data-testid': `kind-${k}` },
+        h('td', {}, h('a', { href: `#/actors?kind=${k}`, text: k })),
+        h('td', {}, states(k).length
+          ? states(k).map((s) => h('a', { href: `#/actors?kind=${k}&status=${s.status}`, class: 'mono' }, badge(s.status), ` ${s.count}  `))
+          : h('span', { class: 'muted', text: k === 'automation' ? 'none yet (automations appear here once that actor kind exists)' : 'none' })),
+        h('td', { text: work(k)?.lastMinute ?? 0 }),
+        h('td', { text: work(k)?.lastHour ?? 0 }),
+      )), 'overview-kinds'),
+      h('p', { class: 'muted', text: `Updated ${when(o.at)}` }),
+    )
+  })
+}
+
+function filterForm(q) {
+  const field = (name, label, attrs = {}) => h('label', {}, label, h('input', { name, value: q.get(name) ?? '', ...attrs }))
+  const go = (params) => (location.hash = `#/actors?${new URLSearchParams([...params].filter(([, v]) => v))}`)
+  const form = h('form', { class: 'filters', onsubmit: (e) => {
+    e.preventDefault()
+    const data = new FormData(form)
+    for (const k of ['since', 'until']) if (data.get(k)) data.set(k, new Date(String(data.get(k))).toISOString())
+    go(data)
+  } },
+    h('label', {}, 'kind', h('select', { name: 'kind' }, h('option', { value: '', text: 'any' }), KNOWN_KINDS.map((k) => h('option', { value: k, selected: q.get('kind') === k, text: k })))),
+    field('status', 'state', { size: 12, 'data-testid': 'filter-status' }),
+    field('accountId', 'account', { size: 36 }),
+    field('agentId', 'agent', { size: 36 }),
+    field('since', 'created since', { type: 'datetime-local', value: q.get('since')?.slice(0, 16) ?? '' }),
+    field('until', 'until', { type: 'datetime-local', value: q.get('until')?.slice(0, 16) ?? '' }),
+    field('q', 'id, tx hash or address', { size: 30 }),
+    h('button', { type: 'submit', text: 'Apply' }),
+    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.set('status', 'failed'); go(q) } }),
+    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.set('status', 'stuck'); go(q) } }),
+    h('button', { type: 'button', text: 'Clear', onclick: () => go(new URLSearchParams()) }),
+  )
+  return form
+}
+
+async function actors(q) {
+  const body = h('div')
+  put(main, h('h1', { text: 'Actors' }), filterForm(q), body)
+  every(2000, async () => {
+    const list = await api(`/ops/actors?${q}`)
+    put(body, 
+      table(['id', 'kind', 'state', 'account', 'created', 'updated'], list.actors.length
+        ? list.actors.map((a) => h('tr', { 'data-testid': 'actor-row', 'data-id': a.id, 'data-status': a.status },
+            h('td', { class: 'mono' }, actorLink(a.id, a.id)), h('td', { text: a.kind }),
+            h('td', {}, badge(a.status), a.stuckReason ? badge('stuck') : null),
+            h('td', { class: 'mono' }, h('a', { href: `#/actors?accountId=${a.accountId}`, text: short(a.accountId) })),
+            h('td', { text: when(a.createdAt) }), h('td', { text: when(a.updatedAt) })))
+        : [empty(6, 'No actor matches.')], 'actor-list'),
+      list.nextCursor ? h('p', {}, h('a', { href: `#/actors?${new URLSearchParams({ ...Object.fromEntries(q), cursor: list.nextCursor })}`, text: 'Next page →' })) : null,
+    )
+  })
+}
+
+function timelineRow(e) {
+  const detail = {
+    event: () => [h('span', { class: 'mono', text: e.event }), ' → ', badge(typeof e.state === 'string' ? e.state : JSON.stringify(e.state))],
+    effect: () => [h('span', { class: 'mono', text: e.kind }), ' ', badge(e.status), ` attempts ${e.attempts}`, e.durationMs !== null ? ` · ${e.durationMs} ms` : '', e.nextAttemptAt ? ` · next ${when(e.nextAttemptAt)}` : '', e.lastError ? h('div', { class: 'error', text: e.lastError }) : null],
+    timer: () => [h('span', { class: 'mono', text: e.key }), ` due ${when(e.dueAt)}`],
+    child: () => [actorLink(e.id), ` ${e.kind} `, badge(e.status)],
+    dead_letter: () => [h('span', { class: 'mono', text: JSON.stringify(e.event) }), ' ', badge(e.resolution ?? 'open'), h('div', { class: 'error', text: e.error })],
+  }[e.type]
+  return h('tr', { 'data-testid': `timeline-${e.type}` }, h('td', { text: when(e.at) }), h('td', { text: e.type }), h('td', {}, detail ? detail() : ''))
+}
+
+async function actorView(id) {
+  const head = h('div')
+  const body = h('div')
+  put(main, head, body)
+  const render = async () => {
+    const t = await api(`/ops/actors/${encodeURIComponent(id)}/timeline`)
+    const a = t.actor
+    const audit = await api(`/ops/audit?subjectId=${encodeURIComponent(a.id)}&limit=20`).catch(() => ({ entries: [] }))
+    const refresh = () => render()
+    put(head, 
+      h('h1', {}, `${a.kind} `, h('span', { class: 'mono', text: a.id }), ' ', badge(a.status, 'actor-status'), a.stuckReason ? badge('stuck') : null),
+      h('p', { class: 'muted' }, `account `, h('a', { href: `#/actors?accountId=${a.accountId}`, class: 'mono', text: a.accountId }), ` · version ${a.version} · created ${when(a.createdAt)} · updated ${when(a.updatedAt)}`),
+      t.parent ? h('p', {}, 'parent: ', actorLink(t.parent.id), ` ${t.parent.kind} `, badge(t.parent.status)) : null,
+      a.kind === 'agent' ? h('p', {}, h('a', { href: `#/agent/${a.id}`, 'data-testid': 'agent-card-link', text: 'Agent card →' })) : null,
+      a.stuckReason ? h('p', { class: 'error' }, `Stuck: ${a.stuckReason} `, action('Unstick', `/ops/actors/${encodeURIComponent(a.id)}/unstick`, refresh)) : null,
+      a.kind === 'run' && ['queued', 'running'].includes(a.status) ? action('Cancel run', `/ops/runs/${a.id}/cancel`, refresh, { danger: true, testid: 'cancel-run' }) : null,
+    )
+    put(body, 
+      t.children.length ? h('div', {}, h('h2', { text: 'Children' }), table(['id', 'kind', 'outcome'], t.children.map((c) => h('tr', {}, h('td', { class: 'mono' }, actorLink(c.id)), h('td', { text: c.kind }), h('td', {}, badge(c.status)))))) : null,
+      t.deadLetters.length ? h('div', {}, h('h2', { text: 'Dead letters' }), deadLetterTable(t.deadLetters.map((d) => ({ ...d, actorId: a.id, kind: a.kind })), refresh)) : null,
+      t.transactions.length ? h('div', {}, h('h2', { text: 'Transactions' }), table(['nonce', 'hash', 'status', 'gas used', 'max fee', 'block', 'replaced by'], t.transactions.map((x) => h('tr', { 'data-testid': 'tx-row' },
+        h('td', { text: x.nonce }), h('td', { class: 'mono', text: x.hash }), h('td', {}, badge(x.status)), h('td', { text: x.gasUsed ?? '' }), h('td', { text: x.maxFeePerGas }),
+        h('td', { text: x.blockNumber ?? '' }), h('td', { class: 'mono', text: x.replacedBy ?? '' }))), 'transactions')) : null,
+      h('h2', { text: 'Timeline' }),
+      table(['at', 'type', 'detail'], t.timeline.map(timelineRow), 'timeline'),
+      h('h2', { text: 'Audit' }),
+      auditTable(audit.entries),
+      h('h2', { text: 'Snapshot' }),
+      h('pre', { text: JSON.stringify(a.snapshot, null, 2) }),
+    )
+  }
+  await render()
+  // Live: the actor's own event stream (the same mechanism clients use), plus a slow refresh for effects and timers.
+  let pending = false
+  cleanups.push(follow(`/ops/actors/${encodeURIComponent(id)}/events`, () => {
+    if (pending) return
+    pending = true
+    setTimeout(() => { pending = false; void render().catch(() => {}) }, 50)
+  }))
+  every(5000, render)
+}
+
+function auditTable(entries) {
+  return table(['at', 'action', 'by', 'reason / after'], entries.length
+    ? entries.map((e) => h('tr', { 'data-testid': 'audit-row' },
+        h('td', { text: when(e.at) }), h('td', { class: 'mono', text: e.action }),
+        h('td', { class: 'mono', text: e.actor ? (e.actor.type === 'operator' ? `operator ${short(e.actor.accountId)}` : e.actor.type === 'key' ? `key ${short(e.actor.keyId)}` : `session ${e.actor.address}`) : '' }),
+        h('td', { class: 'mono', text: e.after?.reason ?? JSON.stringify(e.after) })))
+    : [empty(4, 'Nothing audited.')], 'audit-table')
+}
+
+function deadLetterTable(rows, refresh) {
+  return table(['seq', 'actor', 'event', 'error', 'dead at', ''], rows.length
+    ? rows.map((d) => h('tr', { 'data-testid': 'dead-letter-row', 'data-seq': d.seq },
+        h('td', { text: d.seq }), h('td', { class: 'mono' }, actorLink(d.actorId), ` ${d.kind}`), h('td', { class: 'mono', text: JSON.stringify(d.event) }),
+        h('td', { class: 'error', text: d.error }), h('td', { text: when(d.deadAt) }),
+        h('td', {}, d.resolution ? badge(d.resolution) : [action('Retry', `/ops/dead-letters/${d.seq}/retry`, refresh, { testid: 'retry' }), ' ', action('Discard', `/ops/dead-letters/${d.seq}/discard`, refresh, { danger: true, testid: 'discard' })])))
+    : [empty(6, 'No dead letter.')], 'dead-letters-table')
+}
+
+async function deadLetters() {
+  const body = h('div')
+  put(main, h('h1', { text: 'Dead letters and stuck actors' }), body)
+  const render = async () => {
+    const [dl, stuck, audit] = await Promise.all([api('/ops/dead-letters?limit=100'), api('/ops/actors?status=stuck&limit=100'), api('/ops/audit?limit=50')])
+    put(body, 
+      h('h2', { text: 'Dead letters' }), deadLetterTable(dl.deadLetters, render),
+      h('h2', { text: 'Stuck actors' }),
+      table(['id', 'kind', 'state', 'why', ''], stuck.actors.length
+        ? stuck.actors.map((a) => h('tr', {}, h('td', { class: 'mono' }, actorLink(a.id, a.id)), h('td', { text: a.kind }), h('td', {}, badge(a.status)), h('td', { class: 'error', text: a.stuckReason }),
+            h('td', {}, action('Unstick', `/ops/actors/${encodeURIComponent(a.id)}/unstick`, render))))
+        : [empty(5, 'No stuck actor.')]),
+      h('h2', { text: 'Console actions (audit trail)' }),
+      auditTable(audit.entries.filter((e) => e.action.startsWith('ops.'))),
+    )
+  }
+  every(3000, render)
+}
+
+async function agentView(id) {
+  const body = h('div')
+  // The value chart is read on chain at past blocks: once on open, then every minute.
+  const history = h('div', { 'data-testid': 'value-chart' }, h('p', { class: 'muted', text: 'Reading the value history…' }))
+  put(main, body)
+  every(60_000, async () => {
+    const { points } = await api(`/ops/agents/${id}/value-history`)
+    put(history, chart(points.map((p) => ({ t: Date.parse(p.at), v: Number(p.totalValueUsd ?? 0), block: p.blockNumber }))))
+  })
+  const render = async () => {
+    const c = await api(`/ops/agents/${id}`)
+    const a = c.agent
+    const cap = (label, limit, used) => h('tr', {}, h('td', { text: label }), h('td', { text: limit ?? 'none' }), h('td', { text: used ?? '' }))
+    const actorsTable = (list, testid) => table(['id', 'state', 'created', 'next timer'], list.length
+      ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }), h('td', { text: when(r.nextTimerAt) })))
+      : [empty(4, 'None.')], testid)
+    put(body, 
+      h('h1', {}, `agent ${a.name} `, badge(a.status, 'agent-status'), a.policy.paused ? badge('paused') : null),
+      h('p', { class: 'muted' }, h('span', { class: 'mono', text: a.id }), ' · wallet ', h('span', { class: 'mono', text: a.walletAddress }), ' · account ', h('a', { href: `#/actors?accountId=${c.accountId}`, class: 'mono', text: c.accountId })),
+      h('p', {}, c.flags.lowBalance ? h('span', { class: 'flag', 'data-testid': 'flag-low-balance', text: 'LOW BALANCE' }) : null, c.flags.lowCredits ? h('span', { class: 'flag', 'data-testid': 'flag-low-credits', text: 'LOW CREDITS' }) : null),
+      a.policy.paused ? h('p', { class: 'muted', text: 'Kill switch on: every fund-moving request is refused. Only the owner can unpause, after the hold.' }) : action('Pause agent (kill switch)', `/ops/agents/${id}/pause`, render, { danger: true, testid: 'pause-agent' }),
+      h('div', { class: 'row' },
+        h('div', {}, h('h2', { text: 'Balances (USD)' }), c.portfolio
+          ? table(['token', 'balance', 'value USD'], [...c.portfolio.holdings.map((x) => h('tr', {}, h('td', { text: x.symbol }), h('td', { text: x.balance }), h('td', { text: x.valueUsd ?? '?' }))), h('tr', {}, h('td', { text: 'total' }), h('td'), h('td', { 'data-testid': 'portfolio-total', text: c.portfolio.totalValueUsd }))])
+          : h('p', { class: 'muted', text: 'No chain: balances unknown.' }),
+          h('h2', { text: 'Portfolio value over time (USD, on chain)' }), history),
+        h('div', {}, h('h2', { text: 'Policy caps against today' }), table(['rule', 'cap', 'used today'], [
+          cap('per trade USD', a.policy.maxTradeUsd), cap('per day USD', a.policy.maxDailyUsd, c.spentTodayUsd), cap('price impact bps', a.policy.maxPriceImpactBps),
+        ]), h('p', { class: 'muted', text: `Credits: ${c.credits.credits} (held ${c.credits.reserved})` }),
+        h('h2', { text: 'Pending guardrail changes' }), h('pre', { text: JSON.stringify(a.pendingChanges, null, 2) })),
+      ),
+      h('div', { class: 'row' },
+        h('div', {}, h('h2', { text: 'Runs' }), actorsTable(c.runs, 'runs')),
+        h('div', {}, h('h2', { text: 'Chat turns' }), actorsTable(c.chatTurns, 'turns')),
+        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations') : h('p', { class: 'muted', text: 'No automation actors yet (the kind is not built).' })),
+      ),
+      h('h2', { text: 'Audit trail' }), auditTable(c.audit),
+    )
+  }
+  every(5000, render)
+}
+
+function chart(samples) {
+  const w = 420
+  const hgt = 120
+  if (samples.length < 2) return h('p', { class: 'muted', text: samples.length ? `$${samples[0].v.toFixed(2)} (no history before this block)` : 'No history.' })
+  const vs = samples.map((s) => s.v)
+  const [lo, hi] = [Math.min(...vs), Math.max(...vs)]
+  const t0 = samples[0].t
+  const span = samples.at(-1).t - t0 || 1
+  const pts = samples.map((s) => `${((s.t - t0) / span) * (w - 10) + 5},${hgt - 5 - ((s.v - lo) / (hi - lo || 1)) * (hgt - 10)}`).join(' ')
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg')
+  svg.setAttribute('class', 'chart')
+  svg.setAttribute('width', String(w))
+  svg.setAttribute('height', String(hgt))
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline')
+  line.setAttribute('points', pts)
+  svg.append(line)
+  const [first, last] = [samples[0], samples.at(-1)]
+  return h('div', {}, svg, h('p', { class: 'muted', text: `$${first.v.toFixed(2)} at block ${first.block} (${when(new Date(first.t).toISOString())}) → $${last.v.toFixed(2)} at block ${last.block}; low $${lo.toFixed(2)}, high $${hi.toFixed(2)}` }))
+}
+
+// ---------- routing ----------
+
+async function route() {
+  for (const c of cleanups) c()
+  cleanups = []
+  const [path, query] = location.hash.slice(1).split('?')
+  const q = new URLSearchParams(query ?? '')
+  try {
+    await api('/ops/overview') // who is signed in: 401 and 403 show the sign-in page
+  } catch (err) {
+    return showSignIn(err instanceof ApiError ? err : undefined)
+  }
+  nav.hidden = false
+  const parts = (path || '/').split('/').filter(Boolean)
+  if (parts[0] === 'actors') return actors(q)
+  if (parts[0] === 'actor' && parts[1]) return actorView(decodeURIComponent(parts[1]))
+  if (parts[0] === 'agent' && parts[1]) return agentView(parts[1])
+  if (parts[0] === 'dead-letters') return deadLetters()
+  return overview()
+}
+
+document.getElementById('search').addEventListener('submit', (e) => {
+  e.preventDefault()
+  const term = new FormData(e.target).get('q')
+  if (term) location.hash = `#/actors?q=${encodeURIComponent(String(term).trim())}`
+})
+document.getElementById('signout').addEventListener('click', () => {
+  sessionStorage.clear()
+  location.hash = '#/'
+  showSignIn()
+})
+window.addEventListener('hashchange', route)
+void route()

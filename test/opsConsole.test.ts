@@ -1,0 +1,163 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/** Debian's chromium (CI installs it: .ci/run); the test never downloads a browser. */
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p))
+if (!CHROMIUM) console.warn('test/opsConsole.test.ts skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)')
+/** Screenshots of each view, for a reviewer (git-ignored). */
+const SHOTS = join('test', '.screenshots', 'ops-console')
+
+let app: TestApp
+let browser: BrowserContext
+let page: Page
+let profile: string
+let op: Awaited<ReturnType<TestApp['account']>>
+let alice: Awaited<ReturnType<TestApp['account']>>
+let agentId: string
+const key = () => `k-${Math.random().toString(36).slice(2)}`
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+
+/** Opens /ops (not signed in: the sign-in page), signs in with the key; answers the status the ops API gave it. */
+async function signIn(apiKey: string): Promise<number> {
+  await page.goto(`${app.url}/ops`)
+  await page.getByTestId('api-key').fill(apiKey)
+  const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/ops/overview'))
+  await page.getByTestId('signin').click()
+  return (await answer).status()
+}
+
+describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    app = await startTestApp({}, { withChain: true })
+    op = await app.account({ operator: true, name: 'ops' })
+    alice = await app.account({ name: 'alice' })
+    agentId = (await alice.api('POST', '/agents', { name: 'watched', skills: ['trading', 'token-launch'] })).body.id
+    expect((await alice.api('POST', '/dev/faucet', { agentId, eth: '20', usdc: '20000' })).status).toBe(200)
+    profile = mkdtempSync(join(tmpdir(), 'ops-console-chromium-'))
+    // A fresh profile each run (Playwright passes it as --user-data-dir).
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+    page = browser.pages()[0] ?? (await browser.newPage())
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await app?.close()
+    if (profile) rmSync(profile, { recursive: true, force: true })
+  })
+
+  it('a non-operator key is refused: the sign-in page says so and the API answered 403', async () => {
+    expect(await signIn(alice.apiKey)).toBe(403)
+    await expect.poll(() => page.getByTestId('signin-error').textContent()).toContain('not an operator')
+    expect(await page.locator('#nav').isHidden()).toBe(true)
+    await shot('0-refused')
+  })
+
+  it('an operator signs in and sees the overview; a launch goes to live on the page without a reload', async () => {
+    expect(await signIn(op.apiKey)).toBe(200)
+    await page.getByTestId('kind-agent').waitFor()
+    expect(await page.getByTestId('kind-automation').textContent()).toContain('none yet')
+    await shot('1-overview')
+
+    await page.goto(`${app.url}/ops#/actors?kind=launch`)
+    await page.getByTestId('actor-list').waitFor()
+    const loads: string[] = []
+    page.on('load', () => loads.push(page.url()))
+    const res = await alice.api('POST', '/launch/venue-a', { agentId, symbol: 'LIVE', name: 'Live Cat', quote: 'ETH' }, { 'idempotency-key': key() })
+    expect(res.status).toBe(202)
+    const row = page.locator(`[data-testid=actor-row][data-id="${res.body.id}"]`)
+    await row.locator('.badge', { hasText: 'live' }).waitFor({ timeout: 20_000 })
+    expect(loads).toEqual([])
+    await shot('2-launch-live')
+
+    // The launch's own page follows its event stream.
+    await row.getByRole('link', { name: res.body.id }).click()
+    await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('live')
+    expect(await page.getByTestId('timeline-event').count()).toBe(5)
+  })
+
+  it("opens a wallet operation's timeline with its transactions", async () => {
+    const swap = await alice.api('POST', '/swap/execute', { agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
+    expect(swap.body.status).toBe('confirmed')
+    await page.getByTestId('search').fill(swap.body.txHash)
+    await page.getByTestId('search').press('Enter')
+    await page.locator(`[data-testid=actor-row][data-id="${swap.body.id}"]`).getByRole('link', { name: swap.body.id }).click()
+    await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('confirmed')
+    expect(await page.getByTestId('transactions').textContent()).toContain(swap.body.txHash)
+    expect(await page.getByTestId('timeline-effect').count()).toBeGreaterThanOrEqual(2)
+    expect(await page.getByTestId('timeline').textContent()).toContain('op.submit')
+    await shot('3-walletop-timeline')
+
+    await page.goto(`${app.url}/ops#/agent/${agentId}`)
+    await expect.poll(() => page.getByTestId('portfolio-total').textContent()).toMatch(/^\d+\.\d+$/)
+    await page.getByTestId('value-chart').locator('svg polyline').waitFor()
+    await shot('4-agent-card')
+
+    // The kill switch from the card, with a reason: audited, and the agent can no longer trade.
+    await page.getByTestId('pause-agent').click()
+    await page.getByTestId('reason').fill('suspicious volume')
+    await page.getByTestId('confirm').click()
+    await page.getByTestId('audit-row').filter({ hasText: 'suspicious volume' }).waitFor()
+    expect(await page.getByTestId('audit-table').textContent()).toContain('ops.agent.pause')
+    await shot('4b-agent-paused')
+    const refused = await alice.api('POST', '/swap/execute', { agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
+    expect(refused.body.code).toBe('policy_violation')
+  })
+
+  it('filters to failed with one click', async () => {
+    // A launch that fails in its actor: begun for a wallet with no ETH, the simulation refuses it.
+    const poor = (await alice.api('POST', '/agents', { name: 'poor', skills: ['token-launch'] })).body.id
+    const { rows } = await app.services.pool.query(`select snapshot->'context' as ctx from actor where kind = 'launch' limit 1`)
+    const { gas, txHash, tokenAddress, poolAddress, blockNumber, error, ...input } = rows[0].ctx
+    void [gas, txHash, tokenAddress, poolAddress, blockNumber, error]
+    const failedId = randomUUID()
+    await app.services.runtime.create('launch', { id: failedId, accountId: alice.accountId, input: { ...input, launchId: failedId, agentId: poor, symbol: 'POOR' } })
+    await app.services.runtime.send(failedId, { type: 'launch.begin' })
+    expect((await waitForLaunchEnd(alice.api, failedId)).status).toBe('failed')
+
+    await page.goto(`${app.url}/ops#/actors`)
+    await page.locator(`[data-testid=actor-row][data-id="${failedId}"]`).waitFor()
+    expect(await page.getByTestId('actor-row').count()).toBeGreaterThan(1)
+    await page.getByTestId('failed-only').click()
+    await page.waitForURL(/status=failed/)
+    await expect.poll(() => page.getByTestId('actor-row').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-id')}:${r.getAttribute('data-status')}`)))
+      .toEqual([`${failedId}:failed`])
+    await shot('5-failed-only')
+  })
+
+  it('retries a dead letter with a reason and shows the audit row', async () => {
+    const id = randomUUID()
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    // An event an older build refused (dead-lettered, the actor marked stuck), valid for this one.
+    const { rows } = await app.services.pool.query(
+      `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error)
+       values ($1, $2, '{"type":"agent.start"}', now(), now(), 'validation failed (older build)') returning seq`,
+      [id, alice.accountId],
+    )
+    const seq = Number(rows[0].seq)
+    await app.services.pool.query(`update actor set stuck_reason = 'dead letter ' || $2 || ': validation failed', stuck_at = now() where id = $1`, [id, seq])
+
+    await page.goto(`${app.url}/ops#/dead-letters`)
+    const row = page.locator(`[data-testid=dead-letter-row][data-seq="${seq}"]`)
+    await row.getByTestId('retry').click()
+    await row.getByTestId('reason').fill('accepted since the parser fix')
+    await shot('6-dead-letter-retry')
+    await row.getByTestId('confirm').click()
+    await page.getByTestId('audit-row').filter({ hasText: 'accepted since the parser fix' }).waitFor()
+    expect(await page.getByTestId('audit-table').textContent()).toContain('ops.deadletter.retry')
+    await shot('7-audit-row')
+    await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
+    const audit = await op.api('GET', `/ops/audit?subjectId=${id}`)
+    expect(audit.body.entries[0]).toMatchObject({ action: 'ops.deadletter.retry', actor: { type: 'operator', accountId: op.accountId }, after: { reason: 'accepted since the parser fix' } })
+  })
+})

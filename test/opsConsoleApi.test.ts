@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { waitFor } from './support/waitFor.ts'
+import { foldActorCounts } from '../src/db/opsOverview.store.ts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createSiweMessage } from 'viem/siwe'
+import { apiClient } from './support/app.ts'
+
+let model: ModelServer
+let app: TestApp
+let op: Awaited<ReturnType<TestApp['account']>>
+let alice: Awaited<ReturnType<TestApp['account']>>
+let agent: { id: string; walletAddress: string }
+let launch: { id: string; txHash: string; tokenAddress: string }
+let swap: { id: string; txHash: string }
+const key = () => `k-${Math.random().toString(36).slice(2)}`
+const ids = (body: { actors: { id: string }[] }) => body.actors.map((a) => a.id)
+
+beforeAll(async () => {
+  model = await startModelServer()
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', SIWE_DOMAIN: 'app.test' }, { withChain: true })
+  op = await app.account({ operator: true, name: 'ops' })
+  alice = await app.account({ name: 'alice' })
+  agent = (await alice.api('POST', '/agents', { name: 'card', skills: ['trading', 'token-launch'] })).body
+  expect((await alice.api('POST', '/dev/faucet', { agentId: agent.id, eth: '20', usdc: '20000' })).status).toBe(200)
+  const l = await alice.api('POST', '/launch/venue-b', { agentId: agent.id, symbol: 'OPS', name: 'Ops Cat', quote: 'ETH' }, { 'idempotency-key': key() })
+  launch = await waitForLaunchEnd(alice.api, l.body.id)
+  const x = await alice.api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
+  expect(x.body.status, JSON.stringify(x.body)).toBe('confirmed')
+  swap = x.body
+})
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+})
+
+describe('the operator overview', () => {
+  it('counts actors per kind and state, work, effects, dead letters, stuck actors, credits and the chain', async () => {
+    const res = await op.api('GET', '/ops/overview')
+    expect(res.status).toBe(200)
+    expect(res.body.actors).toEqual(expect.arrayContaining([
+      { kind: 'agent', status: 'stopped', count: expect.any(Number) },
+      { kind: 'launch', status: 'live', count: 1 },
+      { kind: 'walletop', status: 'confirmed', count: 1 },
+    ]))
+    expect(res.body.work).toEqual(expect.arrayContaining([{ kind: 'launch', lastMinute: 1, lastHour: 1 }]))
+    expect(res.body.transactions.lastHour).toBeGreaterThanOrEqual(2)
+    expect(res.body.effects).toEqual({ pending: expect.any(Number), retrying: expect.any(Number), failed: 0 })
+    expect(res.body).toMatchObject({ deadLetters: 0, stuck: 0, modelCreditsLastHour: 0, creditsReserved: 0 })
+    expect(res.body.chain.head).toBeGreaterThan(0)
+    expect(res.body.chain.lagBlocks).toBeGreaterThanOrEqual(0)
+    expect((await alice.api('GET', '/ops/overview')).status).toBe(403)
+  })
+
+  it("the counts per kind and state, kept by triggers, equal a count of the actor table, before and after the deltas are folded", async () => {
+    const truth = async () =>
+      (await app.services.pool.query(`select kind, status, count(*)::int as count from actor group by kind, status order by kind, status`)).rows
+    const shown = async () => (await op.api('GET', '/ops/overview')).body.actors
+    expect(await shown()).toEqual(await truth())
+    expect((await op.api('GET', '/ops/actors/counts')).body.counts).toEqual(await truth())
+    expect(Number((await app.services.pool.query('select count(*) from actor_count_delta')).rows[0].count)).toBeGreaterThan(0)
+    await foldActorCounts(app.services.pool)
+    expect(Number((await app.services.pool.query('select count(*) from actor_count_delta')).rows[0].count)).toBe(0)
+    expect(await shown()).toEqual(await truth())
+    // A state change after the fold: a -1 and a +1, and the answer still equals the table.
+    expect((await alice.api('POST', `/agents/${agent.id}/start`)).status).toBe(200)
+    expect(await shown()).toEqual(await truth())
+    expect((await alice.api('POST', `/agents/${agent.id}/stop`)).status).toBe(200)
+  })
+})
+
+describe('actor lists with filters and search', () => {
+  it('filters by kind, account, agent, time and "failed only"; searches by id, tx hash and address', async () => {
+    expect(ids((await op.api('GET', `/ops/actors?kind=launch&accountId=${alice.accountId}`)).body)).toEqual([launch.id])
+    expect(ids((await op.api('GET', `/ops/actors?accountId=${op.accountId}`)).body)).toEqual([])
+    expect(ids((await op.api('GET', `/ops/actors?agentId=${agent.id}&limit=100`)).body).sort()).toEqual([agent.id, launch.id, swap.id].sort())
+    expect((await op.api('GET', '/ops/actors?status=failed')).body.actors.every((a: { status: string }) => a.status === 'failed')).toBe(true)
+    const future = new Date(Date.now() + 3_600_000).toISOString()
+    expect(ids((await op.api('GET', `/ops/actors?since=${encodeURIComponent(future)}`)).body)).toEqual([])
+    expect(ids((await op.api('GET', `/ops/actors?q=${swap.txHash}`)).body)).toEqual([swap.id])
+    expect(ids((await op.api('GET', `/ops/actors?q=${launch.txHash.toUpperCase().replace('0X', '0x')}`)).body)).toEqual([launch.id])
+    expect(ids((await op.api('GET', `/ops/actors?q=${agent.walletAddress}`)).body)).toEqual([agent.id])
+    expect(ids((await op.api('GET', `/ops/actors?q=${launch.tokenAddress}`)).body)).toEqual([launch.id])
+    expect(ids((await op.api('GET', `/ops/actors?q=${launch.id}`)).body)).toEqual([launch.id])
+    expect((await op.api('GET', '/ops/actors?since=yesterday')).status).toBe(422)
+  })
+})
+
+describe('one actor', () => {
+  it("a wallet operation's timeline: events, effects with attempts and durations, and its transactions", async () => {
+    const res = await op.api('GET', `/ops/actors/${swap.id}/timeline`)
+    expect(res.status).toBe(200)
+    expect(res.body.actor).toMatchObject({ id: swap.id, kind: 'walletop', status: 'confirmed', parentId: null })
+    expect(res.body).toMatchObject({ parent: null, children: [], deadLetters: [] })
+    const types = res.body.timeline.map((e: { type: string }) => e.type)
+    expect(types).toContain('event')
+    expect(res.body.timeline.filter((e: { type: string }) => e.type === 'event').map((e: { state: string }) => e.state)).toEqual(['submitting', 'confirming', 'confirmed'])
+    expect(res.body.timeline.filter((e: { type: string }) => e.type === 'effect')).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'op.submit', status: 'done', attempts: expect.any(Number), durationMs: expect.any(Number), lastError: null })]),
+    )
+    const at = res.body.timeline.map((e: { at: string }) => e.at)
+    expect(at).toEqual([...at].sort())
+    expect(res.body.transactions.at(-1)).toMatchObject({ hash: swap.txHash, status: 'confirmed', nonce: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), blockNumber: expect.any(Number) })
+    expect((await op.api('GET', '/ops/actors/nope/timeline')).status).toBe(404)
+    expect((await alice.api('GET', `/ops/actors/${swap.id}/timeline`)).status).toBe(403)
+  })
+})
+
+describe('one agent', () => {
+  it("its card: status, portfolio in USD, today's spend against the caps, flags, runs, turns, the automations slot, audit", async () => {
+    const res = await op.api('GET', `/ops/agents/${agent.id}`)
+    expect(res.status).toBe(200)
+    expect(res.body.agent).toMatchObject({ id: agent.id, status: 'stopped', policy: { paused: false } })
+    expect(res.body).toMatchObject({ accountId: alice.accountId, runs: [], chatTurns: [], automations: [], flags: { lowBalance: false, lowCredits: false } })
+    expect(Number(res.body.spentTodayUsd)).toBeGreaterThan(0)
+    expect(Number(res.body.portfolio.totalValueUsd)).toBeGreaterThan(10)
+    expect(res.body.credits).toEqual({ credits: expect.any(Number), reserved: 0 })
+    expect((await op.api('GET', '/ops/agents/00000000-0000-4000-8000-000000000000')).status).toBe(404)
+  })
+
+  it('its value over time: the wallet valued on chain at blocks from before its first transaction to now', async () => {
+    const res = await op.api('GET', `/ops/agents/${agent.id}/value-history`)
+    expect(res.status).toBe(200)
+    const points = res.body.points as { blockNumber: string; at: string; totalValueUsd: string }[]
+    expect(points.length).toBeGreaterThanOrEqual(2)
+    const blocks = points.map((p) => BigInt(p.blockNumber))
+    expect(blocks).toEqual([...blocks].sort((a, b) => (a < b ? -1 : 1)))
+    const { rows } = await app.services.pool.query('select min(block_number)::int as b from chain_tx where agent_id = $1', [agent.id])
+    expect(Number(points[0]!.blockNumber)).toBe(rows[0].b - 1)
+    for (const p of points) expect(Number(p.totalValueUsd)).toBeGreaterThan(10_000)
+    expect(Date.parse(points.at(-1)!.at)).toBeGreaterThanOrEqual(Date.parse(points[0]!.at))
+    expect((await alice.api('GET', `/ops/agents/${agent.id}/value-history`)).status).toBe(403)
+  })
+})
+
+describe('console actions on agents and runs', () => {
+  it('pausing an agent sets its kill switch: audited with the operator and the reason, and a swap is then refused', async () => {
+    expect((await op.api('POST', `/ops/agents/${agent.id}/pause`, {})).status).toBe(422)
+    const res = await op.api('POST', `/ops/agents/${agent.id}/pause`, { reason: 'runaway trading reported' })
+    expect(res.status).toBe(200)
+    expect(res.body.policy.paused).toBe(true)
+    const trail = (await op.api('GET', `/ops/audit?subjectId=${agent.id}`)).body.entries
+    expect(trail[0]).toMatchObject({ action: 'ops.agent.pause', accountId: alice.accountId, actor: { type: 'operator', accountId: op.accountId }, before: { paused: false }, after: { paused: true, reason: 'runaway trading reported' } })
+    expect(trail.map((e: { action: string }) => e.action)).toContain('policy.change')
+    // The owner sees it in the agent's own trail.
+    expect((await alice.api('GET', `/agents/${agent.id}/audit`)).body.entries.map((e: { action: string }) => e.action)).toContain('ops.agent.pause')
+    const refused = await alice.api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
+    expect(refused.status).toBe(403)
+    expect(refused.body.code).toBe('policy_violation')
+  })
+
+  it('cancelling a run stops it through the stop use case, audited', async () => {
+    const runner = (await alice.api('POST', '/agents', { name: 'runner', skills: ['trading'] })).body
+    model.mock.onMessage('think slowly', { content: 'done thinking' }, { latency: 1500 })
+    const started = await alice.api('POST', `/agents/${runner.id}/runs`, { goal: 'think slowly', maxSteps: 3 })
+    expect(started.status).toBe(202)
+    await waitFor(async () => (await alice.api('GET', `/runs/${started.body.id}`)).body.status === 'running')
+    const res = await op.api('POST', `/ops/runs/${started.body.id}/cancel`, { reason: 'stuck on a bad goal' })
+    expect(res.status).toBe(200)
+    expect(['stopped', 'completed']).toContain(res.body.status)
+    const trail = (await op.api('GET', `/ops/audit?subjectId=${started.body.id}`)).body.entries
+    expect(trail).toEqual([expect.objectContaining({ action: 'ops.run.cancel', before: { status: expect.any(String) }, after: { status: res.body.status, reason: 'stuck on a bad goal' } })])
+    expect((await op.api('POST', `/ops/runs/${agent.id}/cancel`, { reason: 'not a run' })).status).toBe(404)
+    const card = (await op.api('GET', `/ops/agents/${runner.id}`)).body
+    expect(card.runs).toEqual([expect.objectContaining({ id: started.body.id, kind: 'run', status: res.body.status, nextTimerAt: null })])
+  })
+})
+
+describe('the console page', () => {
+  it('is served at /ops with its assets from the package: same-origin only, no CDN', async () => {
+    const page = await fetch(`${app.url}/ops`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    const html = await page.text()
+    expect(html).toContain('/ops/console.js')
+    for (const asset of ['/ops/console.js', '/ops/console.css']) {
+      const res = await fetch(`${app.url}${asset}`)
+      expect(res.status, asset).toBe(200)
+      // The SVG namespace is a name, not a fetch.
+      expect((await res.text()).replaceAll('http://www.w3.org/2000/svg', ''), asset).not.toMatch(/https?:\/\//)
+    }
+    expect(html).not.toMatch(/https?:\/\//)
+  })
+})
+
+describe('signed in with a SIWE session', () => {
+  it("an operator account's session reads the console's API, and its actions need the CSRF token; another account's session is refused", async () => {
+    const pub = apiClient(`${app.url}/api/v1`)
+    const session = async () => {
+      const signer = privateKeyToAccount(generatePrivateKey())
+      const { nonce } = (await pub('GET', '/auth/nonce')).body
+      const message = createSiweMessage({ address: signer.address, chainId: 31337, domain: 'app.test', nonce, uri: 'https://app.test', version: '1' })
+      const res = await pub('POST', '/auth/siwe', { message, signature: await signer.signMessage({ message }) })
+      expect(res.status).toBe(200)
+      return { accountId: res.body.account.id as string, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: res.body.csrfToken as string }
+    }
+    const plain = await session()
+    expect((await pub('GET', '/ops/overview', undefined, { cookie: plain.cookie })).status).toBe(403)
+
+    const operator = await session()
+    await app.services.pool.query('update account set is_operator = true where id = $1', [operator.accountId])
+    expect((await pub('GET', '/ops/overview', undefined, { cookie: operator.cookie })).status).toBe(200)
+    const runner = (await alice.api('POST', '/agents', { name: 'siwe-target', skills: ['trading'] })).body
+    const noCsrf = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'session without token' }, { cookie: operator.cookie })
+    expect(noCsrf.body.code).toBe('csrf_token_invalid')
+    const paused = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'from the dashboard' }, { cookie: operator.cookie, 'x-csrf-token': operator.csrf })
+    expect(paused.status).toBe(200)
+    const trail = (await op.api('GET', `/ops/audit?subjectId=${runner.id}`)).body.entries
+    expect(trail[0]).toMatchObject({ action: 'ops.agent.pause', actor: { type: 'operator', accountId: operator.accountId, via: 'session', address: expect.stringMatching(/^0x/) } })
+  })
+})
