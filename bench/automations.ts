@@ -18,7 +18,8 @@
  * upsert rate of bench/upsertWorker.ts (MODE=raw, 10 loops) on the same server.
  *
  *   npm run -s bench:automations   (BENCH_AUTOMATIONS: default 10000; BENCH_AUTOMATIONS_SCENARIOS: plain,kill (default both);
- *                                   BENCH_SERVICE_NODE_ARGS: extra node flags for the service, e.g. --cpu-prof)
+ *                                   BENCH_SERVICE_NODE_ARGS: extra node flags for the service, e.g. --cpu-prof;
+ *                                   BENCH_STATEMENT_COUNTS=1: statements per firing by statement, see bench/experiments/countStatements.ts)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -26,13 +27,14 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { adminCreateAccount, kill9, killServerHard, startServer, stopServer, type ServerProcess } from '../test/support/server.ts'
 import { apiClient, type Api } from '../test/support/app.ts'
-import { baseEnv, createDatabase, cpuWindow, dropAllDatabases, percentile, postmasterOf, round, scopePostgres, sleep, spawnNode } from './lib.ts'
+import { ROOT, baseEnv, createDatabase, cpuWindow, dropAllDatabases, percentile, postmasterOf, round, scopePostgres, sleep, spawnNode } from './lib.ts'
 
 const N = Number(process.env.BENCH_AUTOMATIONS ?? 10_000)
 const SCENARIOS = (process.env.BENCH_AUTOMATIONS_SCENARIOS ?? 'plain,kill').split(',').map((s) => s.trim()) as Array<'plain' | 'kill'>
 const CONCURRENCY = 16
 const CALIBRATION = Math.min(200, Math.max(20, Math.round(N / 50)))
 const TIMEOUT_MS = Number(process.env.BENCH_AUTOMATIONS_TIMEOUT_S ?? 300) * 1000
+const COUNT_STATEMENTS = process.env.BENCH_STATEMENT_COUNTS === '1'
 const progress = (m: string) => process.stderr.write(`[automations] ${new Date().toISOString().slice(11, 19)} ${m}\n`)
 
 /** Runs `total` jobs with `concurrency` in flight. */
@@ -41,6 +43,15 @@ async function pool(concurrency: number, total: number, job: (i: number) => Prom
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < total) await job(next++)
   }))
+}
+
+/** The cumulative statement counts bench/experiments/countStatements.ts wrote for process `pid`. */
+function readStatements(dir: string, pid: number): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(join(dir, `stmts-${pid}.json`), 'utf8')) as Record<string, number>
+  } catch {
+    return {}
+  }
 }
 
 /** utime + stime of one process in ticks (its whole life so far); 0 once it is gone. */
@@ -93,13 +104,18 @@ type Result = {
   doubled: number
   lost: number
   effects: number
+  stages: { dueToExecutingMs: { p50: number; p99: number }; executingToFiredMs: { p50: number; p99: number } }
   restartMs: number | null
   dueSpreadMs: number[]
   firedAtKill: number | null
   serviceCpuMsPerFiring: number
   serviceCpuPctOfOneCore: number
   postgresCpuPct: number
+  /** Everything else on the machine during the window (other users' work), % of one core. */
+  otherCpuPct: number
   transactionsPerFiring: number
+  /** BENCH_STATEMENT_COUNTS=1, plain scenario: statements the service sent per firing, by statement. */
+  statementsPerFiring: Record<string, number> | null
 }
 
 async function scenario(kind: 'plain' | 'kill'): Promise<Result> {
@@ -111,8 +127,12 @@ async function scenario(kind: 'plain' | 'kill'): Promise<Result> {
     STARTER_CREDITS: '1000000000', OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
     ACTOR_CACHE_SIZE: String(Math.max(10_000, 3 * N)), AUTOMATION_MIN_INTERVAL_SECONDS: '60',
   }
-  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS
-  if (nodeArgs) env.NODE_OPTIONS = nodeArgs
+  const nodeArgs = [process.env.BENCH_SERVICE_NODE_ARGS ?? '']
+  if (COUNT_STATEMENTS) {
+    nodeArgs.push(`--import ${join(ROOT, 'bench/experiments/countStatements.ts')}`)
+    env.STATEMENT_COUNT_DIR = dataDir
+  }
+  if (nodeArgs.join('').trim()) env.NODE_OPTIONS = nodeArgs.join(' ').trim()
   const servers: ServerProcess[] = []
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
   // The "pg" CPU column: this cluster's processes, and among client backends only the bench databases'.
@@ -158,8 +178,10 @@ async function scenario(kind: 'plain' | 'kill'): Promise<Result> {
     let cpu = cpuWindow(server.child.pid)
     let serviceTicks = 0
     let pgPctSeconds = 0
+    let otherPctSeconds = 0
     let cpuSince = performance.now()
     const pid0 = server.child.pid!
+    const statements0 = COUNT_STATEMENTS ? readStatements(dataDir, pid0) : {}
     const ticks0 = processTicks(pid0)
     let restartMs: number | null = null
     let firedAtKill: number | null = null
@@ -176,6 +198,7 @@ async function scenario(kind: 'plain' | 'kill'): Promise<Result> {
         serviceTicks += processTicks(pid0) - ticks0
         const share = cpu()
         pgPctSeconds += share.postgres * ((performance.now() - cpuSince) / 1000)
+        otherPctSeconds += share.other * ((performance.now() - cpuSince) / 1000)
         progress(`kill -9 with ${done} of ${N} fired`)
         await kill9(server)
         const r0 = performance.now()
@@ -191,13 +214,14 @@ async function scenario(kind: 'plain' | 'kill'): Promise<Result> {
     // The killed process's CPU until its kill, plus the running one over its whole life (boot included).
     const share = cpu()
     pgPctSeconds += share.postgres * ((performance.now() - cpuSince) / 1000)
+    otherPctSeconds += share.other * ((performance.now() - cpuSince) / 1000)
     serviceTicks += kind === 'kill' && firedAtKill !== null ? processTicks(server.child.pid!) : processTicks(pid0) - ticks0
     const x1 = await xact()
     const windowS = (Date.now() - dueAt) / 1000
     await sleep(1000) // anything still in flight (a doubled firing) lands before the counts
 
-    const rows = (await db.query<{ id: string; first_at: string | null; records: number; run_count: number }>(
-      `select id, snapshot->'context'->'firings'->0->>'at' as first_at, jsonb_array_length(snapshot->'context'->'firings')::int as records,
+    const rows = (await db.query<{ id: string; first_at: string | null; triggered_at: string | null; records: number; run_count: number }>(
+      `select id, snapshot->'context'->'firings'->0->>'at' as first_at, snapshot->'context'->>'lastTriggeredAt' as triggered_at, jsonb_array_length(snapshot->'context'->'firings')::int as records,
               (snapshot->'context'->>'runCount')::int as run_count
          from actor where kind = 'automation' and snapshot->'context'->>'agentId' = $1`, [agentId])).rows
     const effects = new Map((await db.query<{ id: string; n: number }>(`select actor_id as id, count(*)::int as n from effect where kind = 'automation.fire' group by actor_id`)).rows.map((r) => [r.id, r.n]))
@@ -207,20 +231,37 @@ async function scenario(kind: 'plain' | 'kill'): Promise<Result> {
     const doubled = rows.filter((r) => (effects.get(r.id) ?? 0) > 1 || r.records > 1 || r.run_count > 1 || (journal.get(r.id) ?? 0) > 1).length
     const lost = rows.length - firedRows.length + Math.max(0, N - rows.length)
     const delays = firedRows.map((r) => Date.parse(r.first_at!) - dueAt).sort((a, b) => a - b)
+    // Where the wait is: due -> the timer's transition to executing (claim, inbox, commit), then -> the firing's end (the effect and its finish).
+    const sorted = (xs: number[]) => xs.sort((a, b) => a - b)
+    const toTriggered = sorted(firedRows.map((r) => Date.parse(r.triggered_at!) - dueAt))
+    const triggeredToFired = sorted(firedRows.map((r) => Date.parse(r.first_at!) - Date.parse(r.triggered_at!)))
+    const stages = {
+      dueToExecutingMs: { p50: round(percentile(toTriggered, 50)), p99: round(percentile(toTriggered, 99)) },
+      executingToFiredMs: { p50: round(percentile(triggeredToFired, 50)), p99: round(percentile(triggeredToFired, 99)) },
+    }
     const last = delays.length ? delays[delays.length - 1]! : NaN
     const failed = (await db.query(`select count(*)::int as n from actor where kind = 'automation' and snapshot->'context'->'firings'->0->>'outcome' <> 'ok'`)).rows[0].n
     if (failed > 0) progress(`warning: ${failed} firings did not end ok`)
     const firings = firedRows.length
+    let statementsPerFiring: Record<string, number> | null = null
+    if (COUNT_STATEMENTS && kind === 'plain') {
+      await sleep(300)
+      const s1 = readStatements(dataDir, pid0)
+      statementsPerFiring = Object.fromEntries(Object.entries(s1).map(([k, v]) => [k, round((v - (statements0[k] ?? 0)) / Math.max(firings, 1), 3)] as const)
+        .filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]))
+    }
     return {
       scenario: kind, automations: N, createSeconds: round(createSeconds, 1), createPerSecond: round(N / createSeconds, 0),
       allFiredAfterDueSeconds: round(last / 1000, 2), firingsPerSecond: round(firings / Math.max(last / 1000, 0.001), 0),
       dueToFiredMs: { min: round(delays[0] ?? NaN), p50: round(percentile(delays, 50)), p99: round(percentile(delays, 99)), max: round(last) },
       fired: firings, doubled, lost, effects: [...effects.values()].reduce((a, b) => a + b, 0),
-      restartMs: restartMs === null ? null : round(restartMs, 0), firedAtKill, dueSpreadMs,
+      stages, restartMs: restartMs === null ? null : round(restartMs, 0), firedAtKill, dueSpreadMs,
       serviceCpuMsPerFiring: round((serviceTicks * 10) / Math.max(firings, 1), 3),
       serviceCpuPctOfOneCore: round((serviceTicks * 10 * 100) / 1000 / windowS, 0),
       postgresCpuPct: round(pgPctSeconds / windowS, 0),
+      otherCpuPct: round(otherPctSeconds / windowS, 0),
       transactionsPerFiring: round((x1 - x0) / Math.max(firings, 1), 2),
+      statementsPerFiring,
     }
   } finally {
     await db.end()
@@ -239,11 +280,17 @@ async function main() {
   const out = process.stdout
   out.write(`\n${N} interval automations (get_agent) of one running agent, all due at one moment; ${cpus().length} cores, Node ${process.version}\n`)
   out.write(`raw durable upserts (10 loops): ${round(upserts.opsPerSec, 0)}/s\n\n`)
-  const cols = ['scenario', 'all fired after due', 'firings/s', '/ raw upserts', 'p50 / p99 due->fired', 'doubled', 'lost', 'svc CPU/firing', 'svc CPU', 'pg CPU', 'xacts/firing', 'created/s']
+  const cols = ['scenario', 'all fired after due', 'firings/s', '/ raw upserts', 'p50 / p99 due->fired', 'p50 / p99 due->executing', 'p50 / p99 executing->fired', 'doubled', 'lost', 'svc CPU/firing', 'svc CPU', 'pg CPU', 'other CPU', 'xacts/firing', 'created/s']
   out.write(`| ${cols.join(' | ')} |\n|${cols.map(() => '---').join('|')}|\n`)
   for (const r of results) {
     const name = r.scenario === 'kill' ? `kill -9 at ${r.firedAtKill ?? '-'} fired, restart ${r.restartMs ?? '-'} ms` : 'plain'
-    out.write(`| ${[name, `${r.allFiredAfterDueSeconds} s`, r.firingsPerSecond, round(r.firingsPerSecond / upserts.opsPerSec, 2), `${round(r.dueToFiredMs.p50 / 1000, 2)} / ${round(r.dueToFiredMs.p99 / 1000, 2)} s`, r.doubled, r.lost, `${r.serviceCpuMsPerFiring} ms`, `${r.serviceCpuPctOfOneCore} %`, `${r.postgresCpuPct} %`, r.transactionsPerFiring, r.createPerSecond].join(' | ')} |\n`)
+    out.write(`| ${[name, `${r.allFiredAfterDueSeconds} s`, r.firingsPerSecond, round(r.firingsPerSecond / upserts.opsPerSec, 2), `${round(r.dueToFiredMs.p50 / 1000, 2)} / ${round(r.dueToFiredMs.p99 / 1000, 2)} s`, `${round(r.stages.dueToExecutingMs.p50 / 1000, 2)} / ${round(r.stages.dueToExecutingMs.p99 / 1000, 2)} s`, `${r.stages.executingToFiredMs.p50} / ${r.stages.executingToFiredMs.p99} ms`, r.doubled, r.lost, `${r.serviceCpuMsPerFiring} ms`, `${r.serviceCpuPctOfOneCore} %`, `${r.postgresCpuPct} %`, `${r.otherCpuPct} %`, r.transactionsPerFiring, r.createPerSecond].join(' | ')} |\n`)
+  }
+  for (const r of results) {
+    if (!r.statementsPerFiring) continue
+    const total = Object.values(r.statementsPerFiring).reduce((a, b) => a + b, 0)
+    out.write(`\nstatements per firing (${r.scenario}): ${round(total, 2)}\n`)
+    for (const [k, v] of Object.entries(r.statementsPerFiring)) out.write(`  ${String(v).padStart(7)}  ${k}\n`)
   }
   out.write(`${JSON.stringify({ machine: { cores: cpus().length, node: process.version }, rawUpsertsPerSecond: round(upserts.opsPerSec, 1), results })}\n`)
 }
