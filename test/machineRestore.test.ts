@@ -12,6 +12,7 @@ import { launchKind } from '../src/actors/launch.machine.ts'
 import { walletOpKind } from '../src/actors/walletOp.machine.ts'
 import { chatTurnKind } from '../src/actors/chatTurn.machine.ts'
 import { runKind } from '../src/actors/run.machine.ts'
+import { automationKind } from '../src/actors/automation.machine.ts'
 import { createTestDatabase } from './support/db.ts'
 import { ALL_KINDS, quietHandlers, sendFromNewProcess } from './support/actorProcess.ts'
 
@@ -187,6 +188,24 @@ const scenarios: Scenario[] = [
     context: { summary: 'All funds are in ETH.', credits: 7, stepsUsed: 1, exhausted: null, stop: null },
     effects: [],
     timersMid: ['xstate.after.deadline.run.running'],
+    timersAfter: [],
+  },
+  {
+    name: 'automation: armed on a price threshold, then paused',
+    kind: automationKind,
+    input: (accountId) => ({
+      automationId: 'automation-restore', accountId, agentId: 'agent-restore', name: 'limit', description: null, kind: 'limit',
+      trigger: { type: 'price_threshold', mint: 'ETH', operator: 'lte', priceUsd: '1000' },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5' } },
+      triggerOnce: true, catchUp: 'once', maxFirings: null, maxSpendUsd: null, maxFailures: 3, createdAt: '2026-11-24T10:00:00.000Z',
+    }),
+    before: [{ type: 'automation.update', changes: { name: 'limit buy' } }],
+    mid: { armed: 'listening' },
+    next: { type: 'automation.pause' },
+    after: 'paused',
+    context: { name: 'limit buy', runCount: 0, firingNumber: 0, nextRunAt: null, suspended: false },
+    effects: [],
+    timersMid: [],
     timersAfter: [],
   },
 ]

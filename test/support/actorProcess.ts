@@ -11,9 +11,10 @@ import { launchKind } from '../../src/actors/launch.machine.ts'
 import { walletOpKind } from '../../src/actors/walletOp.machine.ts'
 import { chatTurnKind } from '../../src/actors/chatTurn.machine.ts'
 import { runKind } from '../../src/actors/run.machine.ts'
+import { automationKind } from '../../src/actors/automation.machine.ts'
 
 /** Every actor kind the service registers. */
-export const ALL_KINDS: ActorKind[] = [agentKind, launchKind, walletOpKind, chatTurnKind, runKind]
+export const ALL_KINDS: ActorKind[] = [agentKind, launchKind, walletOpKind, chatTurnKind, runKind, automationKind]
 
 /** A handler for every effect of every kind that does nothing and reports nothing: tests drive the actors with events. */
 export const quietHandlers: Record<string, EffectHandler> = Object.fromEntries(
