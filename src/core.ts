@@ -115,6 +115,7 @@ import { getBilling } from './domain/billing/getBilling.ts'
 import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
+import { intelUseCases } from './coreIntel.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -239,6 +240,7 @@ export function createCore(adapters: CoreAdapters) {
     listStockTokens: () => listStockTokens(tokenPorts),
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
+    ...intelUseCases({ pool, prices: tokenPorts.prices, memo: createMemo(PLATFORM_FIGURES_TTL_MS) }),
     ...walletUseCases(adapters, walletOps),
     getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
     listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),

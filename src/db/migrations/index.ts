@@ -13,6 +13,7 @@ import { Migration20261123160000_deposits } from './Migration20261123160000_depo
 import { Migration20261123200000_chat } from './Migration20261123200000_chat.ts'
 import { Migration20261123200100_skills } from './Migration20261123200100_skills.ts'
 import { Migration20261123210000_runs } from './Migration20261123210000_runs.ts'
+import { Migration20261125100000_market_intel } from './Migration20261125100000_market_intel.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   { name: 'Migration20261123200000_chat', class: Migration20261123200000_chat },
   { name: 'Migration20261123200100_skills', class: Migration20261123200100_skills },
   { name: 'Migration20261123210000_runs', class: Migration20261123210000_runs },
+  { name: 'Migration20261125100000_market_intel', class: Migration20261125100000_market_intel },
 ]

@@ -1,0 +1,28 @@
+import type pg from 'pg'
+import { createMarketIntelStore } from './db/marketIntel.store.ts'
+import type { Memo } from './domain/market/ports.ts'
+import type { TokenPrices } from './domain/tokens/ports.ts'
+import type { IntelPorts } from './domain/intel/ports.ts'
+import type { AnomaliesInput, CandlesInput, IndicatorsInput, MacroInput, TopMoversInput, YieldInput } from './domain/intel/intel.schema.ts'
+import { getCandles } from './domain/intel/getCandles.ts'
+import { getIndicators } from './domain/intel/getIndicators.ts'
+import { getTopMovers } from './domain/intel/getTopMovers.ts'
+import { listAnomalies } from './domain/intel/listAnomalies.ts'
+import { getYieldOpportunities } from './domain/intel/getYieldOpportunities.ts'
+import { getMacroSignals } from './domain/intel/getMacroSignals.ts'
+
+/**
+ * Part of the composition root (src/core.ts spreads it into `core`): the market-intelligence
+ * use cases (src/domain/intel) over the indexer's tables, candles, indicators and signals.
+ */
+export function intelUseCases({ pool, prices, memo }: { pool: pg.Pool; prices: TokenPrices; memo: Memo }) {
+  const ports: IntelPorts = { prices, intel: createMarketIntelStore(pool), memo }
+  return {
+    getCandles: (input: CandlesInput) => getCandles(ports, input),
+    getIndicators: (input: IndicatorsInput) => getIndicators(ports, input),
+    getTopMovers: (input: TopMoversInput) => getTopMovers(ports, input),
+    listAnomalies: (input: AnomaliesInput) => listAnomalies(ports, input),
+    getYieldOpportunities: (input: YieldInput) => getYieldOpportunities(ports, input),
+    getMacroSignals: (input: MacroInput) => getMacroSignals(ports, input),
+  }
+}
