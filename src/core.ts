@@ -115,7 +115,9 @@ import { getBilling } from './domain/billing/getBilling.ts'
 import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
-import { intelUseCases } from './coreIntel.ts'
+import { createIntelPorts, intelUseCases } from './coreIntel.ts'
+import { tokenFacts } from './domain/intel/tokenFacts.ts'
+import { getWalletPortfolio, type GetWalletPortfolioInput } from './domain/wallet/getWalletPortfolio.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -188,6 +190,7 @@ export function createCore(adapters: CoreAdapters) {
   const board = createTokenBoardStore(pool)
   const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
   const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
+  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, memo: createMemo(PLATFORM_FIGURES_TTL_MS) })
   const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
   const feePorts = (): FeePorts => {
     if (!feeChain) throw new ChainNotConfiguredError()
@@ -240,8 +243,8 @@ export function createCore(adapters: CoreAdapters) {
     listStockTokens: () => listStockTokens(tokenPorts),
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
-    ...intelUseCases({ pool, prices: tokenPorts.prices, memo: createMemo(PLATFORM_FIGURES_TTL_MS) }),
-    ...walletUseCases(adapters, walletOps),
+    ...intelUseCases(intelPorts),
+    ...walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)),
     getBilling: (input: { accountId: string }) => getBilling({ credits: adapters.credits }, input),
     listCreditTransactions: (input: ListCreditTransactionsInput) => listCreditTransactions({ credits: adapters.credits }, input),
     listModels: () => [...adapters.models.values()].map(modelView),
@@ -258,7 +261,7 @@ function walletOperationsOf({ pool, runtime }: CoreAdapters) {
 }
 
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
-function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof walletOperationsOf>) {
+function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof walletOperationsOf>, facts: () => ReturnType<typeof tokenFacts>) {
   const store = createWalletStore(pool)
   const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
   const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
@@ -270,6 +273,7 @@ function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: Retur
     transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
     previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
     getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
+    getWalletPortfolio: (input: GetWalletPortfolioInput) => getWalletPortfolio({ ...withChain(), tokenFacts: facts }, input),
     getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
     listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
   }

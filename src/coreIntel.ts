@@ -15,8 +15,11 @@ import { getMacroSignals } from './domain/intel/getMacroSignals.ts'
  * Part of the composition root (src/core.ts spreads it into `core`): the market-intelligence
  * use cases (src/domain/intel) over the indexer's tables, candles, indicators and signals.
  */
-export function intelUseCases({ pool, prices, memo }: { pool: pg.Pool; prices: TokenPrices; memo: Memo }) {
-  const ports: IntelPorts = { prices, intel: createMarketIntelStore(pool), memo }
+export function createIntelPorts({ pool, prices, memo }: { pool: pg.Pool; prices: TokenPrices; memo: Memo }): IntelPorts {
+  return { prices, intel: createMarketIntelStore(pool), memo }
+}
+
+export function intelUseCases(ports: IntelPorts) {
   return {
     getCandles: (input: CandlesInput) => getCandles(ports, input),
     getIndicators: (input: IndicatorsInput) => getIndicators(ports, input),

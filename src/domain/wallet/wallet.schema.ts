@@ -26,3 +26,8 @@ export type TransferInput = z.infer<typeof transferInput>
 /** The query of GET /wallet/portfolio. */
 export const portfolioInput = z.strictObject({ agentId })
 export type PortfolioInput = z.infer<typeof portfolioInput>
+
+/** The query of GET /portfolio (the reference client's getPortfolio): one of the account's agent wallets. */
+export const walletPortfolioQuery = z.strictObject({
+  wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.').transform((a) => a.toLowerCase()),
+})

@@ -7,7 +7,7 @@ import { ok } from '../respond.ts'
 import { limitQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
-import { portfolioInput, transferInput } from '../../domain/wallet/wallet.schema.ts'
+import { portfolioInput, transferInput, walletPortfolioQuery } from '../../domain/wallet/wallet.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 
 export const txQuery = z.strictObject({
@@ -26,6 +26,12 @@ export function walletRoutes({ core, pool }: AppDeps): Router {
   router.get('/wallet/portfolio', requireScope('read'), async (ctx) => {
     const { agentId } = parse(portfolioInput, ctx.query)
     ok(ctx, await core.getPortfolio({ accountId: principalOf(ctx).accountId, agentId }))
+  })
+
+  // The reference client's getPortfolio: GET /portfolio?wallet=<one of the account's agent wallets>.
+  router.get('/portfolio', requireScope('read'), async (ctx) => {
+    const { wallet } = parse(walletPortfolioQuery, ctx.query)
+    ok(ctx, await core.getWalletPortfolio({ accountId: principalOf(ctx).accountId, wallet }))
   })
 
   router.post(

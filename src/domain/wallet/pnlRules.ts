@@ -1,0 +1,88 @@
+import { usdCents } from '../agents/policy.ts'
+import { centsToUsd } from './walletRules.ts'
+import type { SwapFill } from './ports.ts'
+
+/**
+ * Cost basis and profit and loss per token, by average cost, in cents, from an agent's
+ * confirmed operations oldest first:
+ * - a swap disposes of `amountIn` of tokenIn for its USD value and acquires `amountOut` of
+ *   tokenOut at that same value (the value the swap recorded when it executed: the tokens in at
+ *   the prices of that block), so trade fees and price impact are in the basis;
+ * - a transfer out disposes of the amount for its USD value (what leaves is realised at market).
+ * Disposing takes `cost x sold / held` off the basis; the proceeds minus that share are realised.
+ * A disposal of more than the known holding (tokens that arrived by deposit or faucet, whose
+ * cost the service did not record) is taken at its own proceeds: no gain or loss on that part.
+ * Unrealised PnL is the value now minus the remaining basis (walletRules.holdingOf).
+ */
+
+/** A confirmed transfer out: token, base-unit amount and its USD value ("12.50"). */
+export type TransferFill = { token: string; amount: string; valueUsd: string }
+
+/** One confirmed operation of the agent, as the ledger reads them: oldest first. */
+export type LedgerOp = ({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)
+
+export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigint }
+
+/**
+ * @example
+ * // 1,000 TOK for $100, 250 for $50, then 500 sold for $80: basis $150 x 750/1250 = $90, realised $20
+ * pnlLedger([buy(1000n, '100.00'), buy(250n, '50.00'), sell(500n, '80.00')]).get(tok)
+ * // { amount: 750n, basisCents: 9000n, realisedCents: 2000n }
+ */
+export function pnlLedger(ops: readonly LedgerOp[]): Map<string, Position> {
+  const book = new Map<string, Position>()
+  const pos = (token: string) => {
+    const p = book.get(token) ?? { amount: 0n, basisCents: 0n, realisedCents: 0n }
+    book.set(token, p)
+    return p
+  }
+  const dispose = (token: string, amount: bigint, proceedsCents: bigint) => {
+    if (amount <= 0n) return
+    const p = pos(token)
+    const known = amount < p.amount ? amount : p.amount
+    if (known === 0n) return
+    const share = (p.basisCents * known) / p.amount
+    p.realisedCents += (proceedsCents * known) / amount - share
+    p.basisCents -= share
+    p.amount -= known
+  }
+  for (const s of ops) {
+    if (s.kind === 'transfer') {
+      dispose(s.token, BigInt(s.amount), usdCents(s.valueUsd))
+      continue
+    }
+    const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
+    if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
+    const out = s.amountOut ? BigInt(s.amountOut) : 0n
+    if (s.tokenOut && out > 0n) {
+      const p = pos(s.tokenOut)
+      p.amount += out
+      p.basisCents += cents
+    }
+  }
+  return book
+}
+
+/** The PnL fields of a holding: its basis, and unrealised (with a value now) and realised PnL. */
+export function pnlFields(p: Position | undefined, valueUsd: string | null) {
+  if (!p) return { costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null }
+  return {
+    costBasisUsd: centsToUsd(p.basisCents),
+    unrealisedPnlUsd: valueUsd === null ? null : centsToUsd(usdCents(valueUsd) - p.basisCents),
+    realisedPnlUsd: centsToUsd(p.realisedCents),
+  }
+}
+
+/** Totals over every position (realised PnL of tokens no longer held included) and the holdings' values. */
+export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null }>, keyOf: (address: string | null) => string) {
+  let basis = 0n
+  let unrealised = 0n
+  for (const h of holdings) {
+    const p = book.get(keyOf(h.address))
+    if (!p || h.valueUsd === null) continue
+    basis += p.basisCents
+    unrealised += usdCents(h.valueUsd) - p.basisCents
+  }
+  const realised = [...book.values()].reduce((s, p) => s + p.realisedCents, 0n)
+  return { costBasisUsd: centsToUsd(basis), unrealisedPnlUsd: centsToUsd(unrealised), realisedPnlUsd: centsToUsd(realised) }
+}
