@@ -81,6 +81,7 @@ import { createFeeChainPorts } from './chain/feeAdapters.ts'
 import { createTokenBoardStore } from './db/tokenBoard.store.ts'
 import { createMarketStatsStore } from './db/marketStats.store.ts'
 import { createMemo } from './domain/util/memo.ts'
+import { createRefreshingMemo } from './domain/util/refreshingMemo.ts'
 import type { FeePorts } from './domain/fees/ports.ts'
 import type { GetFeeEarningsInput, ClaimFeesInput, PlanClaimInput } from './domain/fees/fees.schema.ts'
 import { getFeeEarnings } from './domain/fees/getFeeEarnings.ts'
@@ -190,7 +191,7 @@ export function createCore(adapters: CoreAdapters) {
   const board = createTokenBoardStore(pool)
   const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
   const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
-  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, memo: createMemo(PLATFORM_FIGURES_TTL_MS) })
+  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, memo: createRefreshingMemo(PLATFORM_FIGURES_TTL_MS, 60_000) })
   const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
   const feePorts = (): FeePorts => {
     if (!feeChain) throw new ChainNotConfiguredError()
