@@ -22,6 +22,9 @@ import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts
 import { mcpCallBody } from '../mcp/mcpRoutes.ts'
 import { runResponse } from './responseSchemas.ts'
 import { DEFAULT_RUN_LIMITS, listRunsQuerySchema, startRunSchema } from '../domain/runs/run.schema.ts'
+import { anomaliesQuery, candlesQuery, indicatorsQuery, macroQuery, topMoversQuery, yieldQuery } from '../domain/intel/intel.schema.ts'
+import { walletPortfolioQuery } from '../domain/wallet/wallet.schema.ts'
+import { anomaliesResponse, candlesResponse, indicatorsResponse, macroResponse, topMoversResponse, walletPortfolioResponse, yieldResponse } from './intelResponseSchemas.ts'
 
 const mcpToolsResponse = {
   type: 'object',
@@ -134,6 +137,19 @@ function runOps(): Op[] {
   ]
 }
 
+/** Market intelligence from the index (public), and the reference client's portfolio. */
+function intelOps(): Op[] {
+  return [
+    { method: 'get', path: '/tokens/{address}/candles', summary: 'OHLCV candles of a token (quote and USD), gaps filled flat', query: candlesQuery, response: output(candlesResponse) },
+    { method: 'get', path: '/indicators', summary: 'RSI, EMA, SMA, MACD of a token (mint: address or verified symbol); 422 on too few candles', query: indicatorsQuery, response: output(indicatorsResponse) },
+    { method: 'get', path: '/signals/top-movers', summary: 'Launched tokens that moved or traded most', query: topMoversQuery, response: output(topMoversResponse) },
+    { method: 'get', path: '/signals/anomalies', summary: 'Whale swaps, liquidity moves, volume spikes, large transfers, detected per block', query: anomaliesQuery, response: output(anomaliesResponse) },
+    { method: 'get', path: '/signals/yield', summary: 'AMM pools: APY from 24 h LP fees over TVL, and a risk', query: yieldQuery, response: output(yieldResponse) },
+    { method: 'get', path: '/signals/macro', summary: 'Stablecoin flow, ETH dominance, breadth, volatility, fear/greed', query: macroQuery, response: output(macroResponse) },
+    { method: 'get', path: '/portfolio', summary: "One of the account's agent wallets: holdings with numbers as numbers, cost basis and PnL", auth: 'read', query: walletPortfolioQuery, response: output(walletPortfolioResponse) },
+  ]
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
  *
@@ -162,6 +178,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/stock-tokens', summary: 'Tokenized stocks with price and logo' },
     { method: 'get', path: '/stats', summary: 'Ecosystem figures' },
     { method: 'get', path: '/leaderboard', summary: 'Agents ranked by creator fees earned', query: leaderboardQuery },
+    ...intelOps(),
     { method: 'get', path: '/me', summary: 'Profile', auth: 'read' },
     { method: 'post', path: '/me', summary: 'Update the profile', auth: 'admin', body: profileBody },
     { method: 'get', path: '/keys', summary: 'API keys (never their values)', auth: 'admin', query: pagingQuery },
@@ -191,7 +208,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapInput },
     { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapInput, idempotency: 'honoured' },
     { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
-    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioInput },
+    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD, with cost basis, unrealised and realised PnL', auth: 'read', query: portfolioInput },
     { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferInput, idempotency: 'honoured' },
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },
