@@ -81,7 +81,6 @@ import { createFeeChainPorts } from './chain/feeAdapters.ts'
 import { createTokenBoardStore } from './db/tokenBoard.store.ts'
 import { createMarketStatsStore } from './db/marketStats.store.ts'
 import { createMemo } from './domain/util/memo.ts'
-import { createRefreshingMemo } from './domain/util/refreshingMemo.ts'
 import type { FeePorts } from './domain/fees/ports.ts'
 import type { GetFeeEarningsInput, ClaimFeesInput, PlanClaimInput } from './domain/fees/fees.schema.ts'
 import { getFeeEarnings } from './domain/fees/getFeeEarnings.ts'
@@ -116,9 +115,9 @@ import { getBilling } from './domain/billing/getBilling.ts'
 import { listCreditTransactions, type ListCreditTransactionsInput } from './domain/billing/listCreditTransactions.ts'
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
-import { createIntelPorts, intelUseCases } from './coreIntel.ts'
-import { tokenFacts } from './domain/intel/tokenFacts.ts'
+import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
 import { getWalletPortfolio, type GetWalletPortfolioInput } from './domain/wallet/getWalletPortfolio.ts'
+import { getAgentPerformance, type GetAgentPerformanceInput } from './domain/wallet/getAgentPerformance.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -191,7 +190,7 @@ export function createCore(adapters: CoreAdapters) {
   const board = createTokenBoardStore(pool)
   const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
   const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
-  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, memo: createRefreshingMemo(PLATFORM_FIGURES_TTL_MS, 60_000) })
+  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, ttlMs: PLATFORM_FIGURES_TTL_MS })
   const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
   const feePorts = (): FeePorts => {
     if (!feeChain) throw new ChainNotConfiguredError()
@@ -275,6 +274,7 @@ function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: Retur
     previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
     getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
     getWalletPortfolio: (input: GetWalletPortfolioInput) => getWalletPortfolio({ ...withChain(), tokenFacts: facts }, input),
+    getAgentPerformance: (input: GetAgentPerformanceInput) => getAgentPerformance(withChain(), input),
     getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
     listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
   }

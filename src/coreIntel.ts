@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { createMarketIntelStore } from './db/marketIntel.store.ts'
-import type { Memo } from './domain/market/ports.ts'
+import { createRefreshingMemo } from './domain/util/refreshingMemo.ts'
 import type { TokenPrices } from './domain/tokens/ports.ts'
 import type { IntelPorts } from './domain/intel/ports.ts'
 import type { AnomaliesInput, CandlesInput, IndicatorsInput, MacroInput, TopMoversInput, YieldInput } from './domain/intel/intel.schema.ts'
@@ -15,8 +15,11 @@ import { getMacroSignals } from './domain/intel/getMacroSignals.ts'
  * Part of the composition root (src/core.ts spreads it into `core`): the market-intelligence
  * use cases (src/domain/intel) over the indexer's tables, candles, indicators and signals.
  */
-export function createIntelPorts({ pool, prices, memo }: { pool: pg.Pool; prices: TokenPrices; memo: Memo }): IntelPorts {
-  return { prices, intel: createMarketIntelStore(pool), memo }
+export { tokenFacts } from './domain/intel/tokenFacts.ts'
+
+/** Board-wide answers are shared for `ttlMs`, then refreshed in the background for up to a minute (createRefreshingMemo). */
+export function createIntelPorts({ pool, prices, ttlMs }: { pool: pg.Pool; prices: TokenPrices; ttlMs: number }): IntelPorts {
+  return { prices, intel: createMarketIntelStore(pool), memo: createRefreshingMemo(ttlMs, 60_000) }
 }
 
 export function intelUseCases(ports: IntelPorts) {

@@ -65,6 +65,24 @@ describe('cost basis and PnL', () => {
     expect(p.body.unrealisedPnlUsd).toBe(usd(cents(tsla.valueUsd) - remaining + cents(usdcLine.valueUsd) - cents(s.valueInUsd)))
   })
 
+  it('GET /agents/:id/performance: the ledger over time, and the PnL now', async () => {
+    const p = await api('GET', `/wallet/portfolio?agentId=${agent.id}`)
+    const res = await api('GET', `/agents/${agent.id}/performance?interval=1h`)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ agentId: agent.id, interval: '1h' })
+    expect(res.body.points).toHaveLength(31)
+    expect(res.body.points[0]).toMatchObject({ costBasisUsd: '0.00', realisedPnlUsd: '0.00', withdrawalsUsd: '0.00', operations: 0 })
+    expect(res.body.points.at(-1)).toMatchObject({ costBasisUsd: p.body.costBasisUsd, realisedPnlUsd: p.body.realisedPnlUsd, operations: 3 })
+    const realised = cents(p.body.realisedPnlUsd)
+    const unrealised = cents(res.body.now.unrealisedPnlUsd)
+    expect(res.body.now).toMatchObject({ totalValueUsd: expect.any(String), realisedPnlUsd: p.body.realisedPnlUsd, pnlUsd: usd(realised + unrealised) })
+    const bad = await api('GET', `/agents/${agent.id}/performance?interval=1m&from=2020-01-01`)
+    expect(Object.keys(bad.body.field_errors).sort()).toEqual(['interval'])
+    expect((await api('GET', `/agents/${agent.id}/performance?interval=1h&from=2020-01-01`)).body.field_errors).toHaveProperty('from')
+    const other = (await app.account({ name: 'perf-other' })).api
+    expect((await other('GET', `/agents/${agent.id}/performance`)).status).toBe(404)
+  })
+
   it('GET /portfolio?wallet= answers the reference client\'s shape for the account\'s own agent wallet only', async () => {
     const res = await api('GET', `/portfolio?wallet=${agent.walletAddress.toUpperCase().replace('0X', '0x')}`)
     expect(res.status, JSON.stringify(res.body)).toBe(200)

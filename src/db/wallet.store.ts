@@ -49,15 +49,15 @@ export function createWalletStore(pool: pg.Pool) {
 
     /** Confirmed swaps and transfers out of the agent, oldest first (swaps as confirmedSwaps reads them). */
     async ledgerOps(agentId: string): Promise<LedgerOp[]> {
-      const { rows } = await pool.query<{ kind: 'swap' | 'transfer'; usd: string; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
-        `select w.kind, trunc(w.usd_value, 2)::text as usd, x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
+      const { rows } = await pool.query<{ kind: 'swap' | 'transfer'; usd: string; at: string | Date; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
+        `select w.kind, trunc(w.usd_value, 2)::text as usd, w.created_at as at, x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
           where w.agent_id = $1 and w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.created_at, w.id`,
         [agentId],
       )
-      return rows.map(({ kind, usd, ctx: { params: p, result: r } }): LedgerOp =>
+      return rows.map(({ kind, usd, at, ctx: { params: p, result: r } }): LedgerOp =>
         kind === 'swap'
-          ? { kind, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-          : { kind, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd },
+          ? { kind, at: new Date(at), tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+          : { kind, at: new Date(at), token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd },
       )
     },
 

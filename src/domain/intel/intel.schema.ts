@@ -17,7 +17,7 @@ const limitParam = (max: number, fallback: number) => intString(1, max).default(
 const decimalParam = z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,18})?$/, 'A non-negative decimal number.').transform(Number)
 
 /** A time: ISO 8601, or Unix seconds. */
-const timeParam = z
+export const timeParam = z
   .string()
   .max(40)
   .transform((v, ctx) => {

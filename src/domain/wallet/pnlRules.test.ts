@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
+import { performanceSeries, pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
 
 const usdc = '0xusdc'
 const tok = '0xtok'
@@ -27,5 +27,21 @@ describe('cost basis and PnL by average cost', () => {
     expect(book.get(tok)).toEqual({ amount: 0n, basisCents: 0n, realisedCents: 201n })
     expect(pnlFields(book.get(tok), '0.00')).toEqual({ costBasisUsd: '0.00', unrealisedPnlUsd: '0.00', realisedPnlUsd: '2.01' })
     expect(pnlFields(undefined, '1.00')).toEqual({ costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null })
+  })
+})
+
+describe('performance series', () => {
+  it('replays the ledger up to each point', () => {
+    const at = (ms: number) => ({ at: new Date(ms) })
+    const ops = [{ ...buy(1000n, '100.00'), ...at(10) }, { ...sell(500n, '80.00'), ...at(20) }, { kind: 'transfer' as const, token: tok, amount: '100', valueUsd: '15.00', ...at(30) }]
+    const points = performanceSeries(ops, [5, 10, 25, 40])
+    expect(points.map((p) => [p.basisCents, p.realisedCents, p.withdrawalsCents, p.operations])).toEqual([
+      [0n, 0n, 0n, 0],
+      [10_000n, 0n, 0n, 1],
+      // The sale: basis 100 x 500/1000 = 50 off, +30 realised; USDC 80 acquired at 80.
+      [5_000n + 8_000n, 3_000n, 0n, 2],
+      // The transfer of 100 of the 500 left: 10 off the basis, +5 realised, 15 withdrawn.
+      [4_000n + 8_000n, 3_500n, 1_500n, 3],
+    ])
   })
 })

@@ -18,8 +18,8 @@ import type { SwapFill } from './ports.ts'
 /** A confirmed transfer out: token, base-unit amount and its USD value ("12.50"). */
 export type TransferFill = { token: string; amount: string; valueUsd: string }
 
-/** One confirmed operation of the agent, as the ledger reads them: oldest first. */
-export type LedgerOp = ({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)
+/** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded). */
+export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)) & { at?: Date | undefined }
 
 export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigint }
 
@@ -31,6 +31,12 @@ export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigi
  */
 export function pnlLedger(ops: readonly LedgerOp[]): Map<string, Position> {
   const book = new Map<string, Position>()
+  for (const op of ops) applyOp(book, op)
+  return book
+}
+
+/** Applies one operation to a book of positions (pnlLedger, performanceSeries). */
+function applyOp(book: Map<string, Position>, s: LedgerOp): void {
   const pos = (token: string) => {
     const p = book.get(token) ?? { amount: 0n, basisCents: 0n, realisedCents: 0n }
     book.set(token, p)
@@ -46,22 +52,52 @@ export function pnlLedger(ops: readonly LedgerOp[]): Map<string, Position> {
     p.basisCents -= share
     p.amount -= known
   }
-  for (const s of ops) {
-    if (s.kind === 'transfer') {
-      dispose(s.token, BigInt(s.amount), usdCents(s.valueUsd))
-      continue
-    }
-    const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
-    if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
-    const out = s.amountOut ? BigInt(s.amountOut) : 0n
-    if (s.tokenOut && out > 0n) {
-      const p = pos(s.tokenOut)
-      p.amount += out
-      p.basisCents += cents
-    }
+  if (s.kind === 'transfer') {
+    dispose(s.token, BigInt(s.amount), usdCents(s.valueUsd))
+    return
   }
-  return book
+  const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
+  if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
+  const out = s.amountOut ? BigInt(s.amountOut) : 0n
+  if (s.tokenOut && out > 0n) {
+    const p = pos(s.tokenOut)
+    p.amount += out
+    p.basisCents += cents
+  }
 }
+
+/** The ledger's running totals at each point: basis held, realised PnL and withdrawals so far (cents). */
+export type PerformancePoint = { at: number; basisCents: bigint; realisedCents: bigint; withdrawalsCents: bigint; operations: number }
+
+/**
+ * The ledger replayed up to each point (ms since the epoch, ascending): what was invested and
+ * still held (basis), the PnL realised so far, and the USD value transferred out so far.
+ *
+ * @example
+ * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis and realised after each
+ */
+export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[]): PerformancePoint[] {
+  const book = new Map<string, Position>()
+  let next = 0
+  let withdrawals = 0n
+  return points.map((at) => {
+    while (next < ops.length && (ops[next]!.at?.getTime() ?? 0) <= at) {
+      const op = ops[next++]!
+      if (op.kind === 'transfer') withdrawals += usdCents(op.valueUsd)
+      applyOp(book, op)
+    }
+    let basisCents = 0n
+    let realisedCents = 0n
+    for (const p of book.values()) {
+      basisCents += p.basisCents
+      realisedCents += p.realisedCents
+    }
+    return { at, basisCents, realisedCents, withdrawalsCents: withdrawals, operations: next }
+  })
+}
+
+/** A signed dollar string ("-3.07") in cents. */
+export const signedCents = (usd: string) => (usd.startsWith('-') ? -usdCents(usd.slice(1)) : usdCents(usd))
 
 /** The PnL fields of a holding: its basis, and unrealised (with a value now) and realised PnL. */
 export function pnlFields(p: Position | undefined, valueUsd: string | null) {
