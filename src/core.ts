@@ -116,8 +116,7 @@ import { listCreditTransactions, type ListCreditTransactionsInput } from './doma
 import { modelView, type Model } from './llm/modelCatalog.ts'
 import { createCursorSeal } from './domain/util/cursorSeal.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
-import { getWalletPortfolio, type GetWalletPortfolioInput } from './domain/wallet/getWalletPortfolio.ts'
-import { getAgentPerformance, type GetAgentPerformanceInput } from './domain/wallet/getAgentPerformance.ts'
+import { pnlUseCases } from './corePnl.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -273,8 +272,7 @@ function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: Retur
     transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
     previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
     getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
-    getWalletPortfolio: (input: GetWalletPortfolioInput) => getWalletPortfolio({ ...withChain(), tokenFacts: facts }, input),
-    getAgentPerformance: (input: GetAgentPerformanceInput) => getAgentPerformance(withChain(), input),
+    ...pnlUseCases({ withChain, ledgers: store, tokenFacts: facts, ttlMs: PLATFORM_FIGURES_TTL_MS }),
     getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
     listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
   }

@@ -83,6 +83,16 @@ describe('cost basis and PnL', () => {
     expect((await other('GET', `/agents/${agent.id}/performance`)).status).toBe(404)
   })
 
+  it('the leaderboard ranks by realised PnL with sort_by=pnl', async () => {
+    const p = await api('GET', `/wallet/portfolio?agentId=${agent.id}`)
+    const res = await api('GET', '/leaderboard?sort_by=pnl&limit=10')
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ sortBy: 'pnl', total: 1, nextCursor: null })
+    expect(res.body.leaderboard).toEqual([{ rank: 1, agentId: agent.id, name: 'pnl', realisedPnlUsd: p.body.realisedPnlUsd, operations: 3 }])
+    expect((await api('GET', '/leaderboard?sort_by=luck')).body.field_errors).toHaveProperty('sort_by')
+    expect((await api('GET', '/leaderboard')).body).not.toHaveProperty('sortBy')
+  })
+
   it('GET /portfolio?wallet= answers the reference client\'s shape for the account\'s own agent wallet only', async () => {
     const res = await api('GET', `/portfolio?wallet=${agent.walletAddress.toUpperCase().replace('0X', '0x')}`)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
