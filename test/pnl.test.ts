@@ -48,19 +48,33 @@ describe('cost basis and PnL', () => {
     // Average cost: the sale takes basis x sold / held off the basis; proceeds minus that are realised.
     const basis = cents(b1.valueInUsd) + cents(b2.valueInUsd)
     const share = (basis * soldExact) / held
-    const realised = cents(s.valueInUsd) - share
+    const tradingRealised = cents(s.valueInUsd) - share
     const remaining = basis - share
+    // Gas: each operation's wei (every receipt's gasUsed x effectiveGasPrice) at $3,000 per ETH, to the cent.
+    expect((await api('GET', '/price?tokens=ETH')).body.prices[0].priceUsd).toBe('3000')
+    const { rows: ops } = await app.services.pool.query<{ wei: string }>(
+      `select x.snapshot->'context'->'result'->>'gasWei' as wei from wallet_op w join actor x on x.id = w.id where w.agent_id = $1`, [agent.id])
+    const { rows: txs } = await app.services.pool.query<{ hash: `0x${string}` }>(`select hash from chain_tx where agent_id = $1 and status = 'confirmed'`, [agent.id])
+    let wei = 0n
+    for (const t of txs) {
+      const r = await app.services.chain!.publicClient.getTransactionReceipt({ hash: t.hash })
+      wei += r.gasUsed * r.effectiveGasPrice
+    }
+    expect(ops.reduce((s, o) => s + BigInt(o.wei), 0n)).toBe(wei)
+    const gas = ops.reduce((s, o) => s + (BigInt(o.wei) * 3000n) / 10n ** 16n, 0n)
+    expect(gas).toBeGreaterThan(0n)
+    const realised = tradingRealised - gas
 
     const p = await api('GET', `/wallet/portfolio?agentId=${agent.id}`)
     expect(p.status).toBe(200)
     const tsla = p.body.holdings.find((h: { symbol: string }) => h.symbol === 'TSLAx')
-    expect(tsla).toMatchObject({ costBasisUsd: usd(remaining), realisedPnlUsd: usd(realised) })
+    expect(tsla).toMatchObject({ costBasisUsd: usd(remaining), realisedPnlUsd: usd(tradingRealised) })
     expect(tsla.unrealisedPnlUsd).toBe(usd(cents(tsla.valueUsd) - remaining))
     expect(tsla.unrealizedPnlUsd).toBe(tsla.unrealisedPnlUsd)
     // USDC from the faucet had no recorded cost: spending it realised nothing; the sale's USDC has its value as basis.
     const usdcLine = p.body.holdings.find((h: { symbol: string }) => h.symbol === 'USDC')
     expect(usdcLine).toMatchObject({ costBasisUsd: s.valueInUsd, realisedPnlUsd: '0.00' })
-    expect(p.body.realisedPnlUsd).toBe(usd(realised))
+    expect(p.body).toMatchObject({ realisedPnlUsd: usd(realised), gasUsd: usd(gas) })
     expect(p.body.costBasisUsd).toBe(usd(remaining + cents(s.valueInUsd)))
     expect(p.body.unrealisedPnlUsd).toBe(usd(cents(tsla.valueUsd) - remaining + cents(usdcLine.valueUsd) - cents(s.valueInUsd)))
   })
@@ -98,7 +112,7 @@ describe('cost basis and PnL', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.body).toMatchObject({
       wallet: agent.walletAddress, totalValueUsd: expect.any(Number), costBasisUsd: expect.any(Number),
-      unrealisedPnlUsd: expect.any(Number), realisedPnlUsd: expect.any(Number), meta: { requestId: expect.any(String) },
+      unrealisedPnlUsd: expect.any(Number), realisedPnlUsd: expect.any(Number), gasUsd: expect.any(Number), meta: { requestId: expect.any(String) },
     })
     const tsla = res.body.holdings.find((h: { symbol: string }) => h.symbol === 'TSLAx')
     expect(tsla).toEqual({

@@ -56,8 +56,8 @@ export function createWalletStore(pool: pg.Pool) {
       )
       return rows.map(({ kind, usd, at, ctx: { params: p, result: r } }): LedgerOp =>
         kind === 'swap'
-          ? { kind, at: new Date(at), tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-          : { kind, at: new Date(at), token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd },
+          ? { kind, at: new Date(at), gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+          : { kind, at: new Date(at), gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd },
       )
     },
 
@@ -73,8 +73,8 @@ export function createWalletStore(pool: pg.Pool) {
         const entry = by.get(agent_id) ?? { agentId: agent_id, name, ops: [] }
         by.set(agent_id, entry)
         entry.ops.push(kind === 'swap'
-          ? { kind, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-          : { kind, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd })
+          ? { kind, gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+          : { kind, gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd })
       }
       return [...by.values()]
     },

@@ -64,5 +64,5 @@ export const walletPortfolioResponse = z.object({
     balance: num.describe('Base units (past 2^53 a JSON number loses precision; GET /wallet/portfolio has the exact figure)'),
     uiBalance: num, valueUsd: num.nullable(), priceUsd: num.nullable(), change24h: num.nullable(), ...pnlNumbers,
   })),
-  costBasisUsd: num, unrealisedPnlUsd: num, realisedPnlUsd: num,
+  costBasisUsd: num, unrealisedPnlUsd: num, realisedPnlUsd: num.describe('Net of gas'), gasUsd: num,
 })

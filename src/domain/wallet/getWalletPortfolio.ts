@@ -49,5 +49,6 @@ export async function getWalletPortfolio(deps: GetWalletPortfolioDeps, input: Ge
     costBasisUsd: Number(totals.costBasisUsd),
     unrealisedPnlUsd: Number(totals.unrealisedPnlUsd),
     realisedPnlUsd: Number(totals.realisedPnlUsd),
+    gasUsd: Number(totals.gasUsd),
   }
 }

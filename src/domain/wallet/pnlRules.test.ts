@@ -17,7 +17,7 @@ describe('cost basis and PnL by average cost', () => {
     // 750 TOK worth $112.35 now: unrealised +$22.35.
     expect(pnlFields(book.get(tok), '112.35')).toEqual({ costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00' })
     expect(pnlTotals(book, [{ address: tok, valueUsd: '112.35' }, { address: usdc, valueUsd: '80.00' }], (a) => a!)).toEqual({
-      costBasisUsd: '170.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00',
+      costBasisUsd: '170.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00', gasUsd: '0.00',
     })
   })
 
@@ -27,6 +27,14 @@ describe('cost basis and PnL by average cost', () => {
     expect(book.get(tok)).toEqual({ amount: 0n, basisCents: 0n, realisedCents: 201n })
     expect(pnlFields(book.get(tok), '0.00')).toEqual({ costBasisUsd: '0.00', unrealisedPnlUsd: '0.00', realisedPnlUsd: '2.01' })
     expect(pnlFields(undefined, '1.00')).toEqual({ costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null })
+  })
+})
+
+describe('gas', () => {
+  it('is a realised loss of the book, not of a holding', () => {
+    const book = pnlLedger([{ ...buy(1000n, '100.00'), gasUsd: '0.31' }, { ...sell(500n, '80.00'), gasUsd: '0.29' }])
+    expect(book.get(tok)!.realisedCents).toBe(3000n)
+    expect(pnlTotals(book, [{ address: tok, valueUsd: '60.00' }], (a) => a!)).toMatchObject({ realisedPnlUsd: '29.40', gasUsd: '0.60' })
   })
 })
 

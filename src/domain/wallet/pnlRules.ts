@@ -8,7 +8,9 @@ import type { SwapFill } from './ports.ts'
  * - a swap disposes of `amountIn` of tokenIn for its USD value and acquires `amountOut` of
  *   tokenOut at that same value (the value the swap recorded when it executed: the tokens in at
  *   the prices of that block), so trade fees and price impact are in the basis;
- * - a transfer out disposes of the amount for its USD value (what leaves is realised at market).
+ * - a transfer out disposes of the amount for its USD value (what leaves is realised at market);
+ * - the gas each one paid (USD at its block's ETH price) is a realised loss of the book's `gas`
+ *   entry (GAS_KEY), so realised totals are net of gas and a holding's own figures are not.
  * Disposing takes `cost x sold / held` off the basis; the proceeds minus that share are realised.
  * A disposal of more than the known holding (tokens that arrived by deposit or faucet, whose
  * cost the service did not record) is taken at its own proceeds: no gain or loss on that part.
@@ -19,7 +21,14 @@ import type { SwapFill } from './ports.ts'
 export type TransferFill = { token: string; amount: string; valueUsd: string }
 
 /** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded). */
-export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)) & { at?: Date | undefined }
+export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)) & {
+  at?: Date | undefined
+  /** What its transactions paid for gas, in USD at the ETH price of their block ("0.31"). */
+  gasUsd?: string | undefined
+}
+
+/** The book's entry for gas: no amount, no basis, its realised PnL the gas paid (negative). */
+export const GAS_KEY = 'gas'
 
 export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigint }
 
@@ -42,6 +51,7 @@ function applyOp(book: Map<string, Position>, s: LedgerOp): void {
     book.set(token, p)
     return p
   }
+  if (s.gasUsd) pos(GAS_KEY).realisedCents -= usdCents(s.gasUsd)
   const dispose = (token: string, amount: bigint, proceedsCents: bigint) => {
     if (amount <= 0n) return
     const p = pos(token)
@@ -109,7 +119,7 @@ export function pnlFields(p: Position | undefined, valueUsd: string | null) {
   }
 }
 
-/** Totals over every position (realised PnL of tokens no longer held included) and the holdings' values. */
+/** Totals over every position (realised PnL of tokens no longer held and gas included) and the holdings' values. */
 export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null }>, keyOf: (address: string | null) => string) {
   let basis = 0n
   let unrealised = 0n
@@ -120,5 +130,6 @@ export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: Readonl
     unrealised += usdCents(h.valueUsd) - p.basisCents
   }
   const realised = [...book.values()].reduce((s, p) => s + p.realisedCents, 0n)
-  return { costBasisUsd: centsToUsd(basis), unrealisedPnlUsd: centsToUsd(unrealised), realisedPnlUsd: centsToUsd(realised) }
+  const gas = -(book.get(GAS_KEY)?.realisedCents ?? 0n)
+  return { costBasisUsd: centsToUsd(basis), unrealisedPnlUsd: centsToUsd(unrealised), realisedPnlUsd: centsToUsd(realised), gasUsd: centsToUsd(gas) }
 }
