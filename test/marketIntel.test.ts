@@ -277,3 +277,21 @@ describe('signals', () => {
     expect((await pub('GET', '/signals/macro?include=weather')).status).toBe(422)
   })
 })
+
+describe('restarts', () => {
+  it('indexing everything again (a checkpoint lost in a restart) writes the same trades, candles and anomalies', async () => {
+    const range = `/tokens/${token}/candles?interval=1m&from=${base}&to=${base + 50 * 60}`
+    const count = async (table: string) => (await app.services.pool.query(`select count(*)::int as n from ${table}`)).rows[0].n as number
+    const before = { candles: (await pub('GET', range)).body.candles, anomalies: (await pub('GET', '/signals/anomalies?timeframe=7d&limit=100')).body.anomalies, trades: await count('trade'), rows: await count('market_anomaly') }
+    expect(before.rows).toBeGreaterThan(0)
+    await app.services.pool.query(`update chain_checkpoint set block_number = $1`, [chain.manifest.startBlock - 1])
+    await app.services.pool.query(`delete from chain_block`)
+    await indexer.syncOnce()
+    const { rows: [cp] } = await app.services.pool.query(`select block_number from chain_checkpoint`)
+    expect(Number(cp.block_number)).toBe(Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 })))
+    expect(await count('trade')).toBe(before.trades)
+    expect(await count('market_anomaly')).toBe(before.rows)
+    expect((await pub('GET', range)).body.candles).toEqual(before.candles)
+    expect((await pub('GET', '/signals/anomalies?timeframe=7d&limit=100')).body.anomalies).toEqual(before.anomalies)
+  })
+})
