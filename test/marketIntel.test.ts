@@ -268,7 +268,10 @@ describe('signals', () => {
     const res = await pub('GET', '/signals/macro')
     expect(res.status).toBe(200)
     const by = Object.fromEntries(res.body.signals.map((s: any) => [s.signal, s]))
-    expect(by.usdc_net_flow_24h).toMatchObject({ category: 'stablecoins', value: expect.any(Number), sentiment: expect.any(String), updatedAt: expect.any(String) })
+    const { rows: [flow] } = await app.services.pool.query(
+      `select coalesce(sum(quote_amount) filter (where side = 'buy'), 0) - coalesce(sum(quote_amount) filter (where side = 'sell'), 0) as net from trade where token_address = $1`, [token.toLowerCase()])
+    const net = Number(formatUnits(BigInt(flow.net), 6))
+    expect(by.usdc_net_flow_24h).toMatchObject({ category: 'stablecoins', value: Math.round(net * 1e6) / 1e6, sentiment: net > 0 ? 'bullish' : 'bearish', updatedAt: expect.any(String) })
     expect(by.eth_volume_dominance).toMatchObject({ category: 'dominance', value: 0 })
     expect(by.fear_greed_index.value).toBeGreaterThanOrEqual(0)
     expect(by.fear_greed_index.value).toBeLessThanOrEqual(100)

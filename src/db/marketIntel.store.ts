@@ -79,7 +79,7 @@ export function createMarketIntelStore(pool: pg.Pool): IntelStore {
         [chainId ?? null],
       )
       return {
-        flows: rows.map((r) => ({ quoteSymbol: r.quote_symbol, side: r.side, volume: BigInt(r.volume), volumeUsd18: big(r.usd), trades: Number(r.trades) })),
+        flows: rows.map((r) => ({ quoteSymbol: r.quote_symbol, side: r.side, volume: BigInt(r.volume), usdTimesUnits: big(r.usd), trades: Number(r.trades) })),
         updatedAt: rows.reduce<Date | null>((m, r) => (m === null || new Date(r.last) > m ? new Date(r.last) : m), null),
       }
     },

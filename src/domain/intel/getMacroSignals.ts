@@ -1,4 +1,4 @@
-import { usdNumber } from './intelFigures.ts'
+import { quoteDecimalsOf, usdNumber } from './intelFigures.ts'
 import type { IntelPorts } from './ports.ts'
 import type { MacroInput } from './intel.schema.ts'
 import { moversOf } from './getTopMovers.ts'
@@ -23,7 +23,9 @@ export async function getMacroSignals(deps: GetMacroDeps, input: MacroInput) {
   const [macro, movers] = await Promise.all([deps.memo.cached('macro', () => deps.intel.macro({ chainId: deps.prices.deployment?.chainId })), moversOf(deps, '24h')])
   const updatedAt = (macro.updatedAt ?? new Date()).toISOString()
   const usdOfFlow = (symbol: string, side: 'buy' | 'sell') =>
-    macro.flows.filter((f) => f.quoteSymbol === symbol && f.side === side).reduce((s, f) => s + (f.volumeUsd18 === null ? 0 : usdNumber(f.volumeUsd18) / 10 ** (deps.prices.deployment?.quoteAssets[symbol]?.decimals ?? 18)), 0)
+    macro.flows
+      .filter((f) => f.quoteSymbol === symbol && f.side === side && f.usdTimesUnits !== null)
+      .reduce((s, f) => s + usdNumber(f.usdTimesUnits! / 10n ** BigInt(quoteDecimalsOf(deps, symbol))), 0)
   const signals: Signal[] = []
   const add = (category: string, signal: string, value: number, sentiment: Signal['sentiment']) => signals.push({ category, signal, value: Math.round(value * 1e6) / 1e6, sentiment, updatedAt })
   const usdcFlows = macro.flows.filter((f) => f.quoteSymbol === 'USDC')

@@ -16,7 +16,7 @@ export function quoteDecimalsOf(deps: Pick<IntelPorts, 'prices'>, quoteSymbol: s
   return deps.prices.deployment?.quoteAssets[quoteSymbol]?.decimals ?? 18
 }
 
-/** A launched token by address or verified symbol; `notFound` decides the error (404, or 422 naming a field). */
+/** A launched token by address or verified symbol; unknown is a 404, or with `field` a 422 naming that field. */
 export async function resolveMint(deps: Pick<IntelPorts, 'prices' | 'intel'>, mint: string | undefined, field?: string): Promise<TokenRow> {
   const t = mint ? await deps.intel.findToken(deps.prices.deployment?.chainId, mint) : undefined
   if (t) return t

@@ -57,7 +57,12 @@ export type PoolRow = {
 
 /** Quote flows through launched tokens in the last 24 h, per quote asset and side, from the index. */
 export type MacroRow = {
-  flows: Array<{ quoteSymbol: string; side: 'buy' | 'sell'; volume: bigint; volumeUsd18: bigint | null; trades: number }>
+  /**
+   * `volume` in quote base units; `usdTimesUnits` = the sum of each trade's quote amount (base
+   * units) times its quote's USD price at its block (usd18): usd18 once divided by 10^decimals.
+   * Null when a trade had no USD price.
+   */
+  flows: Array<{ quoteSymbol: string; side: 'buy' | 'sell'; volume: bigint; usdTimesUnits: bigint | null; trades: number }>
   /** The newest indexed trade's time (null: none in 24 h). */
   updatedAt: Date | null
 }
