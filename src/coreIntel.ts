@@ -22,6 +22,11 @@ export function createIntelPorts({ pool, prices, ttlMs }: { pool: pg.Pool; price
   return { prices, intel: createMarketIntelStore(pool), memo: createRefreshingMemo(ttlMs, 60_000) }
 }
 
+/**
+ * @example
+ * const intel = intelUseCases(createIntelPorts({ pool, prices, ttlMs: 2000 }))
+ * await intel.getTopMovers({ timeframe: '24h', limit: 10, sort_by: 'gainers', min_liquidity: undefined })
+ */
 export function intelUseCases(ports: IntelPorts) {
   return {
     getCandles: (input: CandlesInput) => getCandles(ports, input),

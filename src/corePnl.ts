@@ -8,6 +8,9 @@ import { getPnlLeaderboard, type GetPnlLeaderboardDeps, type GetPnlLeaderboardIn
 /**
  * Part of the composition root (src/core.ts spreads it into the wallet's use cases): what an
  * agent earned, from its PnL ledger (src/domain/wallet/pnlRules.ts).
+ *
+ * @example
+ * const pnl = pnlUseCases({ withChain, ledgers: createWalletStore(pool), tokenFacts: () => tokenFacts(intelPorts), ttlMs: 2000 })
  */
 export function pnlUseCases({ withChain, ledgers, tokenFacts, ttlMs }: {
   withChain: () => WalletPorts

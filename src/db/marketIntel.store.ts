@@ -14,6 +14,11 @@ import { withTransaction } from './transaction.ts'
 
 const big = (v: string | null | undefined) => (v == null ? null : BigInt(v))
 
+/**
+ * @example
+ * const intel = createMarketIntelStore(pool)
+ * const { buckets, prev } = await intel.candles({ token, interval: 60, from, to, quoteDecimals: 6 })
+ */
 export function createMarketIntelStore(pool: pg.Pool): IntelStore {
   return {
     async findToken(chainId, mint) {

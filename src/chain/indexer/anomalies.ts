@@ -30,7 +30,12 @@ export type AnomalyInput = {
 const toUsd = (amount: bigint, decimals: number | undefined, usd18: bigint | null | undefined) =>
   decimals === undefined || usd18 == null ? null : Number(formatUnits(amount * usd18, decimals + 18))
 
-/** Detects and writes the anomalies of one range; returns how many. */
+/**
+ * Detects and writes the anomalies of one range, on the range's transaction; returns how many.
+ *
+ * @example
+ * await writeAnomalies(ctx, db, { from, trades, snapshots, deposits, tokens, quoteUsdAt, at })
+ */
 export async function writeAnomalies(ctx: IndexerContext, db: pg.PoolClient, r: AnomalyInput): Promise<number> {
   if (r.trades.length === 0 && r.snapshots.length === 0 && r.deposits.length === 0) return 0
   const traded = [...new Set([...r.trades.map((t) => t.token), ...r.snapshots.map((s) => s.token)])]

@@ -12,6 +12,11 @@ import { lower, RPC_PARALLEL, type IndexerContext } from './indexerContext.ts'
  */
 export type QuoteUsdAt = (quoteSymbol: string | undefined, blockNumber: number) => bigint | null
 
+/**
+ * @example
+ * const usdAt = await readQuoteUsd(ctx, trades.map((t) => ({ quoteSymbol: 'ETH', blockNumber: t.blockNumber })))
+ * usdAt('ETH', 57) // 3000n * 10n ** 18n
+ */
 export async function readQuoteUsd(ctx: IndexerContext, needs: ReadonlyArray<{ quoteSymbol: string | undefined; blockNumber: number }>): Promise<QuoteUsdAt> {
   const ethBlocks = [...new Set(needs.filter((n) => n.quoteSymbol === 'ETH').map((n) => n.blockNumber))]
   const eth = new Map<number, bigint | null>()

@@ -28,6 +28,9 @@ export async function resolveMint(deps: Pick<IntelPorts, 'prices' | 'intel'>, mi
  * A token's candles over [from, to) with gaps filled (src/domain/intel/candleRules.ts); `to`
  * defaults to now (or the token's last trade when the chain's clock runs ahead), `from` to
  * DEFAULT_CANDLES intervals before it; more than MAX_CANDLES is a 422 on `from`.
+ *
+ * @example
+ * const { candles, quoteDecimals } = await candleSeries(deps, token, { interval: '15m', count: 500 })
  */
 export async function candleSeries(deps: Pick<IntelPorts, 'prices' | 'intel'>, t: TokenRow, q: { interval: Interval; from?: Date | undefined; to?: Date | undefined; count?: number }) {
   const interval = INTERVALS[q.interval]
@@ -46,7 +49,12 @@ export async function candleSeries(deps: Pick<IntelPorts, 'prices' | 'intel'>, t
   return { from: new Date(fromT * 1000), to, quoteDecimals, candles: fillGaps(buckets, prev, fromT, toT, interval) }
 }
 
-/** A candle as the API shows it: numbers, prices in the quote asset and in USD (null: no USD price). */
+/**
+ * A candle as the API shows it: numbers, prices in the quote asset and in USD (null: no USD price).
+ *
+ * @example
+ * candleView(bucket, 6) // { time, timestamp, open: 0.0000153, ..., closeUsd: 0.0000153, volumeUsd: 10, trades: 1 }
+ */
 export function candleView(b: Bucket, quoteDecimals: number) {
   const usd = (v: bigint | null) => (v === null ? null : usdNumber(v))
   return {

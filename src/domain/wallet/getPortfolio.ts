@@ -12,6 +12,9 @@ export type PortfolioLine = { token: WalletToken; balance: bigint; holding: Hold
 /**
  * The lines of an agent's portfolio and its PnL ledger: ETH always, other tokens when held,
  * each valued in USD (unpriced when its price cannot be read).
+ *
+ * @example
+ * const { agent, lines, totals, totalValueUsd } = await portfolioLines(deps, { accountId, agentId })
  */
 export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolioInput) {
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)

@@ -109,7 +109,13 @@ export function performanceSeries(ops: readonly LedgerOp[], points: readonly num
 /** A signed dollar string ("-3.07") in cents. */
 export const signedCents = (usd: string) => (usd.startsWith('-') ? -usdCents(usd.slice(1)) : usdCents(usd))
 
-/** The PnL fields of a holding: its basis, and unrealised (with a value now) and realised PnL. */
+/**
+ * The PnL fields of a holding: its basis, and unrealised (with a value now) and realised PnL.
+ *
+ * @example
+ * pnlFields({ amount: 750n, basisCents: 9000n, realisedCents: 2000n }, '112.35')
+ * // { costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00' }
+ */
 export function pnlFields(p: Position | undefined, valueUsd: string | null) {
   if (!p) return { costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null }
   return {
@@ -119,7 +125,14 @@ export function pnlFields(p: Position | undefined, valueUsd: string | null) {
   }
 }
 
-/** Totals over every position (realised PnL of tokens no longer held and gas included) and the holdings' values. */
+/**
+ * Totals over every position (realised PnL of tokens no longer held and gas included) and the
+ * holdings' values; `keyOf` maps a holding's address to its book key.
+ *
+ * @example
+ * pnlTotals(book, [{ address: tok, valueUsd: '112.35' }], (a) => a ?? '')
+ * // { costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00', gasUsd: '0.00' }
+ */
 export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null }>, keyOf: (address: string | null) => string) {
   let basis = 0n
   let unrealised = 0n
