@@ -111,6 +111,8 @@ import { createCursorSeal } from './domain/util/cursorSeal.ts'
 import { marketplaceUseCases } from './marketplaceUseCases.ts'
 import { walletUseCases } from './walletUseCases.ts'
 import { automationUseCases } from './automationUseCases.ts'
+import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
+import { pnlUseCases } from './corePnl.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -143,7 +145,7 @@ export type IdentityAdapters = {
 }
 
 /** How long platform-wide answers (stats, the leaderboard ranking) are shared by every caller. */
-const PLATFORM_FIGURES_TTL_MS = 2000
+export const PLATFORM_FIGURES_TTL_MS = 2000
 
 /**
  * The composition root: builds the ports once from the adapters and returns the use cases.
@@ -184,6 +186,7 @@ export function createCore(adapters: CoreAdapters) {
   const board = createTokenBoardStore(pool)
   const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
   const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
+  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, ttlMs: PLATFORM_FIGURES_TTL_MS })
   const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
   const feePorts = (): FeePorts => {
     if (!feeChain) throw new ChainNotConfiguredError()
@@ -238,12 +241,13 @@ export function createCore(adapters: CoreAdapters) {
     listStockTokens: () => listStockTokens(tokenPorts),
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
-    ...walletUseCases(adapters, walletOps),
+    ...intelUseCases(intelPorts),
+    ...walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)),
     ...billingUseCases(adapters),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
-    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents),
+    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents),
     ...automationUseCases(adapters, {
       grantedTools: async (accountId, skills) => (await agentSkills(accountId, skills)).tools,
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),

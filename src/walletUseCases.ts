@@ -1,4 +1,6 @@
-import type { CoreAdapters } from './core.ts'
+import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './core.ts'
+import type { tokenFacts } from './coreIntel.ts'
+import { pnlUseCases } from './corePnl.ts'
 import type { createWalletOperations } from './actors/walletOps.ts'
 import { createWalletStore } from './db/wallet.store.ts'
 import { ChainNotConfiguredError } from './domain/errors.ts'
@@ -12,7 +14,7 @@ import { listTransactions, type ListTransactionsInput } from './domain/wallet/li
 import { createWalletChainPorts } from './chain/walletAdapters.ts'
 
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
-export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>) {
+export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>, facts: () => ReturnType<typeof tokenFacts>) {
   const store = createWalletStore(pool)
   const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
   const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
@@ -25,6 +27,7 @@ export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps
     previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
     getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
     getPortfolioHistory: (input: GetPortfolioHistoryInput) => getPortfolioHistory(withChain(), input),
+    ...pnlUseCases({ withChain, ledgers: store, tokenFacts: facts, ttlMs: PLATFORM_FIGURES_TTL_MS }),
     getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
     listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
   }

@@ -65,6 +65,8 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
       return [...known, ...(await receivedTokens(agentId, owner))]
     },
     confirmedSwaps: (agentId) => store.confirmedSwaps(agentId),
+    ledgerOps: (agentId) => store.ledgerOps(agentId),
+    agentIdByWallet: (accountId, wallet) => store.agentIdByWallet(accountId, wallet),
     // A contract that merely emits a Transfer to the wallet may not answer balanceOf: not a holding.
     holding: (token, owner, blockNumber) =>
       balanceOf(chain, token, owner, blockNumber).catch((err) => {

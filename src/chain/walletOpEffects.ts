@@ -5,6 +5,8 @@ import type { WalletOpInput } from '../actors/walletOp.machine.ts'
 import { ServiceError } from '../domain/errors.ts'
 import type { ChainHandle } from './chain.ts'
 import type { PlannedTx, TxSender } from './txSender.ts'
+import { createPriceReader } from './priceReader.ts'
+import { formatUsd } from '../domain/tokens/priceMath.ts'
 
 /**
  * What a kind of wallet operation contributes: its transactions for the wallet's next nonce,
@@ -73,9 +75,20 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
       if (last.status !== 'success') {
         return rejected('transaction_reverted', `Transaction ${last.transactionHash} reverted on chain; nothing moved but gas.`)
       }
-      const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString() }
+      const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString(), ...(await gasCost(chain, receipts)) }
       const extra = (await planner(ctx.kind).outcome?.({ params: ctx.params, account, receipts, chain })) ?? {}
       return { type: 'op.confirmed', result: { ...base, ...extra } }
     },
   }
+}
+
+/**
+ * What the operation's transactions paid for gas, in wei and in USD at the ETH price of the last
+ * one's block (the PnL ledger counts it, src/domain/wallet/pnlRules.ts); `gasUsd` is left out
+ * when that price cannot be read.
+ */
+async function gasCost(chain: ChainHandle, receipts: readonly TransactionReceipt[]): Promise<{ gasWei: string; gasUsd?: string }> {
+  const wei = receipts.reduce((s, r) => s + r.gasUsed * r.effectiveGasPrice, 0n)
+  const eth = await createPriceReader(chain, receipts.at(-1)!.blockNumber).then((p) => p.quote('ETH')).catch(() => null)
+  return eth ? { gasWei: wei.toString(), gasUsd: formatUsd((wei * eth.usd18) / 10n ** 18n) } : { gasWei: wei.toString() }
 }

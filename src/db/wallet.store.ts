@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { OutboxTx, SwapFill, WalletOutbox } from '../domain/wallet/ports.ts'
+import type { LedgerOp } from '../domain/wallet/pnlRules.ts'
 
 /**
  * The wallet's reads and writes in Postgres: what wallet operations recorded (their USD value,
@@ -44,6 +45,44 @@ export function createWalletStore(pool: pg.Pool) {
         amountOut: r?.amountOutBaseUnits,
         valueInUsd: p.valueInUsd,
       }))
+    },
+
+    /** Confirmed swaps and transfers out of the agent, oldest first (swaps as confirmedSwaps reads them). */
+    async ledgerOps(agentId: string): Promise<LedgerOp[]> {
+      const { rows } = await pool.query<{ kind: 'swap' | 'transfer'; usd: string; at: string | Date; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
+        `select w.kind, trunc(w.usd_value, 2)::text as usd, w.created_at as at, x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
+          where w.agent_id = $1 and w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.created_at, w.id`,
+        [agentId],
+      )
+      return rows.map(({ kind, usd, at, ctx: { params: p, result: r } }): LedgerOp =>
+        kind === 'swap'
+          ? { kind, at: new Date(at), gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+          : { kind, at: new Date(at), gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd },
+      )
+    },
+
+    /** Every live agent's confirmed swaps and transfers out, oldest first, with its name (the PnL leaderboard). */
+    async allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
+      const { rows } = await pool.query<{ agent_id: string; name: string; kind: 'swap' | 'transfer'; usd: string; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
+        `select w.agent_id, a.name, w.kind, trunc(w.usd_value, 2)::text as usd, x.snapshot->'context' as ctx
+           from wallet_op w join actor x on x.id = w.id join agent a on a.id = w.agent_id join actor ax on ax.id = a.id::text and ax.status <> 'deleted'
+          where w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.agent_id, w.created_at, w.id`,
+      )
+      const by = new Map<string, { agentId: string; name: string; ops: LedgerOp[] }>()
+      for (const { agent_id, name, kind, usd, ctx: { params: p, result: r } } of rows) {
+        const entry = by.get(agent_id) ?? { agentId: agent_id, name, ops: [] }
+        by.set(agent_id, entry)
+        entry.ops.push(kind === 'swap'
+          ? { kind, gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+          : { kind, gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd })
+      }
+      return [...by.values()]
+    },
+
+    /** The account's agent whose wallet this is. */
+    async agentIdByWallet(accountId: string, wallet: string): Promise<string | undefined> {
+      const { rows } = await pool.query<{ id: string }>(`select id from agent where account_id = $1 and wallet_address = $2 limit 1`, [accountId, wallet.toLowerCase()])
+      return rows[0]?.id
     },
 
     /** The last block whose Transfer logs to the agent's wallet were scanned; undefined before the first scan. */

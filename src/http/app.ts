@@ -16,6 +16,7 @@ import { opsRoutes } from './routes/ops.routes.ts'
 import { launchRoutes } from './routes/launch.routes.ts'
 import { tokenRoutes } from './routes/tokens.routes.ts'
 import { marketRoutes } from './routes/market.routes.ts'
+import { intelRoutes } from './routes/intel.routes.ts'
 import { feeRoutes } from './routes/fees.routes.ts'
 import { billingRoutes } from './routes/billing.routes.ts'
 import { devRoutes } from './routes/dev.routes.ts'
@@ -109,6 +110,7 @@ export function createApp(deps: AppDeps): Koa {
   publicApi.use(signedCursors(deps.core.cursors))
   for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
   publicApi.use(marketRoutes(deps).routes())
+  publicApi.use(intelRoutes(deps).routes())
   publicApi.use(skillRegistryRoutes(deps).routes())
   publicApi.use(marketplacePublicRoutes(deps).routes())
 

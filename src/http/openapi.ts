@@ -26,6 +26,9 @@ import { automationResponse, bidResponse, listingResponse, ownListingResponse } 
 import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema } from '../domain/automations/automation.schema.ts'
 import { browseListingsQuery, createListingBody, ownPageQuery, placeBidBody } from '../domain/marketplace/marketplace.schema.ts'
 import { DEFAULT_RUN_LIMITS, listRunsQuerySchema, startRunSchema } from '../domain/runs/run.schema.ts'
+import { anomaliesQuery, candlesQuery, indicatorsQuery, macroQuery, topMoversQuery, yieldQuery } from '../domain/intel/intel.schema.ts'
+import { performanceQuery, walletPortfolioQuery } from '../domain/wallet/wallet.schema.ts'
+import { anomaliesResponse, candlesResponse, indicatorsResponse, macroResponse, topMoversResponse, walletPortfolioResponse, yieldResponse } from './intelResponseSchemas.ts'
 
 const mcpToolsResponse = {
   type: 'object',
@@ -204,6 +207,48 @@ function runOps(): Op[] {
   ]
 }
 
+/** Market intelligence from the index (public), and the reference client's portfolio. */
+function intelOps(): Op[] {
+  return [
+    { method: 'get', path: '/tokens/{address}/candles', summary: 'OHLCV candles of a token (quote and USD), gaps filled flat', query: candlesQuery, response: output(candlesResponse) },
+    { method: 'get', path: '/indicators', summary: 'RSI, EMA, SMA, MACD of a token (mint: address or verified symbol); 422 on too few candles', query: indicatorsQuery, response: output(indicatorsResponse) },
+    { method: 'get', path: '/signals/top-movers', summary: 'Launched tokens that moved or traded most', query: topMoversQuery, response: output(topMoversResponse) },
+    { method: 'get', path: '/signals/anomalies', summary: 'Whale swaps, liquidity moves, volume spikes, large transfers, detected per block', query: anomaliesQuery, response: output(anomaliesResponse) },
+    { method: 'get', path: '/signals/yield', summary: 'AMM pools: APY from 24 h LP fees over TVL, and a risk', query: yieldQuery, response: output(yieldResponse) },
+    { method: 'get', path: '/signals/macro', summary: 'Stablecoin flow, ETH dominance, breadth, volatility, fear/greed', query: macroQuery, response: output(macroResponse) },
+    { method: 'get', path: '/agents/{id}/performance', summary: "An agent's basis, realised PnL and withdrawals over time, and its PnL now", auth: 'read', query: performanceQuery },
+    { method: 'get', path: '/portfolio', summary: "One of the account's agent wallets: holdings with numbers as numbers, cost basis and PnL", auth: 'read', query: walletPortfolioQuery, response: output(walletPortfolioResponse) },
+  ]
+}
+
+/** The account (profile, keys) and its agents (CRUD, start and stop, whitelist, audit, outbox). */
+function accountAndAgentOps(agents: ReturnType<typeof agentSchemas>): Op[] {
+  const agent = resource('Agent')
+  return [
+    { method: 'get', path: '/me', summary: 'Profile', auth: 'read' },
+    { method: 'post', path: '/me', summary: 'Update the profile', auth: 'admin', body: profileBody },
+    { method: 'get', path: '/keys', summary: 'API keys (never their values)', auth: 'admin', query: pagingQuery },
+    { method: 'post', path: '/keys', summary: 'Create a key (its value is shown once)', auth: 'admin', body: createKeyBody, status: 201 },
+    { method: 'delete', path: '/keys/{id}', summary: 'Delete a key (refused at once everywhere)', auth: 'admin' },
+    { method: 'get', path: '/agents', summary: 'Own agents, newest first', auth: 'read', query: pagingQuery, response: list('agents', 'Agent', true) },
+    { method: 'post', path: '/agents', summary: 'Create an agent (snake_case body; model and skills default)', auth: 'trade', body: agents.create, status: 201, response: agent },
+    { method: 'get', path: '/agents/{id}', summary: 'One agent', auth: 'read', response: agent },
+    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH); policy and payout_wallet need admin', auth: 'trade', body: agents.update, response: agent },
+    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent; policy and payout_wallet need admin, loosening waits for the hold', auth: 'trade', body: agents.update, response: agent },
+    { method: 'delete', path: '/agents/{id}', summary: 'Delete an agent (final)', auth: 'trade', response: agent },
+    { method: 'post', path: '/agents/{id}/start', summary: 'Start an agent', auth: 'trade', response: agent },
+    { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade', response: agent },
+    { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read', response: list('whitelist', 'WhitelistEntry', false) },
+    { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201, response: resource('WhitelistEntry') },
+    {
+      method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address (named in the body, or as ?address=)', auth: 'admin',
+      body: whitelistDeleteBody, bodyOptional: true, query: whitelistDeleteQuery, response: resource('WhitelistEntry', { deleted: { const: true } }),
+    },
+    { method: 'get', path: '/agents/{id}/audit', summary: 'Policy, payout wallet and whitelist changes, newest first', auth: 'read', query: pagingQuery },
+    { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
+  ]
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with.
  *
@@ -232,27 +277,8 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/stock-tokens', summary: 'Tokenized stocks with price and logo' },
     { method: 'get', path: '/stats', summary: 'Ecosystem figures' },
     { method: 'get', path: '/leaderboard', summary: 'Agents ranked by creator fees earned', query: leaderboardQuery },
-    { method: 'get', path: '/me', summary: 'Profile', auth: 'read' },
-    { method: 'post', path: '/me', summary: 'Update the profile', auth: 'admin', body: profileBody },
-    { method: 'get', path: '/keys', summary: 'API keys (never their values)', auth: 'admin', query: pagingQuery },
-    { method: 'post', path: '/keys', summary: 'Create a key (its value is shown once)', auth: 'admin', body: createKeyBody, status: 201 },
-    { method: 'delete', path: '/keys/{id}', summary: 'Delete a key (refused at once everywhere)', auth: 'admin' },
-    { method: 'get', path: '/agents', summary: 'Own agents, newest first', auth: 'read', query: pagingQuery, response: list('agents', 'Agent', true) },
-    { method: 'post', path: '/agents', summary: 'Create an agent (snake_case body; model and skills default)', auth: 'trade', body: agents.create, status: 201, response: agent },
-    { method: 'get', path: '/agents/{id}', summary: 'One agent', auth: 'read', response: agent },
-    { method: 'post', path: '/agents/{id}', summary: 'Update an agent (as PATCH); policy and payout_wallet need admin', auth: 'trade', body: agents.update, response: agent },
-    { method: 'patch', path: '/agents/{id}', summary: 'Update an agent; policy and payout_wallet need admin, loosening waits for the hold', auth: 'trade', body: agents.update, response: agent },
-    { method: 'delete', path: '/agents/{id}', summary: 'Delete an agent (final)', auth: 'trade', response: agent },
-    { method: 'post', path: '/agents/{id}/start', summary: 'Start an agent', auth: 'trade', response: agent },
-    { method: 'post', path: '/agents/{id}/stop', summary: 'Stop an agent', auth: 'trade', response: agent },
-    { method: 'get', path: '/agents/{id}/whitelist', summary: 'Transfer whitelist', auth: 'read', response: list('whitelist', 'WhitelistEntry', false) },
-    { method: 'post', path: '/agents/{id}/whitelist', summary: 'Whitelist an address (after a hold)', auth: 'admin', body: whitelistAddBody, status: 201, response: resource('WhitelistEntry') },
-    {
-      method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address (named in the body, or as ?address=)', auth: 'admin',
-      body: whitelistDeleteBody, bodyOptional: true, query: whitelistDeleteQuery, response: resource('WhitelistEntry', { deleted: { const: true } }),
-    },
-    { method: 'get', path: '/agents/{id}/audit', summary: 'Policy, payout wallet and whitelist changes, newest first', auth: 'read', query: pagingQuery },
-    { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
+    ...intelOps(),
+    ...accountAndAgentOps(agents),
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
     ...(['venue-a', 'venue-b', 'self-funded'] as const).map((v): Op => ({
       method: 'post', path: `/launch/${v}`, summary: `Launch a token (${v}); poll GET /launch/{id}`, auth: 'trade', body: launchBody, idempotency: 'required', status: 202,
@@ -262,7 +288,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'post', path: '/swap/execute', summary: 'Execute a swap', auth: 'trade', body: swapInput, idempotency: 'honoured' },
     { method: 'get', path: '/swap/{id}', summary: 'Poll a swap', auth: 'read' },
     ...streamOps(),
-    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD', auth: 'read', query: portfolioInput },
+    { method: 'get', path: '/wallet/portfolio', summary: 'Holdings valued in USD, with cost basis, unrealised and realised PnL', auth: 'read', query: portfolioInput },
     { method: 'post', path: '/wallet/transfer', summary: 'Transfer to a whitelisted address', auth: 'trade', body: transferInput, idempotency: 'honoured' },
     { method: 'get', path: '/fees/earnings', summary: 'Creator fees per launched token', auth: 'read', query: earningsQuery },
     { method: 'post', path: '/fees/claim', summary: 'Claim creator fees to the payout wallet', auth: 'trade', body: claimBody, idempotency: 'honoured' },

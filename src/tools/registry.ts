@@ -7,6 +7,7 @@ import { RUN_TOOL_NAMES, RUN_TOOLS } from './runTools.ts'
 import { swapExecuteTool, swapQuoteTool } from './swapTools.ts'
 import { claimFeesTool, getFeeEarningsTool } from './feeTools.ts'
 import { getPriceTool, getTokenTool, listTokensTool } from './tokenTools.ts'
+import { INTEL_TOOLS } from './intelTools.ts'
 import { WALLET_TOOLS } from './walletTools.ts'
 import { getLaunchStatusTool, launchPreviewTool, launchTokenTool } from './launchTools.ts'
 import { getBalanceTool, getModelCatalogTool, getTransactionsTool, listAgentsTool } from './accountTools.ts'
@@ -21,6 +22,7 @@ export const TOOLS: readonly Tool[] = [
   getAgentTool, swapQuoteTool, swapExecuteTool,
   ...WALLET_TOOLS,
   getPriceTool, listTokensTool, getTokenTool,
+  ...INTEL_TOOLS,
   getFeeEarningsTool, claimFeesTool,
   launchPreviewTool, launchTokenTool, getLaunchStatusTool,
   listAgentsTool, getBalanceTool, getTransactionsTool, getModelCatalogTool,

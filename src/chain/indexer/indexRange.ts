@@ -12,6 +12,7 @@ import { decodeVenueALog, venueAGraduated, venueATokenCreated } from './venueA.t
 import { venueBPoolLaunched } from './venueB.ts'
 import { writeRange } from './writeRange.ts'
 import { findDeposits } from './deposits.ts'
+import { readQuoteUsd } from './quoteUsd.ts'
 
 /**
  * Indexes blocks [from, to] (one getLogs per source, one database transaction). Pass 1 finds
@@ -55,7 +56,15 @@ export async function indexRange(ctx: IndexerContext, from: number, to: number, 
   allLogs.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1))
   for (const l of allLogs) decodeLog(ctx, state, l)
 
-  await writeRange(ctx, { from, to, newTokens, graduations, tokens, trades: state.trades, snapshots: state.snapshots, fees: state.fees, deposits, headers, tailFrom })
+  // Each trade's quote asset in USD at its block (candles, cost basis, anomalies).
+  const quoteOf = (token: string) => ctx.quoteSymbols.get(tokens.get(token)?.quoteAddress ?? '')
+  const quoteUsdAt = await readQuoteUsd(ctx, [
+    ...state.trades.map((t) => ({ quoteSymbol: quoteOf(t.token), blockNumber: t.blockNumber })),
+    ...deposits.map((d) => ({ quoteSymbol: d.asset as string, blockNumber: Number(d.blockNumber) })),
+  ])
+  for (const t of state.trades) t.quoteUsd18 = quoteUsdAt(quoteOf(t.token), t.blockNumber)
+
+  await writeRange(ctx, { from, to, newTokens, graduations, tokens, trades: state.trades, snapshots: state.snapshots, fees: state.fees, deposits, headers, tailFrom, quoteUsdAt })
   if (newTokens.size || state.trades.length) ctx.log.debug({ from, to, tokens: newTokens.size, trades: state.trades.length }, 'indexed')
 }
 

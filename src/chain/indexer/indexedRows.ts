@@ -68,6 +68,8 @@ export type TradeRow = {
   feeAsset: 'quote' | 'token'
   priceAfter: bigint | null
   blockNumber: number
+  /** USD per whole quote unit (usd18) at the trade's block, set after decoding (indexer/quoteUsd.ts). */
+  quoteUsd18?: bigint | null
 }
 
 export type SnapshotRow = { token: string; blockNumber: number; logIndex: number; source: 'curve' | 'pool'; tokenReserve: bigint; quoteReserve: bigint; price: bigint }

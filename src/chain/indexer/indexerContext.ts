@@ -16,6 +16,8 @@ export type IndexerContext = {
   venueB: string
   feeLocker: string
   quoteSymbols: Map<string, string>
+  /** Decimals of each quote asset, by symbol. */
+  quoteDecimals: Map<string, number>
   /** Recent block hashes kept to find a common ancestor. */
   reorgDepth: number
   log: Logger
@@ -45,6 +47,7 @@ export function createIndexerContext({ pool, chain, logger, reorgDepth, deposits
     venueB: lower(contracts.venueB),
     feeLocker: lower(contracts.feeLocker),
     quoteSymbols: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [lower(q.address), symbol])),
+    quoteDecimals: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [symbol, q.decimals])),
     reorgDepth,
     log: logger.child({ component: 'indexer' }),
     deposits: deposits && { ...deposits, chain },

@@ -4,6 +4,8 @@ import type { IndexerContext } from './indexerContext.ts'
 import { CheckpointMovedError } from './indexerErrors.ts'
 import { writeDeposits, type DepositRow } from './deposits.ts'
 import type { FeeRow, Graduation, Header, NewToken, SnapshotRow, TokenInfo, TradeRow } from './indexedRows.ts'
+import { writeAnomalies } from './anomalies.ts'
+import type { QuoteUsdAt } from './quoteUsd.ts'
 
 /** Everything decoded from one block range, ready to write. */
 export type RangeRows = {
@@ -20,6 +22,8 @@ export type RangeRows = {
   headers: Map<number, Header>
   /** Headers from here up are kept for reorg checks. */
   tailFrom: number
+  /** Quote asset USD prices at the range's blocks (indexer/quoteUsd.ts), for anomalies. */
+  quoteUsdAt: QuoteUsdAt
 }
 
 /*
@@ -51,6 +55,7 @@ export async function writeRange(ctx: IndexerContext, r: RangeRows): Promise<voi
     await writeTrades(ctx, db, r.trades, agentOf, at)
     await writeSnapshotsAndFees(ctx, db, r.snapshots, r.fees)
     await writeDeposits(ctx, db, r.deposits)
+    await writeAnomalies(ctx, db, { ...r, at })
     for (const h of r.headers.values()) {
       if (h.number < r.tailFrom) continue
       await db.query(`insert into chain_block (chain_id, number, hash) values ($1,$2,$3) on conflict (chain_id, number) do update set hash = excluded.hash`, [
@@ -106,14 +111,14 @@ async function writeTrades(ctx: IndexerContext, db: pg.PoolClient, trades: Trade
   const col = <T,>(f: (t: TradeRow) => T) => trades.map(f)
   await db.query(
     `insert into trade (chain_id, tx_hash, log_index, token_address, venue, trader, side, quote_amount, token_amount, creator_fee,
-       platform_fee, ours, block_number, at, source, fee_asset, price_after)
+       platform_fee, ours, block_number, at, source, fee_asset, price_after, quote_usd)
      select $1::int, * from unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
-       $10::numeric[], $11::numeric[], $12::bool[], $13::bigint[], $14::timestamptz[], $15::text[], $16::text[], $17::numeric[])
+       $10::numeric[], $11::numeric[], $12::bool[], $13::bigint[], $14::timestamptz[], $15::text[], $16::text[], $17::numeric[], $18::numeric[])
      on conflict (chain_id, tx_hash, log_index) do nothing`,
     [ctx.chainId, col((t) => t.txHash), col((t) => t.logIndex), col((t) => t.token), col((t) => t.venue), col((t) => t.trader),
       col((t) => t.side), col((t) => t.quoteAmount.toString()), col((t) => t.tokenAmount.toString()), col((t) => t.creatorFee.toString()),
       col((t) => t.platformFee.toString()), col((t) => agentOf.has(t.trader)), col((t) => t.blockNumber), col((t) => at(t.blockNumber)),
-      col((t) => t.source), col((t) => t.feeAsset), col((t) => t.priceAfter?.toString() ?? null)],
+      col((t) => t.source), col((t) => t.feeAsset), col((t) => t.priceAfter?.toString() ?? null), col((t) => t.quoteUsd18?.toString() ?? null)],
   )
 }
 

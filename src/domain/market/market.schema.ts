@@ -4,6 +4,8 @@ import { decodeTupleCursor, encodeTupleCursor, limitQuery } from '../paging.sche
 export const leaderboardQuery = z.strictObject({
   limit: limitQuery,
   cursor: z.string().max(200).optional(),
+  /** `fees` (creator fees earned, the default) or `pnl` (realised PnL, src/domain/wallet/getPnlLeaderboard.ts). */
+  sort_by: z.enum(['fees', 'pnl'], 'One of fees, pnl.').default('fees'),
 })
 
 /** The leaderboard's cursor: an offset into the ranking. */

@@ -48,9 +48,9 @@ export const BUILTIN_SKILLS: readonly Skill[] = [
     instructions: 'Read your holdings and policy before deciding anything that moves funds; report values in USD with the figures the tools gave you.',
   },
   {
-    slug: 'market-intelligence', name: 'Market intelligence', description: 'Read the token board, trades, prices and stats.', alwaysOn: false,
-    tools: ['list_tokens', 'get_token', 'get_price'],
-    instructions: 'Base market judgements on the token board, trades and prices the tools return; say when data is missing or stale rather than guessing.',
+    slug: 'market-intelligence', name: 'Market intelligence', description: 'Read the token board, prices, candles, indicators and market signals.', alwaysOn: false,
+    tools: ['list_tokens', 'get_token', 'get_price', 'get_market_signals', 'get_indicators', 'get_candles'],
+    instructions: 'Base market judgements on the token board, prices, candles, indicators and signals the tools return; say when data is missing or stale rather than guessing.',
   },
   {
     slug: 'social', name: 'Social', description: 'Write posts and descriptions for launched tokens (text only; nothing is published by the service).', alwaysOn: false,

@@ -1,20 +1,22 @@
 import type { WalletPorts, WalletToken } from './ports.ts'
 import type { PortfolioInput } from './wallet.schema.ts'
-import { costBasis, holdingOf, totalValueUsd, type Holding } from './walletRules.ts'
+import { holdingOf, totalValueUsd, type Holding } from './walletRules.ts'
+import { pnlFields, pnlLedger, pnlTotals, type Position } from './pnlRules.ts'
 
 export type GetPortfolioDeps = Pick<WalletPorts, 'agents' | 'tokens' | 'chain' | 'portfolio'>
 export type GetPortfolioInput = PortfolioInput & { accountId: string; /** Values the wallet as of this block (the latest when absent). */ blockNumber?: bigint }
 
+/** One held token: what it is, its balance in base units, its holding line and its ledger position. */
+export type PortfolioLine = { token: WalletToken; balance: bigint; holding: Holding; position: Position | undefined }
+
 /**
- * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched, traded or
- * received), valued in USD, with cost basis and unrealised PnL from the agent's own swaps. ETH is
- * always listed; other tokens only when held. A token whose price cannot be read is unpriced.
+ * The lines of an agent's portfolio and its PnL ledger: ETH always, other tokens when held,
+ * each valued in USD (unpriced when its price cannot be read).
  *
  * @example
- * const p = await getPortfolio(deps, { accountId, agentId })
- * p.totalValueUsd // '15012.50'
+ * const { agent, lines, totals, totalValueUsd } = await portfolioLines(deps, { accountId, agentId })
  */
-export async function getPortfolio(deps: GetPortfolioDeps, input: GetPortfolioInput) {
+export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolioInput) {
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)
   const owner = agent.walletAddress
   const candidates = new Map<string, WalletToken>()
@@ -25,15 +27,39 @@ export async function getPortfolio(deps: GetPortfolioDeps, input: GetPortfolioIn
     const t = await deps.tokens.resolve(address)
     if (t) add(t)
   }
-  const basis = costBasis(await deps.portfolio.confirmedSwaps(agent.id))
+  const book = pnlLedger(await deps.portfolio.ledgerOps(agent.id))
   const prices = await deps.chain.prices(input.blockNumber)
-  const holdings: Holding[] = []
+  const lines: PortfolioLine[] = []
   for (const token of candidates.values()) {
     const balance = await deps.portfolio.holding(token, owner, input.blockNumber)
     if (balance === null || (balance === 0n && !token.native)) continue
     const priced = await prices.usd(token, balance).catch(() => undefined)
-    holdings.push(holdingOf(token, balance, priced, basis.get(token.address)))
+    const position = book.get(token.address)
+    lines.push({ token, balance, position, holding: holdingOf(token, balance, priced, position?.basisCents) })
   }
-  return { agentId: agent.id, walletAddress: owner, holdings, totalValueUsd: totalValueUsd(holdings) }
+  const totals = pnlTotals(book, lines.map((l) => ({ address: l.token.address, valueUsd: l.holding.valueUsd })), (a) => a ?? '')
+  return { agent, lines, totals, totalValueUsd: totalValueUsd(lines.map((l) => l.holding)) }
+}
+
+/**
+ * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched, traded or
+ * received), valued in USD, with cost basis, unrealised and realised PnL by average cost from the
+ * agent's confirmed swaps and transfers (pnlRules.ts), per holding and in total (the realised PnL
+ * of tokens no longer held included). `unrealizedPnlUsd` is the earlier spelling of
+ * `unrealisedPnlUsd`, kept for clients that read it.
+ *
+ * @example
+ * const p = await getPortfolio(deps, { accountId, agentId })
+ * p.totalValueUsd // '15012.50'
+ */
+export async function getPortfolio(deps: GetPortfolioDeps, input: GetPortfolioInput) {
+  const { agent, lines, totals, totalValueUsd } = await portfolioLines(deps, input)
+  return {
+    agentId: agent.id,
+    walletAddress: agent.walletAddress,
+    holdings: lines.map((l) => ({ ...l.holding, ...pnlFields(l.position, l.holding.valueUsd) })),
+    totalValueUsd,
+    ...totals,
+  }
 }
 export type Portfolio = Awaited<ReturnType<typeof getPortfolio>>

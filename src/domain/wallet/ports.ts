@@ -1,4 +1,5 @@
 import type { Address } from 'viem'
+import type { LedgerOp } from './pnlRules.ts'
 import type { AgentsRepository } from '../agents/ports.ts'
 import type { WalletOpView } from '../swaps/ports.ts'
 
@@ -80,6 +81,10 @@ export interface PortfolioReads {
   otherTokenAddresses(agentId: string, owner: Address): Promise<string[]>
   /** The agent's confirmed swaps, oldest first. */
   confirmedSwaps(agentId: string): Promise<SwapFill[]>
+  /** The agent's confirmed swaps and transfers out, oldest first (the cost basis and PnL ledger, pnlRules.ts). */
+  ledgerOps(agentId: string): Promise<LedgerOp[]>
+  /** The account's agent whose wallet this is (lower case), or undefined. */
+  agentIdByWallet(accountId: string, wallet: string): Promise<string | undefined>
   /**
    * The wallet's balance of a token; null when a contract that merely emitted a Transfer to it
    * does not answer `balanceOf` (a chain that is down is still an error).

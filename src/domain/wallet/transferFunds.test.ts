@@ -50,6 +50,8 @@ function fakePorts({ policy = {}, held = 100_000_000n, eth = 10n ** 18n, prior }
       standardTokens: async () => [tokens.ETH!, tokens.USDC!],
       otherTokenAddresses: async () => [tokens.USDC!.address, '0x00000000000000000000000000000000000000ee'],
       confirmedSwaps: async () => [],
+      ledgerOps: async () => [],
+      agentIdByWallet: async () => undefined,
       holding: async (t) => (t.native ? eth : held),
     },
     outbox: { page: async () => [] },

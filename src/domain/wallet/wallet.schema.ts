@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Address } from 'viem'
 import { text } from '../util/text.ts'
+import { timeParam } from '../intel/intel.schema.ts'
 
 const agentId = z.uuid('Must be an agent id.')
 
@@ -26,3 +27,16 @@ export type TransferInput = z.infer<typeof transferInput>
 /** The query of GET /wallet/portfolio. */
 export const portfolioInput = z.strictObject({ agentId })
 export type PortfolioInput = z.infer<typeof portfolioInput>
+
+/** The query of GET /portfolio (the reference client's getPortfolio): one of the account's agent wallets. */
+export const walletPortfolioQuery = z.strictObject({
+  wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.').transform((a) => a.toLowerCase()),
+})
+
+/** The query of GET /agents/:id/performance: a time range (ISO 8601 or Unix seconds) and the step between points. */
+export const performanceQuery = z.strictObject({
+  from: timeParam.optional(),
+  to: timeParam.optional(),
+  interval: z.enum(['1h', '4h', '1d'], 'One of 1h, 4h, 1d.').default('1d'),
+})
+export type PerformanceQuery = z.infer<typeof performanceQuery>

@@ -7,7 +7,7 @@ import { ok } from '../respond.ts'
 import { limitQuery, parse, uuidParam, rejectQuery } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
-import { portfolioInput, transferInput } from '../../domain/wallet/wallet.schema.ts'
+import { performanceQuery, portfolioInput, transferInput, walletPortfolioQuery } from '../../domain/wallet/wallet.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 
 export const txQuery = z.strictObject({
@@ -28,6 +28,12 @@ export function walletRoutes({ core, pool }: AppDeps): Router {
     ok(ctx, await core.getPortfolio({ accountId: principalOf(ctx).accountId, agentId }))
   })
 
+  // The reference client's getPortfolio: GET /portfolio?wallet=<one of the account's agent wallets>.
+  router.get('/portfolio', requireScope('read'), async (ctx) => {
+    const { wallet } = parse(walletPortfolioQuery, ctx.query)
+    ok(ctx, await core.getWalletPortfolio({ accountId: principalOf(ctx).accountId, wallet }))
+  })
+
   router.post(
     '/wallet/transfer',
     requireScope('trade'),
@@ -39,6 +45,12 @@ export function walletRoutes({ core, pool }: AppDeps): Router {
       ok(ctx, await core.transferFunds({ ...body, accountId: principalOf(ctx).accountId, operationId }))
     },
   )
+
+  router.get('/agents/:id/performance', requireScope('read'), async (ctx) => {
+    const id = (ctx.params as { id?: string }).id
+    if (!uuidParam.safeParse(id).success) throw new NotFoundError('Agent')
+    ok(ctx, await core.getAgentPerformance({ ...parse(performanceQuery, ctx.query), accountId: principalOf(ctx).accountId, agentId: id! }))
+  })
 
   router.get('/agents/:id/transactions', requireScope('read'), async (ctx) => {
     const id = (ctx.params as { id?: string }).id

@@ -1,0 +1,33 @@
+import type { Memo } from '../market/ports.ts'
+import { pnlLedger, type LedgerOp } from './pnlRules.ts'
+import { centsToUsd } from './walletRules.ts'
+
+export type GetPnlLeaderboardDeps = {
+  ledgers: { allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> }
+  memo: Memo
+}
+export type GetPnlLeaderboardInput = { limit: number; offset: number }
+
+/**
+ * Agents ranked by the PnL they realised (pnlRules.ts, from their confirmed swaps and transfers
+ * out), then by operations, then id. Unrealised PnL is not ranked: it needs every agent's
+ * balances read on chain. Public fields only; the ranking is shared for a moment.
+ *
+ * @example
+ * const { leaderboard } = await getPnlLeaderboard(deps, { limit: 20, offset: 0 })
+ * leaderboard[0] // { rank: 1, agentId, name, realisedPnlUsd: '20.00', operations: 3 }
+ */
+export async function getPnlLeaderboard(deps: GetPnlLeaderboardDeps, { limit, offset }: GetPnlLeaderboardInput) {
+  const ranked = await deps.memo.cached('leaderboard:pnl', async () => {
+    const agents = await deps.ledgers.allLedgerOps()
+    return agents
+      .map((a) => ({ agentId: a.agentId, name: a.name, operations: a.ops.length, cents: [...pnlLedger(a.ops).values()].reduce((s, p) => s + p.realisedCents, 0n) }))
+      .sort((x, y) => (x.cents === y.cents ? 0 : x.cents > y.cents ? -1 : 1) || y.operations - x.operations || (x.agentId < y.agentId ? -1 : 1))
+  })
+  return {
+    sortBy: 'pnl',
+    leaderboard: ranked.slice(offset, offset + limit).map((a, i) => ({ rank: offset + i + 1, agentId: a.agentId, name: a.name, realisedPnlUsd: centsToUsd(a.cents), operations: a.operations })),
+    total: ranked.length,
+    nextOffset: offset + limit < ranked.length ? offset + limit : null,
+  }
+}

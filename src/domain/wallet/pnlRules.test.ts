@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { performanceSeries, pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
+
+const usdc = '0xusdc'
+const tok = '0xtok'
+const buy = (amount: bigint, usd: string, cost = BigInt(usd.replace('.', '')) * 10_000n) => ({ kind: 'swap' as const, tokenIn: usdc, amountIn: cost.toString(), tokenOut: tok, amountOut: amount.toString(), valueInUsd: usd })
+const sell = (amount: bigint, usd: string) => ({ kind: 'swap' as const, tokenIn: tok, amountIn: amount.toString(), tokenOut: usdc, amountOut: (BigInt(usd.replace('.', '')) * 10_000n).toString(), valueInUsd: usd })
+
+describe('cost basis and PnL by average cost', () => {
+  it('a hand computation to the cent', () => {
+    // 1,000 TOK for $100.00 and 250 for $50.00: 1,250 at $150.00. 500 sold for $80.00: the basis
+    // loses 150 x 500/1250 = $60.00, realised +$20.00, 750 left at $90.00.
+    const book = pnlLedger([buy(1000n, '100.00'), buy(250n, '50.00'), sell(500n, '80.00')])
+    expect(book.get(tok)).toEqual({ amount: 750n, basisCents: 9000n, realisedCents: 2000n })
+    // USDC came from the faucet (no recorded cost): spending it realises nothing; the $80 received has a basis.
+    expect(book.get(usdc)).toEqual({ amount: 80_000_000n, basisCents: 8000n, realisedCents: 0n })
+    // 750 TOK worth $112.35 now: unrealised +$22.35.
+    expect(pnlFields(book.get(tok), '112.35')).toEqual({ costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00' })
+    expect(pnlTotals(book, [{ address: tok, valueUsd: '112.35' }, { address: usdc, valueUsd: '80.00' }], (a) => a!)).toEqual({
+      costBasisUsd: '170.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00', gasUsd: '0.00',
+    })
+  })
+
+  it('a loss, a full exit, and a transfer out realised at its value', () => {
+    const book = pnlLedger([buy(300n, '30.00'), sell(100n, '7.01'), { kind: 'transfer', token: tok, amount: '200', valueUsd: '25.00' }])
+    // Sale: basis share $10.00, realised -$2.99; transfer: share $20.00, realised +$5.00.
+    expect(book.get(tok)).toEqual({ amount: 0n, basisCents: 0n, realisedCents: 201n })
+    expect(pnlFields(book.get(tok), '0.00')).toEqual({ costBasisUsd: '0.00', unrealisedPnlUsd: '0.00', realisedPnlUsd: '2.01' })
+    expect(pnlFields(undefined, '1.00')).toEqual({ costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null })
+  })
+})
+
+describe('gas', () => {
+  it('is a realised loss of the book, not of a holding', () => {
+    const book = pnlLedger([{ ...buy(1000n, '100.00'), gasUsd: '0.31' }, { ...sell(500n, '80.00'), gasUsd: '0.29' }])
+    expect(book.get(tok)!.realisedCents).toBe(3000n)
+    expect(pnlTotals(book, [{ address: tok, valueUsd: '60.00' }], (a) => a!)).toMatchObject({ realisedPnlUsd: '29.40', gasUsd: '0.60' })
+  })
+})
+
+describe('performance series', () => {
+  it('replays the ledger up to each point', () => {
+    const at = (ms: number) => ({ at: new Date(ms) })
+    const ops = [{ ...buy(1000n, '100.00'), ...at(10) }, { ...sell(500n, '80.00'), ...at(20) }, { kind: 'transfer' as const, token: tok, amount: '100', valueUsd: '15.00', ...at(30) }]
+    const points = performanceSeries(ops, [5, 10, 25, 40])
+    expect(points.map((p) => [p.basisCents, p.realisedCents, p.withdrawalsCents, p.operations])).toEqual([
+      [0n, 0n, 0n, 0],
+      [10_000n, 0n, 0n, 1],
+      // The sale: basis 100 x 500/1000 = 50 off, +30 realised; USDC 80 acquired at 80.
+      [5_000n + 8_000n, 3_000n, 0n, 2],
+      // The transfer of 100 of the 500 left: 10 off the basis, +5 realised, 15 withdrawn.
+      [4_000n + 8_000n, 3_500n, 1_500n, 3],
+    ])
+  })
+})

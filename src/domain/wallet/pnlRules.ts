@@ -1,0 +1,148 @@
+import { usdCents } from '../agents/policy.ts'
+import { centsToUsd } from './walletRules.ts'
+import type { SwapFill } from './ports.ts'
+
+/**
+ * Cost basis and profit and loss per token, by average cost, in cents, from an agent's
+ * confirmed operations oldest first:
+ * - a swap disposes of `amountIn` of tokenIn for its USD value and acquires `amountOut` of
+ *   tokenOut at that same value (the value the swap recorded when it executed: the tokens in at
+ *   the prices of that block), so trade fees and price impact are in the basis;
+ * - a transfer out disposes of the amount for its USD value (what leaves is realised at market);
+ * - the gas each one paid (USD at its block's ETH price) is a realised loss of the book's `gas`
+ *   entry (GAS_KEY), so realised totals are net of gas and a holding's own figures are not.
+ * Disposing takes `cost x sold / held` off the basis; the proceeds minus that share are realised.
+ * A disposal of more than the known holding (tokens that arrived by deposit or faucet, whose
+ * cost the service did not record) is taken at its own proceeds: no gain or loss on that part.
+ * Unrealised PnL is the value now minus the remaining basis (walletRules.holdingOf).
+ */
+
+/** A confirmed transfer out: token, base-unit amount and its USD value ("12.50"). */
+export type TransferFill = { token: string; amount: string; valueUsd: string }
+
+/** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded). */
+export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)) & {
+  at?: Date | undefined
+  /** What its transactions paid for gas, in USD at the ETH price of their block ("0.31"). */
+  gasUsd?: string | undefined
+}
+
+/** The book's entry for gas: no amount, no basis, its realised PnL the gas paid (negative). */
+export const GAS_KEY = 'gas'
+
+export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigint }
+
+/**
+ * @example
+ * // 1,000 TOK for $100, 250 for $50, then 500 sold for $80: basis $150 x 750/1250 = $90, realised $20
+ * pnlLedger([buy(1000n, '100.00'), buy(250n, '50.00'), sell(500n, '80.00')]).get(tok)
+ * // { amount: 750n, basisCents: 9000n, realisedCents: 2000n }
+ */
+export function pnlLedger(ops: readonly LedgerOp[]): Map<string, Position> {
+  const book = new Map<string, Position>()
+  for (const op of ops) applyOp(book, op)
+  return book
+}
+
+/** Applies one operation to a book of positions (pnlLedger, performanceSeries). */
+function applyOp(book: Map<string, Position>, s: LedgerOp): void {
+  const pos = (token: string) => {
+    const p = book.get(token) ?? { amount: 0n, basisCents: 0n, realisedCents: 0n }
+    book.set(token, p)
+    return p
+  }
+  if (s.gasUsd) pos(GAS_KEY).realisedCents -= usdCents(s.gasUsd)
+  const dispose = (token: string, amount: bigint, proceedsCents: bigint) => {
+    if (amount <= 0n) return
+    const p = pos(token)
+    const known = amount < p.amount ? amount : p.amount
+    if (known === 0n) return
+    const share = (p.basisCents * known) / p.amount
+    p.realisedCents += (proceedsCents * known) / amount - share
+    p.basisCents -= share
+    p.amount -= known
+  }
+  if (s.kind === 'transfer') {
+    dispose(s.token, BigInt(s.amount), usdCents(s.valueUsd))
+    return
+  }
+  const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
+  if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
+  const out = s.amountOut ? BigInt(s.amountOut) : 0n
+  if (s.tokenOut && out > 0n) {
+    const p = pos(s.tokenOut)
+    p.amount += out
+    p.basisCents += cents
+  }
+}
+
+/** The ledger's running totals at each point: basis held, realised PnL and withdrawals so far (cents). */
+export type PerformancePoint = { at: number; basisCents: bigint; realisedCents: bigint; withdrawalsCents: bigint; operations: number }
+
+/**
+ * The ledger replayed up to each point (ms since the epoch, ascending): what was invested and
+ * still held (basis), the PnL realised so far, and the USD value transferred out so far.
+ *
+ * @example
+ * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis and realised after each
+ */
+export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[]): PerformancePoint[] {
+  const book = new Map<string, Position>()
+  let next = 0
+  let withdrawals = 0n
+  return points.map((at) => {
+    while (next < ops.length && (ops[next]!.at?.getTime() ?? 0) <= at) {
+      const op = ops[next++]!
+      if (op.kind === 'transfer') withdrawals += usdCents(op.valueUsd)
+      applyOp(book, op)
+    }
+    let basisCents = 0n
+    let realisedCents = 0n
+    for (const p of book.values()) {
+      basisCents += p.basisCents
+      realisedCents += p.realisedCents
+    }
+    return { at, basisCents, realisedCents, withdrawalsCents: withdrawals, operations: next }
+  })
+}
+
+/** A signed dollar string ("-3.07") in cents. */
+export const signedCents = (usd: string) => (usd.startsWith('-') ? -usdCents(usd.slice(1)) : usdCents(usd))
+
+/**
+ * The PnL fields of a holding: its basis, and unrealised (with a value now) and realised PnL.
+ *
+ * @example
+ * pnlFields({ amount: 750n, basisCents: 9000n, realisedCents: 2000n }, '112.35')
+ * // { costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00' }
+ */
+export function pnlFields(p: Position | undefined, valueUsd: string | null) {
+  if (!p) return { costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null }
+  return {
+    costBasisUsd: centsToUsd(p.basisCents),
+    unrealisedPnlUsd: valueUsd === null ? null : centsToUsd(usdCents(valueUsd) - p.basisCents),
+    realisedPnlUsd: centsToUsd(p.realisedCents),
+  }
+}
+
+/**
+ * Totals over every position (realised PnL of tokens no longer held and gas included) and the
+ * holdings' values; `keyOf` maps a holding's address to its book key.
+ *
+ * @example
+ * pnlTotals(book, [{ address: tok, valueUsd: '112.35' }], (a) => a ?? '')
+ * // { costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00', gasUsd: '0.00' }
+ */
+export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null }>, keyOf: (address: string | null) => string) {
+  let basis = 0n
+  let unrealised = 0n
+  for (const h of holdings) {
+    const p = book.get(keyOf(h.address))
+    if (!p || h.valueUsd === null) continue
+    basis += p.basisCents
+    unrealised += usdCents(h.valueUsd) - p.basisCents
+  }
+  const realised = [...book.values()].reduce((s, p) => s + p.realisedCents, 0n)
+  const gas = -(book.get(GAS_KEY)?.realisedCents ?? 0n)
+  return { costBasisUsd: centsToUsd(basis), unrealisedPnlUsd: centsToUsd(unrealised), realisedPnlUsd: centsToUsd(realised), gasUsd: centsToUsd(gas) }
+}
