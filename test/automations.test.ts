@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
+import { readSse } from './support/sse.ts'
 
 /**
  * Automations end to end on the real app, Postgres and anvil: a DCA fires on its grid, once per
@@ -10,6 +11,7 @@ import { waitFor } from './support/waitFor.ts'
  */
 let app: TestApp
 let api: Api
+let apiKey: string
 let trader: string
 
 const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
@@ -27,7 +29,7 @@ async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) 
 
 beforeAll(async () => {
   app = await startTestApp({ AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
-  ;({ api } = await app.account())
+  ;({ api, apiKey } = await app.account())
   trader = (await api('POST', '/agents', { name: 'dca-bot', skills: ['trading'] })).body.id
   expect((await api('POST', '/dev/faucet', { agentId: trader, eth: '5' })).status).toBe(200)
   expect((await api('POST', `/agents/${trader}/start`)).status).toBe(200)
@@ -164,5 +166,19 @@ describe('automations', () => {
     expect((await buyer.api('POST', `/market/${listing.body.id}/buy`)).status).toBe(200)
     await until(a.id, (x) => x.status === 'cancelled')
     expect((await buyer.api('GET', `/automations/${a.id}`)).status).toBe(404)
+  })
+
+  it('an automation followed as Server-Sent Events: each status as it commits, closed once it completes; 404 for another account', async () => {
+    const a = (await api('POST', '/automations', dca({ everySeconds: 1, maxRuns: 2 }))).body
+    const url = `${app.url}/api/v1/automations/${a.id}/events`
+    const stream = await readSse(url, { apiKey })
+    expect(stream.status).toBe(200)
+    const statuses = stream.events.map((e) => e.data.status)
+    // It ends with the final state; every firing passed through executing.
+    expect(statuses.at(-1)).toBe('completed')
+    expect(statuses.filter((x) => x === 'executing').length).toBeGreaterThanOrEqual(1)
+    expect(stream.events.at(-1)!.data).toMatchObject({ id: a.id, runCount: 2 })
+    const other = await app.account({ name: 'sse-other' })
+    expect((await readSse(url, { apiKey: other.apiKey })).status).toBe(404)
   })
 })

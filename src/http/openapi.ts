@@ -131,6 +131,7 @@ function automationOps(): Op[] {
     { method: 'get', path: '/automations/{id}', summary: 'An automation with its last firings', auth: 'read', response: automation },
     { method: 'patch', path: '/automations/{id}', summary: 'Pause (status paused), resume or re-arm (armed), rename, change parameters; 409 once completed or cancelled', auth: 'trade', body: updateAutomationSchema, response: automation },
     { method: 'delete', path: '/automations/{id}', summary: 'Cancel an automation (a firing in flight ends first)', auth: 'trade', response: automation },
+    { method: 'get', path: '/automations/{id}/events', summary: 'Follow an automation: Server-Sent Events of each status until completed or cancelled (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
     { method: 'post', path: '/automations/{id}/trigger', summary: 'Fire now, once (after a firing in flight); 409 when paused, completed or cancelled', auth: 'trade', response: automation },
   ]
 }

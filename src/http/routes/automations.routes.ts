@@ -6,6 +6,7 @@ import { ok } from '../respond.ts'
 import { noBody, parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
+import { streamActorEvents } from '../actorEvents.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema } from '../../domain/automations/automation.schema.ts'
 
@@ -22,7 +23,7 @@ const automationId = (ctx: Context): string => {
  * resume, rename, parameters) and `DELETE` (cancel; answers the automation) on
  * `/automations/:id`, and `POST /automations/:id/trigger` (fire now, once).
  */
-export function automationRoutes({ core, pool }: AppDeps): Router {
+export function automationRoutes({ core, pool, runtime }: AppDeps): Router {
   const router = new Router()
   const account = (ctx: Context) => principalOf(ctx).accountId
 
@@ -51,6 +52,12 @@ export function automationRoutes({ core, pool }: AppDeps): Router {
     const id = automationId(ctx)
     parse(noBody, ctx.request.body)
     ok(ctx, await core.cancelAutomation({ accountId: account(ctx), automationId: id }))
+  })
+  // Server-Sent Events: each status as it commits (armed, executing, ...), until completed or cancelled (resumable with Last-Event-ID).
+  router.get('/automations/:id/events', rejectQuery, requireScope('read'), async (ctx) => {
+    const id = automationId(ctx)
+    const read = () => core.getAutomation({ accountId: account(ctx), automationId: id })
+    await streamActorEvents(ctx, { pool, runtime }, { actorId: id, kind: 'automation', read, isFinal: (s) => s === 'completed' || s === 'cancelled' })
   })
   router.post('/automations/:id/trigger', rejectQuery, requireScope('trade'), async (ctx) => {
     const id = automationId(ctx)
