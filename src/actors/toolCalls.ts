@@ -1,28 +1,15 @@
 import { z } from 'zod'
 import type { ModelMessage, ModelToolCall } from '../domain/chat/ports.ts'
+import type { RunToolCall } from '../domain/runs/ports.ts'
 import { childEndEventSchema, type ChildEndEvent } from './childActors.ts'
 
 /**
- * The tool calls of a chat turn or a run, as the machine keeps them. A call is known by its
+ * The tool calls of a chat turn or a run, as the machine keeps them (the domain's RunToolCall:
+ * the model's id, the machine's key, status, result, the child it waits for). A call is known by its
  * `key` (`<round>.<index>`, given by the machine), never by the model's own id alone: open
  * models number their calls `call_0` in every round, or twice in one answer.
  */
-export type ToolCallState = {
-  /** The model's tool call id (what the model is answered under). */
-  id: string
-  /** The machine's own key for it; absent in calls stored before keys were kept (their id served). */
-  key?: string
-  name: string
-  arguments: string
-  status: 'pending' | 'ok' | 'refused' | 'skipped' | 'failed'
-  result: unknown
-  /** The tool-call effect that ran it (its id keys the tool message and the call's operation). */
-  effectId?: string
-  /** The child actor (a wallet operation, a launch) the call started and waits for. */
-  childId?: string | null
-  /** When it ended (null while pending or skipped). */
-  doneAt?: string | null
-}
+export type ToolCallState = RunToolCall
 
 /** The model's tool calls of one answer, keyed `<round>.<index>`. */
 export const newToolCalls = (calls: ModelToolCall[], round: number, status: 'pending' | 'skipped'): ToolCallState[] =>
