@@ -61,7 +61,8 @@ import { listWhitelist } from './domain/agents/listWhitelist.ts'
 import { addToWhitelist, type AddToWhitelistInput } from './domain/agents/addToWhitelist.ts'
 import { removeFromWhitelist, type RemoveFromWhitelistInput } from './domain/agents/removeFromWhitelist.ts'
 import { listAgentAudit, type ListAgentAuditInput } from './domain/agents/listAgentAudit.ts'
-import { listAudit } from './domain/agents/auditTrail.ts'
+import { listAudit } from './db/auditTrail.store.ts'
+import { applyGuardrailChange } from './db/guardrails.store.ts'
 import { createCustomSkillsRepository } from './db/customSkills.repository.ts'
 import { BUILTIN_TOOL_NAMES, SKILL_SLUGS, STRATEGY_SLUGS } from './domain/skills/builtinSkills.ts'
 import { agentSchemas } from './domain/agents/agent.schema.ts'
@@ -367,7 +368,7 @@ function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }
     createAgent: (input: CreateAgentInput) => createAgent(creating, input),
     getAgent: (input: AgentRef) => getAgent(reads, input),
     listAgents: (input: ListAgentsInput) => listAgents({ agents }, input),
-    updateAgent: (input: UpdateAgentInput) => updateAgent({ ...reads, ...tx, ...hold, resolveVerifiedSymbol }, input),
+    updateAgent: (input: UpdateAgentInput) => updateAgent({ ...reads, ...tx, ...hold, resolveVerifiedSymbol, guardrails: { apply: applyGuardrailChange } }, input),
     startAgent: (input: AgentRef) => startAgent(reads, input),
     stopAgent: (input: AgentRef) => stopAgent(reads, input),
     deleteAgent: (input: AgentRef) => deleteAgent(reads, input),

@@ -15,7 +15,7 @@ import { createAgent } from '../../src/domain/agents/createAgent.ts'
 import { createAgentsRepository } from '../../src/db/agents.repository.ts'
 import { withTransaction } from '../../src/db/transaction.ts'
 import { AgentSchema } from '../../src/domain/agents/agent.entity.ts'
-import { effectivePayoutSql, effectivePolicySql, pendingChangesSql } from '../../src/domain/agents/effectiveGuardrails.ts'
+import { effectivePayoutSql, effectivePolicySql, pendingChangesSql } from '../../src/db/effectiveGuardrails.sql.ts'
 import { createDatabase, dropAllDatabases, round } from '../lib.ts'
 
 const OPS = Number(process.env.BENCH_PROBE_OPS ?? 2000)

@@ -14,7 +14,7 @@ const reasonOf = (context: unknown) => (context as { reason?: string | null } | 
 export function createAgentActors({ runtime, tickMs }: { runtime: ActorRuntime; tickMs: number }): AgentActors {
   return {
     async create({ agentId, accountId }, tx) {
-      const entry = await runtime.create('agent', { id: agentId, accountId, input: { agentId, accountId, tickMs } }, tx)
+      const entry = await runtime.create('agent', { id: agentId, accountId, input: { agentId, accountId, tickMs } }, tx as Parameters<ActorRuntime['create']>[2])
       return () => runtime.afterExternalCommit(entry)
     },
     async status(accountId, agentId): Promise<AgentLiveStatus | undefined> {

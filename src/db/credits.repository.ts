@@ -126,7 +126,7 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
   /** Runs `fn` in the caller's transaction, or in one of its own. */
   const inTx = <T>(tx: Queryable | undefined, fn: (db: Queryable) => Promise<T>) => (tx ? fn(tx) : withTransaction(pool, fn))
   async function releaseBy(by: 'id' | 'ref', key: string, accountId: string, tx: Queryable | undefined) {
-    const { rowCount } = await (tx ?? pool).query({ name: `credits.release.${by}`, text: RELEASE_SQL[by], values: [key, accountId] })
+    const { rowCount } = await (tx ?? (pool as Queryable)).query({ name: `credits.release.${by}`, text: RELEASE_SQL[by], values: [key, accountId] })
     return (rowCount ?? 0) > 0
   }
 
@@ -145,7 +145,7 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
     // calls do not queue behind each other's transactions. The update re-checks the room on the
     // row as it is once locked, and the table's check (credits >= credits_reserved) backs it.
     async reserve({ accountId, credits, ref }, tx) {
-      const { rows } = await (tx ?? pool).query<{ id: string | null; credits: string | null; available: string | null }>({
+      const { rows } = await (tx ?? (pool as Queryable)).query<{ id: string | null; credits: string | null; available: string | null }>({
         name: 'credits.reserve',
         text: RESERVE_SQL,
         values: [accountId, ref, credits, randomUUID()],
@@ -160,7 +160,7 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
     // account can pay) written with the balance after it, or, when this ref was charged already,
     // only the reservation given back.
     async settle(reservation, { credits, ref, kind }, tx) {
-      const { rows } = await (tx ?? pool).query<{ created: EntryRow | null; existing: EntryRow | null }>({
+      const { rows } = await (tx ?? (pool as Queryable)).query<{ created: EntryRow | null; existing: EntryRow | null }>({
         name: 'credits.settle',
         text: SETTLE_SQL,
         values: [reservation.accountId, reservation.id, kind, ref, credits, randomUUID()],

@@ -57,7 +57,7 @@ describe('agent use cases over their ports', () => {
 
   it('updateAgent refuses a deleted agent and writes only the fields given', async () => {
     const deps = memoryPorts([record(), record({ id: 'agent-2', status: 'deleted' })])
-    const tx = { withTransaction: <T>(fn: (db: never) => Promise<T>) => fn(undefined as never), whitelistHoldSeconds: 0 }
+    const tx = { withTransaction: <T>(fn: (db: never) => Promise<T>) => fn(undefined as never), whitelistHoldSeconds: 0, guardrails: { apply: async () => {} } }
     const actor = { type: 'key', keyId: null } as const
     await expect(updateAgent({ ...deps, ...tx }, { accountId: 'acc-1', agentId: 'agent-2', actor, name: 'x' })).rejects.toMatchObject({ code: 'invalid_state' })
     await updateAgent({ ...deps, ...tx }, { accountId: 'acc-1', agentId: 'agent-1', actor, name: 'renamed', persona: undefined })

@@ -1,5 +1,5 @@
 import { DEFAULT_POLICY, policyView } from './policy.ts'
-import { pendingChangesView } from './effectiveGuardrails.ts'
+import { pendingChangesView } from './pendingChanges.ts'
 import type { AgentLiveStatus, AgentRecord, WhitelistEntry } from './ports.ts'
 import { isoTimestamp as iso } from '../util/isoTimestamp.ts'
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../billing/ports.ts'
 import type { Policy } from './policy.ts'
-import type { PendingChangeRow } from './effectiveGuardrails.ts'
-import type { AuditActor, listAudit } from './auditTrail.ts'
+import type { PendingChangeRow } from './pendingChanges.ts'
+import type { AuditActor, AuditPage } from './auditTrail.ts'
 
 /** Runs `fn` inside BEGIN/COMMIT on one connection (handed in: the domain opens no connection itself). */
 export type WithTransaction = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>
@@ -117,5 +117,5 @@ export interface AgentActors {
 /** A new agent's custodial wallet: the key encrypted bound to the agent id (src/chain/agentAdapters.ts). */
 export type AgentWallet = { address: string; encryptedKey: string }
 
-/** The audit trail of the account's subjects, newest first (src/domain/agents/auditTrail.ts over the pool). */
-export type AuditReader = (q: { accountId: string; subjectId: string; limit: number; cursor?: string | undefined }) => ReturnType<typeof listAudit>
+/** The audit trail of the account's subjects, newest first (src/db/auditTrail.store.ts). */
+export type AuditReader = (q: { accountId: string; subjectId: string; limit: number; cursor?: string | undefined }) => Promise<AuditPage>

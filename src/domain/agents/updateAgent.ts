@@ -2,8 +2,9 @@ import { InvalidStateError } from '../errors.ts'
 import type { AgentUpdateBody } from './agent.schema.ts'
 import type { AgentRowCache } from './agentRowCache.ts'
 import { agentView, type AgentView } from './agentView.ts'
-import { applyGuardrailChange } from './applyGuardrailChange.ts'
 import type { AuditActor } from './auditTrail.ts'
+import type { Queryable } from '../billing/ports.ts'
+import type { GuardrailPatch } from './guardrailChange.ts'
 import type { AgentConfigPatch, AgentsRepository, WithTransaction } from './ports.ts'
 import { resolvePolicyTokens, type ResolveVerifiedSymbol } from './resolvePolicyTokens.ts'
 
@@ -14,6 +15,11 @@ export type UpdateAgentDeps = {
   resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
   /** The hold before any loosening of the policy or payout wallet takes effect (WHITELIST_HOLD_SECONDS). */
   whitelistHoldSeconds: number
+  /**
+   * Stores a guardrail change in the caller's transaction (src/db/guardrails.store.ts): matured
+   * pending changes folded in, what tightens applied, what loosens held, every part journaled.
+   */
+  guardrails: { apply(tx: Queryable, p: { agentId: string; accountId: string; actor: AuditActor; patch: GuardrailPatch; holdSeconds: number }): Promise<void> }
 }
 export type UpdateAgentInput = AgentUpdateBody & { accountId: string; agentId: string; actor: AuditActor }
 
@@ -42,7 +48,7 @@ export async function updateAgent(deps: UpdateAgentDeps, { accountId, agentId, a
     }
     if (guarded) {
       const change = { policy, payout_wallet: patch.payout_wallet }
-      await applyGuardrailChange(tx, { agentId, accountId, actor, patch: change, holdSeconds: deps.whitelistHoldSeconds })
+      await deps.guardrails.apply(tx, { agentId, accountId, actor, patch: change, holdSeconds: deps.whitelistHoldSeconds })
     }
   })
   deps.rows.drop(agentId)

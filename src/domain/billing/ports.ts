@@ -1,11 +1,14 @@
-import type pg from 'pg'
 import type { CreditKind } from './creditKinds.ts'
 
 /**
- * A connection to run statements on. A caller that passes one is inside its own transaction
- * (BEGIN ... COMMIT), so a ledger write commits or rolls back with the caller's other writes.
+ * An open transaction (or connection) as the domain hands it from one store to another: a
+ * caller that passes one is inside its own transaction, so a ledger write commits or rolls back
+ * with the caller's other writes. Only the stores (src/db) run statements on it; the domain
+ * passes it on. (The shape a pg client has, written here so the domain imports no driver.)
  */
-export type Queryable = Pick<pg.PoolClient, 'query'>
+export type Queryable = {
+  query<R = any>(statement: string | { text: string; values?: unknown[]; name?: string }, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
+}
 
 export type CreditEntry = {
   id: string

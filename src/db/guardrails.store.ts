@@ -1,7 +1,8 @@
-import type { Queryable } from '../billing/ports.ts'
-import { DEFAULT_POLICY, type Policy } from './policy.ts'
-import { planGuardrailChange, type GuardrailPatch } from './guardrailChange.ts'
-import { writeAudit, type AuditActor } from './auditTrail.ts'
+import type { Queryable } from '../domain/billing/ports.ts'
+import { DEFAULT_POLICY, type Policy } from '../domain/agents/policy.ts'
+import { planGuardrailChange, type GuardrailPatch } from '../domain/agents/guardrailChange.ts'
+import type { AuditActor } from '../domain/agents/auditTrail.ts'
+import { writeAudit } from './auditTrail.store.ts'
 
 export type ApplyGuardrailChangeParams = {
   agentId: string
@@ -18,7 +19,7 @@ const splitPayout = (values: Record<string, unknown>) => {
 }
 
 /**
- * Applies a change of an agent's policy and/or payout wallet inside the caller's transaction:
+ * Stores a change of an agent's policy and/or payout wallet inside the caller's transaction:
  * folds the matured pending changes into the row (locking it), applies what tightens at once,
  * stores what loosens as pending for the hold (replacing any earlier pending change of the same
  * field), and journals every part with its actor, before, after and effective time.
