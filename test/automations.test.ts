@@ -181,4 +181,12 @@ describe('automations', () => {
     const other = await app.account({ name: 'sse-other' })
     expect((await readSse(url, { apiKey: other.apiKey })).status).toBe(404)
   })
+
+  it("the operator overview counts the automations' firings per minute and hour", async () => {
+    const operator = await app.account({ operator: true, name: 'ops' })
+    const [{ n }] = await q(`select count(*)::int as n from effect where kind = 'automation.fire' and created_at > now() - interval '1 hour'`)
+    expect(n).toBeGreaterThan(0)
+    const overview = (await operator.api('GET', '/ops/overview')).body
+    expect(overview.work).toEqual(expect.arrayContaining([{ kind: 'firing', lastMinute: expect.any(Number), lastHour: n }]))
+  })
 })

@@ -3,7 +3,7 @@ import type pg from 'pg'
 export type OpsOverviewCounts = {
   /** Every actor kind and state present (a new kind, such as automations, shows up by itself). Exact: counted by triggers on `actor`. */
   actors: { kind: string; status: string; count: number }[]
-  /** Actors started per kind (runs, chat turns, launches, wallet operations, firings) in the last minute and hour. */
+  /** Actors started per kind (runs, chat turns, launches, wallet operations) and automation firings (`firing`), in the last minute and hour. */
   work: { kind: string; lastMinute: number; lastHour: number }[]
   transactions: { lastMinute: number; lastHour: number }
   effects: { pending: number; retrying: number; failed: number }
@@ -57,7 +57,11 @@ export async function opsOverviewCounts(pool: pg.Pool): Promise<OpsOverviewCount
       (select count(*)::int from actor_count_delta) as deltas,
       (select coalesce(json_agg(json_build_object('kind', kind, 'lastMinute', m, 'lastHour', h) order by kind), '[]')
          from (select kind, (count(*) filter (where created_at > now() - interval '1 minute'))::int m, count(*)::int h
-                 from actor where created_at > now() - interval '1 hour' group by kind) w) as work,
+                 from actor where created_at > now() - interval '1 hour' group by kind
+               union all
+               -- An automation's firing is no actor of its own: counted by its effect (index effect_fire_created).
+               select 'firing', (count(*) filter (where created_at > now() - interval '1 minute'))::int, count(*)::int
+                 from effect where kind = 'automation.fire' and created_at > now() - interval '1 hour' having count(*) > 0) w) as work,
       (select json_build_object('lastMinute', (count(*) filter (where created_at > now() - interval '1 minute'))::int, 'lastHour', count(*)::int)
          from chain_tx where created_at > now() - interval '1 hour') as transactions,
       (select json_build_object('pending', (count(*) filter (where attempts = 0))::int, 'retrying', (count(*) filter (where attempts > 0))::int)

@@ -200,6 +200,7 @@ async function overview() {
         card('model credits / hour', o.modelCreditsLastHour),
         card('credits reserved', o.creditsReserved),
         card('transactions / min', o.transactions.lastMinute),
+        card('automation firings / min', work('firing')?.lastMinute ?? 0, '', 'firings'),
         card('chain head', o.chain.head),
         card('indexer lag (blocks)', o.chain.lagBlocks, o.chain.lagBlocks > 5 ? 'warn' : ''),
       ),
@@ -208,7 +209,7 @@ async function overview() {
         h('td', {}, h('a', { href: `#/actors?kind=${k}`, text: k })),
         h('td', {}, states(k).length
           ? states(k).map((s) => h('a', { href: `#/actors?kind=${k}&status=${s.status}`, class: 'mono' }, badge(s.status), ` ${s.count}  `))
-          : h('span', { class: 'muted', text: k === 'automation' ? 'none yet (automations appear here once that actor kind exists)' : 'none' })),
+          : h('span', { class: 'muted', text: 'none' })),
         h('td', { text: work(k)?.lastMinute ?? 0 }),
         h('td', { text: work(k)?.lastHour ?? 0 }),
       )), 'overview-kinds'),
