@@ -66,7 +66,9 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
   it('an operator signs in and sees the overview; a launch goes to live on the page without a reload', async () => {
     expect(await signIn(op.apiKey)).toBe(200)
     await page.getByTestId('kind-agent').waitFor()
-    expect(await page.getByTestId('kind-automation').textContent()).toContain('none yet')
+    // Every kind has a row, automations included (none in this account yet), and the firings card is there.
+    expect(await page.getByTestId('kind-automation').textContent()).toContain('none')
+    expect(await page.getByTestId('firings').textContent()).toContain('automation firings / min')
     await shot('1-overview')
 
     await page.goto(`${app.url}/ops#/actors?kind=launch`)
