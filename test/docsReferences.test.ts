@@ -15,7 +15,7 @@ const RELATIVE_DIR = /^[\w.-]+(\/[\w.-]+)*\/$/
 const SOURCE_FILE = /^[\w.-]+\.(ts|cjs|sol)$/
 
 /** Written by the service, the tests or CI, never committed (.gitignore): named in the docs as places to look. */
-const GENERATED = ['.ci/out', '.data', '.test-data', 'coverage', '.vitest']
+const GENERATED = ['.ci/out', '.data', '.test-data', 'coverage', '.vitest', 'test/.screenshots']
 const SKIPPED = new Set(['node_modules', '.git', ...GENERATED])
 
 /** Every file and folder (`folder/`) of the repository, relative to its root, without what is generated. */
