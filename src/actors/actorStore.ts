@@ -208,6 +208,12 @@ export async function loadActor(db: Queryable, id: string): Promise<ActorRow | u
   return rows[0]
 }
 
+/** When an actor was created and last changed (undefined when there is no such actor). */
+export async function actorTimes(db: Queryable, id: string): Promise<{ created_at: Date; updated_at: Date } | undefined> {
+  const { rows } = await db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from actor where id = $1', [id])
+  return rows[0]
+}
+
 export type InboxRow = {
   seq: string
   event: unknown

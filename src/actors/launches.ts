@@ -7,13 +7,13 @@ import type { ActorEntry } from './actorKind.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import { reserveSpend, spentTodayUsd } from '../db/walletOp.store.ts'
 import { marketGuardError } from '../db/marketGuard.ts'
+import { actorTimes } from './actorStore.ts'
 
 /** Launch actors on the runtime: created, started and waited for through its commits. */
 export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): LaunchPorts['actors'] {
   async function record(entry: ActorEntry | undefined): Promise<LaunchRecord | undefined> {
     if (!entry) return undefined
-    const { rows } = await pool.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from actor where id = $1', [entry.id])
-    const r = rows[0]!
+    const r = (await actorTimes(pool, entry.id))!
     return {
       id: entry.id,
       accountId: entry.accountId,

@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { findActiveRun, findRunRow, lastScheduledRunCreatedAt, listRunRows, type RunRow } from '../db/runs.store.ts'
 import { withTransaction } from '../db/transaction.ts'
 import type { ChatMessagesRepository } from '../domain/chat/ports.ts'
 import { RunInProgressError } from '../domain/errors.ts'
@@ -7,7 +8,7 @@ import type { ActorEntry } from './actorKind.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import { RUN_FINAL, runKind, type RunContext } from './run.machine.ts'
 
-type Row = { status: string; ctx: RunContext; created_at: Date | string; updated_at: Date | string }
+type Row = RunRow<RunContext>
 
 /** The unique index that allows one run not ended per agent (Migration20261123210000_runs). */
 const ONE_ACTIVE_RUN = 'actor_run_one_active'
@@ -17,8 +18,6 @@ function stateOf(row: Row): RunState {
   return { ...c, status: row.status as RunStatus, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() }
 }
 
-const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at from actor`
-
 /**
  * Runs over the actor runtime: a run is a `run` actor whose id is the run id, created in one
  * transaction with its goal as the user message (its steps are then written as the agent's chat
@@ -26,8 +25,8 @@ const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_a
  */
 export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime: ActorRuntime; messages: ChatMessagesRepository }): Runs {
   async function get(runId: string): Promise<RunState | undefined> {
-    const { rows } = await pool.query<Row>(`${SELECT} where id = $1 and kind = $2`, [runId, runKind.kind])
-    return rows[0] && stateOf(rows[0])
+    const row = await findRunRow<RunContext>(pool, runKind.kind, runId)
+    return row && stateOf(row)
   }
   return {
     async start(run) {
@@ -47,13 +46,7 @@ export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime
     },
     get,
     async list(agentId, { limit, status, before }) {
-      const { rows } = await pool.query<Row>(
-        `${SELECT} where kind = $1 and snapshot->'context'->>'agentId' = $2 and ($3::text is null or status = $3)
-           and ($4::timestamptz is null or (created_at, id) < ($4::timestamptz, $5::text))
-         order by created_at desc, id desc limit $6`,
-        [runKind.kind, agentId, status ?? null, before?.at ?? null, before?.id ?? null, limit],
-      )
-      return rows.map(stateOf)
+      return (await listRunRows<RunContext>(pool, runKind.kind, agentId, { limit, status, before })).map(stateOf)
     },
     async stop(runId, accountId, waitMs) {
       const entry = await runtime.get(runId)
@@ -63,21 +56,14 @@ export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime
       return get(runId)
     },
     async stopActive(agentId) {
-      const { rows } = await pool.query<{ id: string; account_id: string }>(
-        `select id, account_id from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2 limit 1`,
-        [runKind.kind, agentId],
-      )
-      const run = rows[0]
+      const run = await findActiveRun(pool, runKind.kind, agentId)
       if (!run) return null
       await runtime.enqueue(run.id, run.account_id, { type: 'run.stop' }, `run.stop:${run.id}`)
       return run.id
     },
     async lastScheduledRunAt(agentId) {
-      const { rows } = await pool.query<{ at: Date | string | null }>(
-        `select max(created_at) as at from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 and snapshot->'context'->>'trigger' = 'schedule'`,
-        [runKind.kind, agentId],
-      )
-      return rows[0]?.at ? new Date(rows[0].at) : null
+      const at = await lastScheduledRunCreatedAt(pool, runKind.kind, agentId)
+      return at ? new Date(at) : null
     },
   }
 }

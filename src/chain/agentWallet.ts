@@ -3,13 +3,14 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { LocalAccount } from 'viem'
 import { decryptPrivateKey } from './keystore.ts'
 import { NotFoundError } from '../domain/errors.ts'
+import { walletKeyEncrypted } from '../db/agentWalletKey.store.ts'
 
 /**
  * The signing account of an agent's custodial wallet: the key is decrypted in memory only for
  * as long as the caller holds the account, and never logged or returned.
  */
 export async function loadAgentAccount(pool: pg.Pool, masterKey: Buffer, agentId: string): Promise<LocalAccount> {
-  const { rows } = await pool.query<{ wallet_key_encrypted: string }>('select wallet_key_encrypted from agent where id = $1', [agentId])
-  if (!rows[0]) throw new NotFoundError('Agent')
-  return privateKeyToAccount(decryptPrivateKey({ masterKey, agentId, encrypted: rows[0].wallet_key_encrypted }))
+  const encrypted = await walletKeyEncrypted(pool, agentId)
+  if (encrypted === undefined) throw new NotFoundError('Agent')
+  return privateKeyToAccount(decryptPrivateKey({ masterKey, agentId, encrypted }))
 }

@@ -1,7 +1,8 @@
 import type pg from 'pg'
 import { erc20Abi, type Address, type LocalAccount } from 'viem'
 import type { Logger } from '../logger.ts'
-import type { EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import type { EffectContext, EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import { upsertLaunchedToken } from '../db/tokens.store.ts'
 import type { LaunchInput } from '../domain/launches/launch.schema.ts'
 import { ServiceError } from '../domain/errors.ts'
 import type { ChainHandle } from './chain.ts'
@@ -70,15 +71,15 @@ export async function simulateLaunch(deps: Pick<LaunchEffectsDeps, 'chain'>, ctx
 export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, EffectHandler> {
   const { pool, chain, sender } = deps
 
-  async function context(effect: EffectRow): Promise<LaunchCtx> {
-    const { rows } = await pool.query<{ ctx: LaunchCtx }>(`select snapshot->'context' as ctx from actor where id = $1`, [effect.actorId])
-    if (!rows[0]) throw new Error(`launch ${effect.actorId} not found`)
-    return rows[0].ctx
+  async function context(effect: EffectRow, effectCtx: EffectContext): Promise<LaunchCtx> {
+    const actor = await effectCtx.actor()
+    if (!actor) throw new Error(`launch ${effect.actorId} not found`)
+    return actor.snapshot.context as LaunchCtx
   }
 
   return {
-    async 'launch.simulate'(effect) {
-      const ctx = await context(effect)
+    async 'launch.simulate'(effect, effectCtx) {
+      const ctx = await context(effect, effectCtx)
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const { gas } = await simulateLaunch(deps, ctx, account)
@@ -90,8 +91,8 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
       }
     },
 
-    async 'launch.submit'(effect) {
-      const ctx = await context(effect)
+    async 'launch.submit'(effect, effectCtx) {
+      const ctx = await context(effect, effectCtx)
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const sent = await sender.send(
@@ -106,8 +107,8 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
       }
     },
 
-    async 'launch.confirm'(effect) {
-      const ctx = await context(effect)
+    async 'launch.confirm'(effect, effectCtx) {
+      const ctx = await context(effect, effectCtx)
       const account = await deps.loadAccount(ctx.agentId)
       // Every transaction of the request (an approval, then the launch) must land.
       const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
@@ -115,16 +116,24 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
       if (receipt.status !== 'success') return rejected('transaction_reverted', `Transaction ${receipt.transactionHash} reverted.`)
       const { tokenAddress, poolAddress } = launchOutcome(ctx.venue, receipt)
       const q = quoteAsset(chain.manifest, ctx.quote)
-      await pool.query(
-        `insert into token (address, chain_id, symbol, name, venue, quote_symbol, quote_address, creator_address, creator_agent_id,
-           launch_id, pool_address, total_supply, description, logo_url, block_number, tx_hash)
-         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
-         on conflict (address) do update set launch_id = excluded.launch_id, creator_agent_id = excluded.creator_agent_id,
-           description = excluded.description, logo_url = excluded.logo_url, pool_address = coalesce(token.pool_address, excluded.pool_address)`,
-        [tokenAddress.toLowerCase(), chain.chainId, ctx.symbol, ctx.name, ctx.venue, ctx.quote, q.address.toLowerCase(),
-          account.address.toLowerCase(), ctx.agentId, ctx.launchId, poolAddress?.toLowerCase() ?? null, LAUNCH_SUPPLY.toString(),
-          ctx.description, ctx.logoUrl, receipt.blockNumber.toString(), receipt.transactionHash],
-      )
+      await upsertLaunchedToken(pool, {
+        address: tokenAddress.toLowerCase(),
+        chainId: chain.chainId,
+        symbol: ctx.symbol,
+        name: ctx.name,
+        venue: ctx.venue,
+        quoteSymbol: ctx.quote,
+        quoteAddress: q.address.toLowerCase(),
+        creatorAddress: account.address.toLowerCase(),
+        creatorAgentId: ctx.agentId,
+        launchId: ctx.launchId,
+        poolAddress: poolAddress?.toLowerCase() ?? null,
+        totalSupply: LAUNCH_SUPPLY.toString(),
+        description: ctx.description,
+        logoUrl: ctx.logoUrl,
+        blockNumber: receipt.blockNumber.toString(),
+        txHash: receipt.transactionHash,
+      })
       return {
         type: 'launch.confirmed',
         tokenAddress: tokenAddress.toLowerCase() as Address,

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { erc20Abi, getAddress, type Address } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import { createPriceReader } from './priceReader.ts'
+import { findTokens, hasVerifiedTokenSymbol } from '../db/tokens.store.ts'
 import { tokenAmountUsd, usdOf } from '../domain/tokens/priceMath.ts'
 
 /** A token as swaps, transfers and the portfolio see it. */
@@ -56,11 +57,7 @@ export async function lookupToken(
       return { token: { address: lower(s.address), symbol: s.symbol, decimals: s.decimals, verified: true, native: false } }
     }
   }
-  const { rows } = await pool.query<{ address: string; symbol: string; verified: boolean; venue: string; pool_address: string | null; quote_symbol: string }>(
-    `select address, symbol, verified, venue, pool_address, quote_symbol from token
-      where chain_id = $2 and ${byAddress ? 'address = $1' : `lower(symbol) = $1${verifiedSymbolsOnly ? ' and verified' : ''}`} limit 2`,
-    [byAddress ?? sym, chain.chainId],
-  )
+  const rows = await findTokens(pool, chain.chainId, byAddress ? { address: byAddress } : { symbol: sym, verifiedOnly: verifiedSymbolsOnly })
   if (!byAddress) {
     if (rows.length === 0 && verifiedSymbolsOnly) {
       return { error: `No verified token has the symbol "${ref}" (anyone can launch a token under any name); name an unverified token by its 0x address.` }
@@ -102,8 +99,7 @@ export async function isVerifiedSymbol({ pool, chain }: { pool: pg.Pool; chain: 
   const s = symbol.toLowerCase()
   const m = chain.manifest
   if (s === 'weth' || Object.keys(m.quoteAssets).some((q) => q.toLowerCase() === s) || m.stocks.some((t) => t.symbol.toLowerCase() === s)) return true
-  const { rows } = await pool.query('select 1 from token where chain_id = $1 and lower(symbol) = $2 and verified limit 1', [chain.chainId, s])
-  return rows.length > 0
+  return hasVerifiedTokenSymbol(pool, chain.chainId, s)
 }
 
 /** `lookupToken` for callers that only need the token (undefined when unknown). */

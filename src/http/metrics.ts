@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa'
 import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { actorCounts, openEffectCount, unconfirmedTxCount } from '../db/metrics.store.ts'
 
 /**
  * Prometheus metrics: process defaults, HTTP requests by route and status, and the number of
@@ -34,10 +35,7 @@ export function createMetrics({ pool }: { pool: pg.Pool }) {
     registers: [registry],
     async collect() {
       this.reset()
-      const { rows } = await pool.query<{ kind: string; status: string; n: number }>(
-        'select kind, status, count(*)::int as n from actor group by kind, status',
-      )
-      for (const r of rows) this.set({ kind: r.kind, status: r.status }, r.n)
+      for (const r of await actorCounts(pool)) this.set({ kind: r.kind, status: r.status }, r.n)
     },
   })
   new Gauge({
@@ -45,8 +43,7 @@ export function createMetrics({ pool }: { pool: pg.Pool }) {
     help: 'Effects not yet finished (pending, prepared or sent).',
     registers: [registry],
     async collect() {
-      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from effect where status in ('pending', 'prepared', 'sent')`)
-      this.set(rows[0]?.n ?? 0)
+      this.set(await openEffectCount(pool))
     },
   })
   new Gauge({
@@ -54,8 +51,7 @@ export function createMetrics({ pool }: { pool: pg.Pool }) {
     help: 'Outbox transactions queued or broadcast, not yet confirmed.',
     registers: [registry],
     async collect() {
-      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from chain_tx where status in ('queued', 'broadcast')`)
-      this.set(rows[0]?.n ?? 0)
+      this.set(await unconfirmedTxCount(pool))
     },
   })
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
+import { claimMcpKey, mcpKeyFingerprint } from '../db/idempotency.store.ts'
 import { canonicalJson } from '../http/middleware/idempotency.ts'
 import { McpIdempotencyKeyReusedError } from './mcpErrors.ts'
 
@@ -18,19 +19,8 @@ export type ToolKeyClaim = (input: { accountId: string; key: string; name: strin
 export function claimToolKey(pool: pg.Pool): ToolKeyClaim {
   return async ({ accountId, key, name, args }) => {
     const fingerprint = createHash('sha256').update(canonicalJson({ name, args })).digest('hex')
-    const { rows } = await pool.query<{ fingerprint: string }>(
-      `with claimed as (
-         insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
-         values ($1, 'mcp', $2, $3, 'completed', now())
-         on conflict (account_id, route, key) do nothing
-         returning fingerprint)
-       select fingerprint from claimed
-       union all
-       select fingerprint from idempotency_key where account_id = $1 and route = 'mcp' and key = $2`,
-      [accountId, key, fingerprint],
-    )
-    // A claim made at the same moment by another call is not in this statement's snapshot: read it again.
-    const first = rows[0] ?? (await pool.query<{ fingerprint: string }>(`select fingerprint from idempotency_key where account_id = $1 and route = 'mcp' and key = $2`, [accountId, key])).rows[0]
-    if (first?.fingerprint !== fingerprint) throw new McpIdempotencyKeyReusedError()
+    // A claim made at the same moment by another call is not in the claim's snapshot: read it again.
+    const first = (await claimMcpKey(pool, accountId, key, fingerprint)) ?? (await mcpKeyFingerprint(pool, accountId, key))
+    if (first !== fingerprint) throw new McpIdempotencyKeyReusedError()
   }
 }

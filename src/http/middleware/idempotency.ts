@@ -5,6 +5,7 @@ import type pg from 'pg'
 import { IdempotencyKeyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { InvalidHeaderError } from '../inputErrors.ts'
 import { principalOf } from './auth.ts'
+import { claimIdempotencyKey, completeIdempotencyKey, deleteOldIdempotencyKeys, findIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency.store.ts'
 
 /** How long an in-flight claim blocks a retry before a crashed request's key can be taken over. */
 const IN_FLIGHT_LEASE_SECONDS = 60
@@ -61,24 +62,9 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
     }
     const { accountId } = principalOf(ctx)
     const fingerprint = createHash('sha256').update(canonicalJson(ctx.request.body ?? null)).digest('hex')
-    const claim = await pool.query(
-      `insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
-       values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 second')
-       on conflict (account_id, route, key) do update
-         set locked_until = excluded.locked_until
-         where idempotency_key.status = 'in_flight' and idempotency_key.locked_until < now()
-           and idempotency_key.fingerprint = excluded.fingerprint
-       returning key`,
-      [accountId, route, key, fingerprint, IN_FLIGHT_LEASE_SECONDS],
-    )
-    if (claim.rowCount === 0) {
-      const { rows } = await pool.query(
-        `select fingerprint, status, response_status, response_body,
-                greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after
-           from idempotency_key where account_id = $1 and route = $2 and key = $3`,
-        [accountId, route, key],
-      )
-      const row = rows[0]
+    const claimed = await claimIdempotencyKey(pool, { accountId, route, key, fingerprint, leaseSeconds: IN_FLIGHT_LEASE_SECONDS })
+    if (!claimed) {
+      const row = await findIdempotencyKey(pool, accountId, route, key)
       if (!row) throw new IdempotencyKeyInProgressError()
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReusedError()
@@ -98,20 +84,12 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
     try {
       await next()
       if (ctx.status >= 200 && ctx.status < 300) {
-        await pool.query(
-          `update idempotency_key set status = 'completed', response_status = $4, response_body = $5::jsonb
-            where account_id = $1 and route = $2 and key = $3`,
-          [accountId, route, key, ctx.status, JSON.stringify(ctx.body)],
-        )
+        await completeIdempotencyKey(pool, { accountId, route, key, status: ctx.status, body: ctx.body })
         stored = true
       }
     } finally {
       if (!stored) {
-        await pool.query(`delete from idempotency_key where account_id = $1 and route = $2 and key = $3 and status = 'in_flight'`, [
-          accountId,
-          route,
-          key,
-        ])
+        await releaseIdempotencyKey(pool, accountId, route, key)
       }
     }
   }
@@ -119,8 +97,7 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
 
 /** Drops keys older than 48 hours (they are promised for at least 24). */
 export async function sweepIdempotencyKeys(pool: pg.Pool): Promise<number> {
-  const { rowCount } = await pool.query(`delete from idempotency_key where created_at < now() - interval '48 hours'`)
-  return rowCount ?? 0
+  return deleteOldIdempotencyKeys(pool)
 }
 
 /**

@@ -1,0 +1,101 @@
+import type pg from 'pg'
+
+type Db = Pick<pg.Pool, 'query'>
+
+/**
+ * The idempotency keys (`idempotency_key`): one row per (account, route, key), with the
+ * fingerprint of the first request and, once it completed, its stored response. Used by the
+ * HTTP `Idempotency-Key` middleware and by MCP's `idempotencyKey` (under the route `mcp`).
+ */
+
+/** A key's stored state, with the seconds until an in-flight claim lapses (at least 1). */
+export type IdempotencyKeyRow = {
+  fingerprint: string
+  status: string
+  response_status: number
+  response_body: unknown
+  retry_after: number | null
+}
+
+/**
+ * Claims a key as in flight for `leaseSeconds`, or takes over an in-flight claim of the same
+ * fingerprint whose lease lapsed. False when the key is held (completed, in flight, or another body).
+ */
+export async function claimIdempotencyKey(
+  db: Db,
+  { accountId, route, key, fingerprint, leaseSeconds }: { accountId: string; route: string; key: string; fingerprint: string; leaseSeconds: number },
+): Promise<boolean> {
+  const claim = await db.query(
+    `insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
+     values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 second')
+     on conflict (account_id, route, key) do update
+       set locked_until = excluded.locked_until
+       where idempotency_key.status = 'in_flight' and idempotency_key.locked_until < now()
+         and idempotency_key.fingerprint = excluded.fingerprint
+     returning key`,
+    [accountId, route, key, fingerprint, leaseSeconds],
+  )
+  return claim.rowCount !== 0
+}
+
+/** A key's stored state (undefined when there is none). */
+export async function findIdempotencyKey(db: Db, accountId: string, route: string, key: string): Promise<IdempotencyKeyRow | undefined> {
+  const { rows } = await db.query<IdempotencyKeyRow>(
+    `select fingerprint, status, response_status, response_body,
+            greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after
+       from idempotency_key where account_id = $1 and route = $2 and key = $3`,
+    [accountId, route, key],
+  )
+  return rows[0]
+}
+
+/** Stores a key's response (the request completed with a 2xx). */
+export async function completeIdempotencyKey(
+  db: Db,
+  { accountId, route, key, status, body }: { accountId: string; route: string; key: string; status: number; body: unknown },
+): Promise<void> {
+  await db.query(
+    `update idempotency_key set status = 'completed', response_status = $4, response_body = $5::jsonb
+      where account_id = $1 and route = $2 and key = $3`,
+    [accountId, route, key, status, JSON.stringify(body)],
+  )
+}
+
+/** Drops a key still in flight (the request failed: the key can be retried). */
+export async function releaseIdempotencyKey(db: Db, accountId: string, route: string, key: string): Promise<void> {
+  await db.query(`delete from idempotency_key where account_id = $1 and route = $2 and key = $3 and status = 'in_flight'`, [accountId, route, key])
+}
+
+/** Drops keys older than 48 hours; the number dropped. */
+export async function deleteOldIdempotencyKeys(db: Db): Promise<number> {
+  const { rowCount } = await db.query(`delete from idempotency_key where created_at < now() - interval '48 hours'`)
+  return rowCount ?? 0
+}
+
+/**
+ * Claims an MCP call's key as completed with `fingerprint`, unless it exists: the fingerprint of
+ * the key's first call (undefined only when a concurrent claim is not in this statement's snapshot).
+ */
+export async function claimMcpKey(db: Db, accountId: string, key: string, fingerprint: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ fingerprint: string }>(
+    `with claimed as (
+       insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
+       values ($1, 'mcp', $2, $3, 'completed', now())
+       on conflict (account_id, route, key) do nothing
+       returning fingerprint)
+     select fingerprint from claimed
+     union all
+     select fingerprint from idempotency_key where account_id = $1 and route = 'mcp' and key = $2`,
+    [accountId, key, fingerprint],
+  )
+  return rows[0]?.fingerprint
+}
+
+/** The fingerprint of an MCP call's key (undefined when there is none). */
+export async function mcpKeyFingerprint(db: Db, accountId: string, key: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ fingerprint: string }>(`select fingerprint from idempotency_key where account_id = $1 and route = 'mcp' and key = $2`, [
+    accountId,
+    key,
+  ])
+  return rows[0]?.fingerprint
+}

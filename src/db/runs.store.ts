@@ -1,0 +1,50 @@
+import type pg from 'pg'
+
+type Db = Pick<pg.Pool, 'query'>
+
+/** A run actor's row: its state, its machine context and its times. */
+export type RunRow<C> = { status: string; ctx: C; created_at: Date | string; updated_at: Date | string }
+
+/** The reads of run actors (the actors of `kind`), by their context's agent id. */
+
+const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at from actor`
+
+/** A run actor by id (undefined when there is none of that kind). */
+export async function findRunRow<C>(db: Db, kind: string, runId: string): Promise<RunRow<C> | undefined> {
+  const { rows } = await db.query<RunRow<C>>(`${SELECT} where id = $1 and kind = $2`, [runId, kind])
+  return rows[0]
+}
+
+/** An agent's run actors, newest first, optionally of one state and before a (created_at, id) cursor. */
+export async function listRunRows<C>(
+  db: Db,
+  kind: string,
+  agentId: string,
+  { limit, status, before }: { limit: number; status?: string | undefined; before?: { at: string | Date; id: string } | undefined },
+): Promise<Array<RunRow<C>>> {
+  const { rows } = await db.query<RunRow<C>>(
+    `${SELECT} where kind = $1 and snapshot->'context'->>'agentId' = $2 and ($3::text is null or status = $3)
+       and ($4::timestamptz is null or (created_at, id) < ($4::timestamptz, $5::text))
+     order by created_at desc, id desc limit $6`,
+    [kind, agentId, status ?? null, before?.at ?? null, before?.id ?? null, limit],
+  )
+  return rows
+}
+
+/** An agent's run actor that is queued or running (undefined when there is none). */
+export async function findActiveRun(db: Db, kind: string, agentId: string): Promise<{ id: string; account_id: string } | undefined> {
+  const { rows } = await db.query<{ id: string; account_id: string }>(
+    `select id, account_id from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2 limit 1`,
+    [kind, agentId],
+  )
+  return rows[0]
+}
+
+/** When an agent's last scheduled run actor was created (null when it has none). */
+export async function lastScheduledRunCreatedAt(db: Db, kind: string, agentId: string): Promise<Date | string | null> {
+  const { rows } = await db.query<{ at: Date | string | null }>(
+    `select max(created_at) as at from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 and snapshot->'context'->>'trigger' = 'schedule'`,
+    [kind, agentId],
+  )
+  return rows[0]?.at ?? null
+}
