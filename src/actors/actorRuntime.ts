@@ -149,6 +149,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     },
     /** Drops an actor from this process's memory: its row was rewritten outside the runtime (a market sale). */
     forget: (id: string) => core.forget(id),
+    /** Polls now: inbox rows written outside the runtime (one statement for many actors) are drained without waiting for the next poll. */
+    wake: () => poller.wake(0),
     /** The current entry (from the cache, else the database). */
     get: (id: string) => core.load(id),
     kinds,

@@ -106,9 +106,9 @@ export function createAgentAutomationsEffect({ runtime, store }: { runtime(): Ac
   return {
     async [AGENT_AUTOMATIONS](effect) {
       const { signal } = effect.params as { signal: 'agentStarted' | 'cancel' }
-      for (const a of await store.openOfAgent(effect.actorId)) {
-        await runtime().enqueue(a.id, a.account_id, { type: signal === 'cancel' ? 'automation.cancel' : 'automation.agentStarted' }, `${effect.id}:${a.id}`)
-      }
+      // One statement for all of them (an agent may have thousands); the inbox poll delivers the events.
+      const told = await store.tellAgentAutomations({ agentId: effect.actorId, event: { type: signal === 'cancel' ? 'automation.cancel' : 'automation.agentStarted' }, dedupePrefix: effect.id })
+      if (told > 0) runtime().wake()
       return null
     },
   }

@@ -1,6 +1,7 @@
 import type pg from 'pg'
+import type { Queryable } from '../domain/billing/ports.ts'
 
-type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
+type Db = Queryable
 
 /** An automation's actor row as the lists and the trigger sources read it. */
 export type AutomationRow = { id: string; account_id: string; status: string; ctx: Record<string, unknown>; created_at: Date | string; updated_at: Date | string; cursor_at: string }
@@ -49,14 +50,8 @@ export function createAutomationsStore(pool: pg.Pool) {
       return rows
     },
 
-    /** The agent's automations that have not ended (the agent starting or being deleted tells each). */
-    async openOfAgent(agentId: string): Promise<Array<{ id: string; account_id: string }>> {
-      const { rows } = await pool.query<{ id: string; account_id: string }>(
-        `select id, account_id from actor where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')`,
-        [agentId],
-      )
-      return rows
-    },
+    /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */
+    tellAgentAutomations: (p: { agentId: string; event: { type: string }; dedupePrefix: string }) => tellAgentAutomations(pool, p),
 
     /** Tokens launched in blocks (from, to]: what a sniper may buy. */
     async launchedBetween(from: number, to: number): Promise<Array<{ address: string; symbol: string; venue: string; quote_symbol: string; creator_address: string }>> {
@@ -88,4 +83,20 @@ export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: 
   if (!r?.max) return null
   if (Number(r.spent) + Number(usdValue) <= Number(r.max) + 1e-9) return null
   return `This firing (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
+}
+
+/**
+ * Puts `event` in the inbox of each of the agent's automations that have not ended (the agent
+ * started, was deleted, or was sold), in one statement, deduplicated by `<dedupePrefix>:<id>`;
+ * the runtime's inbox poll delivers them. Answers how many were told.
+ */
+export async function tellAgentAutomations(db: Db, { agentId, event, dedupePrefix }: { agentId: string; event: { type: string }; dedupePrefix: string }): Promise<number> {
+  const { rowCount } = await db.query(
+    `insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+     select id, account_id, $2::jsonb, $3 || ':' || id from actor
+      where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')
+     on conflict (dedupe_key) do nothing`,
+    [agentId, JSON.stringify(event), dedupePrefix],
+  )
+  return rowCount ?? 0
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { withTransaction } from './transaction.ts'
+import { tellAgentAutomations } from './automations.store.ts'
 import { InvalidStateError, NotFoundError } from '../domain/errors.ts'
 import { isoTimestamp } from '../domain/util/isoTimestamp.ts'
 import type { CreditsRepository, Queryable } from '../domain/billing/ports.ts'
@@ -119,13 +120,7 @@ async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills 
   await db.query('delete from chat_message where agent_id = $1', [agentId])
   await db.query('delete from actor_timer where actor_id = $1', [agentId])
   // The seller's automations of the agent are cancelled with the sale (their actors hear it from their inbox).
-  await db.query(
-    `insert into actor_inbox (actor_id, account_id, event, dedupe_key)
-     select id, account_id, '{"type":"automation.cancel"}'::jsonb, 'market:' || $2 || ':' || id from actor
-      where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')
-     on conflict (dedupe_key) do nothing`,
-    [agentId, listingId],
-  )
+  await tellAgentAutomations(db, { agentId, event: { type: 'automation.cancel' }, dedupePrefix: `market:${listingId}` })
   await db.query(
     `with a as (
        update actor set account_id = $2::uuid, status = 'stopped', state_value = '"stopped"'::jsonb, timers = '{}'::jsonb,
