@@ -21,6 +21,16 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
     core.withLock(effect.actorId, async () => {
       const planned = outcome.event ? await planOutcome(core, effect, outcome.event) : null
       const finish = { id: effect.id, owner: outcome.owner, status: outcome.status, result: outcome.event, error: outcome.error ?? null }
+      // Nothing else to write: the finish and the transition go out with other actors' commits in
+      // one statement (group commit). When a fence refuses it nothing was written, and the
+      // transaction below takes the usual way (the event to the inbox).
+      if (planned && writes.length === 0) {
+        const version = await core.committer.commit({ ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })
+        if (version !== undefined) {
+          core.committed(planned)
+          return false
+        }
+      }
       const applied = await withTransaction(core.pool, async (tx) => {
         // The effect row finished and the transition committed in one statement, while this worker
         // holds the lease; otherwise the event goes to the inbox (without the lease, nothing at all
