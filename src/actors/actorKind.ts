@@ -71,6 +71,8 @@ export type EffectContext = {
   finishWith(write: FinishWrite): void
   /** The effect's actor as this runtime last committed it (its cache, else its row). */
   actor(): Promise<ActorEntry | undefined>
+  /** That actor's machine context (throws when the actor is gone, so the effect is tried again). */
+  context<T>(): Promise<T>
 }
 
 /**

@@ -26,9 +26,7 @@ export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call'
 export function createAutomationEffects({ core }: { core(): Core }): Record<string, EffectHandler> {
   return {
     async [AUTOMATION_FIRE](effect, ctx) {
-      const actor = await ctx.actor()
-      if (!actor) throw new Error(`automation ${effect.actorId} not found`)
-      const a = actor.snapshot.context as AutomationContext
+      const a = await ctx.context<AutomationContext>()
       const { number, source } = effect.params as FireParams
       const c = core()
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)

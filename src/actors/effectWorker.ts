@@ -55,6 +55,11 @@ export function createEffectWorker(o: EffectWorkerOptions) {
         record: (u) => effects.recordEffectProgress(pool, effect.id, u),
         finishWith: (write) => void writes.push(write),
         actor: () => o.loadActor(effect.actorId),
+        async context<T>() {
+          const actor = await o.loadActor(effect.actorId)
+          if (!actor) throw new Error(`actor ${effect.actorId} of effect ${effect.id} not found`)
+          return actor.snapshot.context as T
+        },
       })
       await finish(effect, { status: 'done', event: event ? { ...event, effectId: effect.id } : null }, writes)
     } catch (err) {

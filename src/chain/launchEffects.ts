@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { erc20Abi, type Address, type LocalAccount } from 'viem'
 import type { Logger } from '../logger.ts'
-import type { EffectContext, EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import type { EffectHandler } from '../actors/actorKind.ts'
 import { upsertLaunchedToken } from '../db/tokens.store.ts'
 import type { LaunchInput } from '../domain/launches/launch.schema.ts'
 import { ServiceError } from '../domain/errors.ts'
@@ -71,15 +71,9 @@ export async function simulateLaunch(deps: Pick<LaunchEffectsDeps, 'chain'>, ctx
 export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, EffectHandler> {
   const { pool, chain, sender } = deps
 
-  async function context(effect: EffectRow, effectCtx: EffectContext): Promise<LaunchCtx> {
-    const actor = await effectCtx.actor()
-    if (!actor) throw new Error(`launch ${effect.actorId} not found`)
-    return actor.snapshot.context as LaunchCtx
-  }
-
   return {
     async 'launch.simulate'(effect, effectCtx) {
-      const ctx = await context(effect, effectCtx)
+      const ctx = await effectCtx.context<LaunchCtx>()
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const { gas } = await simulateLaunch(deps, ctx, account)
@@ -92,7 +86,7 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
     },
 
     async 'launch.submit'(effect, effectCtx) {
-      const ctx = await context(effect, effectCtx)
+      const ctx = await effectCtx.context<LaunchCtx>()
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const sent = await sender.send(
@@ -108,7 +102,7 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
     },
 
     async 'launch.confirm'(effect, effectCtx) {
-      const ctx = await context(effect, effectCtx)
+      const ctx = await effectCtx.context<LaunchCtx>()
       const account = await deps.loadAccount(ctx.agentId)
       // Every transaction of the request (an approval, then the launch) must land.
       const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)

@@ -1,6 +1,6 @@
 import type { LocalAccount, TransactionReceipt } from 'viem'
 import type { Logger } from '../logger.ts'
-import type { EffectContext, EffectHandler, EffectRow } from '../actors/actorKind.ts'
+import type { EffectHandler } from '../actors/actorKind.ts'
 import type { WalletOpInput } from '../actors/walletOp.machine.ts'
 import { ServiceError } from '../domain/errors.ts'
 import type { ChainHandle } from './chain.ts'
@@ -40,11 +40,6 @@ const rejected = (code: string, message: string) => ({ type: 'op.rejected', erro
 export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, EffectHandler> {
   const { chain, sender } = deps
 
-  async function context(effect: EffectRow, ctx: EffectContext): Promise<WalletOpInput> {
-    const actor = await ctx.actor()
-    if (!actor) throw new Error(`wallet operation ${effect.actorId} not found`)
-    return actor.snapshot.context as WalletOpInput
-  }
   const planner = (kind: string) => {
     const p = deps.planners[kind]
     if (!p) throw new Error(`no planner for wallet operation ${kind}`)
@@ -53,7 +48,7 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
 
   return {
     async 'op.submit'(effect, effectCtx) {
-      const ctx = await context(effect, effectCtx)
+      const ctx = await effectCtx.context<WalletOpInput>()
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const sent = await sender.send(
@@ -68,7 +63,7 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
     },
 
     async 'op.confirm'(effect, effectCtx) {
-      const ctx = await context(effect, effectCtx)
+      const ctx = await effectCtx.context<WalletOpInput>()
       const account = await deps.loadAccount(ctx.agentId)
       const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
       const last = receipts.at(-1)!
