@@ -1,20 +1,13 @@
 import { z } from 'zod'
 import { limitQuery } from '../paging.schema.ts'
+import { slippageBps, tokenAmount, tokenRef } from '../swaps/swap.schema.ts'
 
-const tokenRef = z
-  .string('A token symbol or 0x address.')
-  .regex(/^(0x[0-9a-fA-F]{40}|[A-Za-z0-9$._-]{1,32})$/, 'A token symbol (e.g. ETH, USDC, TSLAx) or a 0x address.')
-const amount = z
-  .string('A decimal amount as a string, such as "1.5".')
-  .regex(/^\d{1,40}(\.\d{1,40})?$/, 'A decimal amount as a string, such as "1.5".')
-  .refine((v) => /[1-9]/.test(v), 'Must be greater than 0.')
 const usd = z
   .string('A USD amount as a decimal string, such as "250".')
   .regex(/^\d{1,15}(\.\d{1,18})?$/, 'A USD amount as a decimal string, such as "250".')
   .refine((v) => /[1-9]/.test(v), 'Must be greater than 0.')
 const time = z.iso.datetime({ offset: true, message: 'An ISO 8601 time, such as 2026-12-01T09:00:00Z.' })
 const seconds = z.number('A whole number of seconds.').int('A whole number of seconds.').min(1, 'At least 1 second.').max(31_536_000, 'At most a year.')
-const bps = z.number('An integer number of basis points, 1-5000.').int().min(1, 'At least 1 bps.').max(5000, 'At most 5000 bps (50%).')
 const venue = z.enum(['venue-a', 'venue-b', 'self-funded'], 'One of venue-a, venue-b, self-funded.')
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'A 0x address.').transform((a) => a.toLowerCase())
 const symbolPattern = z.string().min(1).max(32).regex(/^[A-Za-z0-9*?$._-]+$/, 'Letters, digits and the wildcards * and ?.')
@@ -40,18 +33,18 @@ export const actionSchema = z.discriminatedUnion(
 )
 
 /** `kind: "dca"`: buy `amountPerRun` of tokenIn into tokenOut every `everySeconds`. */
-export const dcaSchema = z.strictObject({ tokenIn: tokenRef, tokenOut: tokenRef, amountPerRun: amount, everySeconds: seconds, maxRuns: z.number().int().min(1).max(1_000_000).optional(), slippageBps: bps.optional() })
+export const dcaSchema = z.strictObject({ tokenIn: tokenRef, tokenOut: tokenRef, amountPerRun: tokenAmount, everySeconds: seconds, maxRuns: z.number().int().min(1).max(1_000_000).optional(), slippageBps: slippageBps.optional() })
 /** `kind: "limit"`: swap once when `mint` (default: tokenOut for lte, tokenIn for gte) crosses `priceUsd`. */
 export const limitSchema = z.strictObject({
-  tokenIn: tokenRef, tokenOut: tokenRef, amountIn: amount, priceUsd: usd, operator: z.enum(['gte', 'lte'], 'gte or lte.'),
-  mint: tokenRef.optional(), slippageBps: bps.optional(), expiresAt: time.optional(),
+  tokenIn: tokenRef, tokenOut: tokenRef, amountIn: tokenAmount, priceUsd: usd, operator: z.enum(['gte', 'lte'], 'gte or lte.'),
+  mint: tokenRef.optional(), slippageBps: slippageBps.optional(), expiresAt: time.optional(),
   /** Needed to trade a token the service has not verified (a launched token, named by address). */
   acknowledgeUnverified: z.boolean('true or false.').optional(),
 })
 /** `kind: "sniper"`: buy each new launch that matches with `amountIn` of `quote`, up to `maxBuys`. */
 export const sniperSchema = z.strictObject({
-  quote: z.enum(['ETH', 'USDC'], 'ETH or USDC.'), amountIn: amount, maxBuys: z.number().int().min(1).max(1000),
-  venue: venue.optional(), creator: address.optional(), symbolPattern: symbolPattern.optional(), slippageBps: bps.optional(),
+  quote: z.enum(['ETH', 'USDC'], 'ETH or USDC.'), amountIn: tokenAmount, maxBuys: z.number().int().min(1).max(1000),
+  venue: venue.optional(), creator: address.optional(), symbolPattern: symbolPattern.optional(), slippageBps: slippageBps.optional(),
 })
 
 /** `POST /automations`: the reference client's body (snake_case top level), or a kind with its parameters. */
