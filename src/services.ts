@@ -41,6 +41,7 @@ import { automationKind } from './actors/automation.machine.ts'
 import { createAutomationEffects } from './actors/automation.effects.ts'
 import { createAgentAutomationsEffect, createAutomationTriggers } from './actors/automations.ts'
 import { createAutomationsStore } from './db/automations.store.ts'
+import { MAX_PRICE_TOKENS } from './domain/tokens/getPrice.ts'
 import { createChatBus } from './actors/chatBus.ts'
 import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
@@ -238,8 +239,16 @@ function createRuntime(
 
 /** USD prices of tokens at the latest block (null for a token without one). */
 async function pricesOf(core: Core, mints: string[]): Promise<Map<string, string | null>> {
-  const prices = await Promise.all(mints.map((m) => core.getPrice({ tokens: [m], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null)))
-  return new Map(mints.map((m, i) => [m, prices[i]!]))
+  const one = (tokens: string[]) => core.getPrice({ tokens, field: 'tokens' }).then((r) => r.prices.map((p) => p.priceUsd), () => undefined)
+  const out = new Map<string, string | null>()
+  for (let i = 0; i < mints.length; i += MAX_PRICE_TOKENS) {
+    const chunk = mints.slice(i, i + MAX_PRICE_TOKENS)
+    // All read at one block in one call; a token that no longer resolves fails the call, so then each on its own.
+    const all = await one(chunk)
+    const each = all ?? (await Promise.all(chunk.map(async (m) => (await one([m]))?.[0] ?? null)))
+    chunk.forEach((m, k) => out.set(m, each[k] ?? null))
+  }
+  return out
 }
 
 /** Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly. */
