@@ -37,7 +37,6 @@ function checkToolArgs(tool: string, args: Record<string, unknown>): FieldErrors
  * await automations.createAutomation({ accountId, automationId, body })
  */
 export function automationUseCases({ pool, runtime, identity }: CoreAdapters, sources: AutomationSources, agents: AgentsRepository) {
-  const limits = identity.config.automations ?? { minIntervalSeconds: 60, maxFailures: 3 }
   const deps: AutomationPorts = {
     automations: createAutomations({ runtime, store: createAutomationsStore(pool) }),
     agents: {
@@ -49,7 +48,7 @@ export function automationUseCases({ pool, runtime, identity }: CoreAdapters, so
     // An automation's action is never an automation tool: a firing must not create or change automations.
     tools: { granted: async (accountId, skills) => (await sources.grantedTools(accountId, skills)).filter((t) => !AUTOMATION_TOOL_NAMES.has(t)), check: checkToolArgs },
     tokens: { resolve: sources.resolveToken, priceUsd: sources.priceUsd },
-    limits,
+    limits: identity.config.automations,
     clock: { now: () => Date.now() },
   }
   return {

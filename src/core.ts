@@ -135,8 +135,8 @@ export type CoreAdapters = {
 
 export type IdentityAdapters = {
   em: EntityManager
-  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds'> &
-    Partial<Pick<Config, 'runMinIntervalSeconds' | 'automations'>>
+  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds' | 'automations'> &
+    Partial<Pick<Config, 'runMinIntervalSeconds'>>
   /** The wallet master key: a new agent's wallet key is encrypted with it. */
   masterKey: Buffer
   /** The chain id a sign-in message must name. */
