@@ -6,7 +6,7 @@ import type { ActorKind } from './actorKind.ts'
 import type { NewChatTurn } from '../domain/chat/ports.ts'
 import { MODEL_CALL, modelCallEventSchema, type ModelCallParams } from './modelCall.effect.ts'
 import { TOOL_CALL, TOOL_RESULT, toolCallEventSchema, type ToolCallParams, type ToolResultParams } from './toolCall.effect.ts'
-import { endedByChild, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, type ToolBook, type ToolCallState } from './toolCalls.ts'
+import { childEndMessages, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, type ToolBook, type ToolCallState } from './toolCalls.ts'
 import type { ChildEndEvent } from './childActors.ts'
 
 /** What a turn starts with (the domain's NewChatTurn: the agent, the model, the granted tools, the message). */
@@ -128,9 +128,7 @@ function settle(
   enqueue: { assign(a: Partial<ChatTurnContext>): void; (action: { type: typeof TOOL_RESULT; params: ToolResultParams }): void },
 ) {
   enqueue.assign(fromBook(next))
-  for (const c of endedByChild(bookOf(context), next)) {
-    enqueue({ type: TOOL_RESULT, params: { messageKey: `tool:${c.effectId}`, callId: c.id, name: c.name, status: c.status, result: c.result } })
-  }
+  for (const params of childEndMessages(bookOf(context), next)) enqueue({ type: TOOL_RESULT, params })
 }
 
 function recordAnswer(context: ChatTurnContext, event: Extract<ChatTurnEvent, { type: 'model.done' }>) {

@@ -7,7 +7,7 @@ import type { ActorKind } from './actorKind.ts'
 import { modelCallEventSchema } from './modelCall.effect.ts'
 import { toolCallEventSchema, type ToolResultParams } from './toolCall.effect.ts'
 import type { ChildEndEvent } from './childActors.ts'
-import { endedByChild, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, pendingCallIds, type ToolBook } from './toolCalls.ts'
+import { childEndMessages, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, pendingCallIds, type ToolBook } from './toolCalls.ts'
 
 /** The run's effects: the same handlers as a chat turn's (modelCall.effect.ts, toolCall.effect.ts), bound to the run. */
 export const RUN_MODEL_CALL = 'run.model'
@@ -182,9 +182,7 @@ function settle(
   enqueue: { assign(a: Partial<RunContext>): void; (action: { type: typeof RUN_TOOL_RESULT; params: ToolResultParams }): void },
 ) {
   enqueue.assign(fromBook(context, next))
-  for (const c of endedByChild(bookOf(context), next)) {
-    enqueue({ type: RUN_TOOL_RESULT, params: { messageKey: `tool:${c.effectId}`, callId: c.id, name: c.name, status: c.status, result: c.result } })
-  }
+  for (const params of childEndMessages(bookOf(context), next)) enqueue({ type: RUN_TOOL_RESULT, params })
 }
 
 function recordAnswer(context: RunContext, event: ModelDone, acted: boolean) {

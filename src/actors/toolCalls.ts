@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ModelMessage, ModelToolCall } from '../domain/chat/ports.ts'
 import type { RunToolCall } from '../domain/runs/ports.ts'
 import { childEndEventSchema, type ChildEndEvent } from './childActors.ts'
+import type { ToolResultParams } from './toolCall.effect.ts'
 
 /**
  * The tool calls of a chat turn or a run, as the machine keeps them (the domain's RunToolCall:
@@ -78,6 +79,8 @@ export function onChildEnd(book: ToolBook, e: ChildEndEvent): ToolBook {
 /** The model's ids of the calls still pending (what a stop finds in flight). */
 export const pendingCallIds = (book: Pick<ToolBook, 'calls' | 'pending'>) => book.calls.filter((c) => book.pending.includes(keyOf(c))).map((c) => c.id)
 
-/** The calls whose end came from a child: their tool message is written by the record effect. */
-export const endedByChild = (before: ToolBook, after: ToolBook) =>
-  after.calls.filter((c) => c.childId && c.status !== 'pending' && before.pending.includes(keyOf(c)) && !after.pending.includes(keyOf(c)))
+/** The tool messages of the calls a child's end answered (between two states of the book): the record effect writes them. */
+export const childEndMessages = (before: ToolBook, after: ToolBook): ToolResultParams[] =>
+  after.calls
+    .filter((c) => c.childId && c.status !== 'pending' && before.pending.includes(keyOf(c)) && !after.pending.includes(keyOf(c)))
+    .map((c) => ({ messageKey: `tool:${c.effectId}`, callId: c.id, name: c.name, status: c.status, result: c.result }))
