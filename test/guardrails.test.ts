@@ -44,8 +44,12 @@ async function outsideLaunch(symbol: string): Promise<string> {
   const hash = await wallet.writeContract({
     chain: chain.chain, account: wallet.account!, address: m.contracts.venueA, abi: BondingCurveLaunchpadArtifact.abi,
     functionName: 'createToken', args: [`Totally ${symbol}`, symbol, m.contracts.weth],
+    // Launched side by side, an estimate made before another launch is mined can fall short
+    // by a little and the launch runs out of gas: give it room.
+    gas: 6_000_000n,
   })
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+  expect(receipt.status).toBe('success')
   // Read-your-writes: the indexer says when it has indexed the launch's block (a loaded machine may take long).
   expect(await app.services.indexer!.waitForBlock(receipt.blockNumber, { timeoutMs: 120_000 })).toBe(true)
   return until(`the indexer to list ${symbol}`, async () => {
