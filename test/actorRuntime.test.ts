@@ -312,7 +312,9 @@ describe('two nodes draining the same inbox', () => {
     const b = createActorRuntime({ pool: slowPool, kinds: [counterKind], logger, pollMs: 60_000 })
     const bDone = b.start()
     await bAtCommit
+    // Node B holds every shard; node A drains the actor as a node that took a command for it does.
     await a.start()
+    await a.enqueue(id, accountId, { type: 'inc' }, `inc:${id}`)
     expect((await row(id)).snapshot.context.count).toBe(1)
     release()
     await bDone

@@ -67,7 +67,8 @@ describe('effect leases across two runtimes on one database', () => {
     }
     const a = countingPolls(db().pool)
     const b = countingPolls(db().pool)
-    const opts = { kinds: [slowKind], logger, effectHandlers: { 'slow.work': slow }, pollMs: 30 }
+    // Short shard leases: the two runtimes split the shards within a second, and each polls its own.
+    const opts = { kinds: [slowKind], logger, effectHandlers: { 'slow.work': slow }, pollMs: 30, shardLeaseMs: 300 }
     const ra = createActorRuntime({ ...opts, pool: a.pool, nodeId: 'node-a' })
     const rb = createActorRuntime({ ...opts, pool: b.pool, nodeId: 'node-b' })
     await Promise.all([ra.start(), rb.start()])
@@ -104,7 +105,7 @@ describe('effect leases across two runtimes on one database', () => {
     await waitFor(() => entries.length === 1)
     void ra.stop() // stops renewing the lease; its handler never returns (so stop would wait its 5 s grace)
     const rb = createActorRuntime({
-      pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-b', pollMs: 30,
+      pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-b', pollMs: 30, shardLeaseMs: 600,
       effectHandlers: { 'slow.work': async (e) => (entries.push('b'), { type: 'slow.done', value: `b-${e.id}` }) },
     })
     await rb.start()

@@ -5,7 +5,6 @@ import type { Logger } from '../logger.ts'
 import type { ActorEntry, ActorKind, EffectHandler, EffectRow } from './actorKind.ts'
 import * as store from './actorStore.ts'
 import type { NewEffect, Queryable } from './actorStore.ts'
-import { releaseAllLeases } from './effectStore.ts'
 import { createEffectWorker } from './effectWorker.ts'
 import { createCommitWatch, waitForCommit } from './commitWatch.ts'
 import { entryFromRow } from './snapshotLoader.ts'
@@ -17,6 +16,7 @@ import { drainInbox } from './drainInbox.ts'
 import { createGroupCommitter } from './groupCommit.ts'
 import { finishAndApply } from './effectOutcome.ts'
 import { createPoller } from './poller.ts'
+import { createShardLeases } from './shardLeases.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -32,11 +32,14 @@ export type ActorRuntimeOptions = {
   commitConcurrency?: number
   /** How long a claimed effect stays this runtime's without a renewal (default 30 s; renewed every third of it). */
   effectLeaseMs?: number
-  /** This runtime's name on effect leases (default: a random id per runtime). */
+  /** This runtime's name on effect and shard leases (default: a random id per runtime). */
   nodeId?: string
+  /** How long a shard lease and the node's heartbeat last without a renewal (default 10 s; renewed every third of it). */
+  shardLeaseMs?: number
   /**
-   * Set only by a process that holds the boot lock (no other runtime on this database): leases
-   * left by a crashed predecessor are released at start instead of waiting for them to expire.
+   * Set only by a process that holds the boot lock (no other runtime on this database): effect
+   * and shard leases left by a crashed predecessor are taken at start instead of waiting for
+   * them to expire.
    */
   soleRuntime?: boolean
 }
@@ -67,6 +70,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   let stopped = true
   const owner = opts.nodeId ?? randomUUID()
   const leaseMs = opts.effectLeaseMs ?? 30_000
+  const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, sole: opts.soleRuntime ?? false })
 
   const core: RuntimeCore = {
     pool,
@@ -125,7 +129,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const poller = createPoller({
     pollMs: opts.pollMs ?? 250,
     logger,
-    poll: () => pollOnce(pool, { drain, worker, logger }),
+    poll: () => pollOnce(pool, leases.shards(), { drain, worker, logger }),
   })
 
   return {
@@ -156,35 +160,42 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     kinds,
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
-      if (opts.soleRuntime) {
-        const n = await releaseAllLeases(pool)
-        if (n > 0) logger.info({ effects: n }, 'released effect leases left by an earlier process')
-      }
+      await leases.start()
       stopped = false
       await poller.start()
     },
     async stop() {
       stopped = true
       poller.stop()
-      // Work in flight gets a few seconds to finish; what does not is resumed by the next start.
+      // Other nodes poll the shards at once; work in flight gets a few seconds to finish, then
+      // what still runs is released (this process is about to end) to the shards' new owners.
+      const handedBack = leases.handBack()
       await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
+      await handedBack.then(leases.retire).catch((err: unknown) => logger.warn({ err }, 'shard leases not handed back; they expire by themselves'))
     },
+    /** This runtime's node id and the shard leases it holds now. */
+    node: () => ({ id: owner, shards: leases.held() }),
     /** Number of actors held in memory. */
     cachedCount: () => cache.size(),
   }
 }
 
-/** One poll: due timers become inbox events, pending inboxes are drained, due effects claimed. */
+/**
+ * One poll of the shards this node holds (null: all; none while its leases are not known to be
+ * valid): due timers become inbox events, pending inboxes are drained, due effects claimed.
+ */
 async function pollOnce(
   pool: pg.Pool,
-  { drain, worker, logger }: { drain(id: string): Promise<void>; worker: { claimAndRun(): Promise<void> }; logger: Logger },
+  shards: number[] | null,
+  { drain, worker, logger }: { drain(id: string): Promise<void>; worker: { claimAndRun(shards: number[] | null): Promise<void> }; logger: Logger },
 ): Promise<number | undefined> {
-  const fired = await store.claimDueTimers(pool)
-  const pending = await store.actorsWithPendingInbox(pool)
+  if (shards?.length === 0) return undefined
+  const fired = await store.claimDueTimers(pool, shards)
+  const pending = await store.actorsWithPendingInbox(pool, shards)
   await Promise.all(
     [...new Set([...fired, ...pending])].map((id) => drain(id).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
   )
-  await worker.claimAndRun()
+  await worker.claimAndRun(shards)
   return store.nextTimerDelay(pool)
 }
 

@@ -76,7 +76,7 @@ with input as (
     claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb)
 ), fl as (
   select e.id, i.id as actor_id from input i join effect e on e.id = i.finish->>'id'
-   where e.claimed_by = i.finish->>'owner' and e.status in ('pending', 'prepared', 'sent')
+   where e.claimed_by = i.finish->>'owner' and e.lease_until > now() and e.status in ('pending', 'prepared', 'sent')
      for update of e
 ), upd as (
   update actor a set snapshot = i.snapshot, status = i.status, state_value = i.state_value, timers = i.timers,
@@ -303,12 +303,14 @@ export async function enqueue(
 
 /**
  * Claims due timers: each becomes an inbox event (dedupe key = actor:timer:generation) and its
- * row is deleted, in one statement. SKIP LOCKED lets several nodes share the work.
+ * row is deleted, in one statement, for the actors in `shards` (null: all). SKIP LOCKED lets
+ * several nodes share the work.
  */
-export async function claimDueTimers(db: Queryable, limit = 500): Promise<string[]> {
+export async function claimDueTimers(db: Queryable, shards: number[] | null = null, limit = 500): Promise<string[]> {
   const { rows } = await db.query<{ actor_id: string }>(
     `with due as (
-       select actor_id, timer_key from actor_timer where due_at <= now()
+       select actor_id, timer_key from actor_timer
+        where due_at <= now() and ($2::smallint[] is null or actor_id in (select id from actor where shard = any($2)))
         order by due_at limit $1 for update skip locked
      ), del as (
        delete from actor_timer t using due
@@ -320,7 +322,7 @@ export async function claimDueTimers(db: Queryable, limit = 500): Promise<string
        from del
      on conflict (dedupe_key) do nothing
      returning actor_id`,
-    [limit],
+    [limit, shards],
   )
   return [...new Set(rows.map((r) => r.actor_id))]
 }
@@ -339,10 +341,12 @@ export async function nextTimerDelay(db: Queryable): Promise<number | undefined>
   return rows[0]?.ms ?? undefined
 }
 
-export async function actorsWithPendingInbox(db: Queryable, limit = 500): Promise<string[]> {
+export async function actorsWithPendingInbox(db: Queryable, shards: number[] | null = null, limit = 500): Promise<string[]> {
   const { rows } = await db.query<{ actor_id: string }>(
-    `select distinct actor_id from actor_inbox where processed_at is null limit $1`,
-    [limit],
+    `select distinct actor_id from actor_inbox
+      where processed_at is null and ($2::smallint[] is null or actor_id in (select id from actor where shard = any($2)))
+      limit $1`,
+    [limit, shards],
   )
   return rows.map((r) => r.actor_id)
 }

@@ -30,13 +30,15 @@ const OPEN = `status in ('pending', 'prepared', 'sent')`
 /**
  * Claims open effects for one worker: rows nobody holds (or whose lease expired) are locked with
  * SKIP LOCKED, so two workers never claim the same row, and get `claimed_by` and `lease_until`.
- * Pick the ones due for a (re)try, or one actor's (`actorId`).
+ * Pick the ones due for a (re)try of the actors in `shards` (null: all), or one actor's (`actorId`).
  */
 export async function claimEffects(
   db: Queryable,
-  { owner, leaseMs, actorId, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; limit?: number },
+  { owner, leaseMs, actorId, shards = null, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; shards?: number[] | null; limit?: number },
 ): Promise<EffectRow[]> {
-  const pick = actorId ? 'actor_id = $4' : 'next_attempt_at <= now()'
+  const pick = actorId
+    ? 'actor_id = $4'
+    : `next_attempt_at <= now() and ($4::smallint[] is null or actor_id in (select id from actor where shard = any($4)))`
   const { rows } = await db.query<EffectDbRow>({
     name: `effect.claim.${actorId ? 'actor' : 'due'}`,
     text: `with c as (
@@ -47,7 +49,7 @@ export async function claimEffects(
            update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
              from c where e.id = c.id
            returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts`,
-    values: [owner, leaseMs, limit, ...(actorId ? [actorId] : [])],
+    values: [owner, leaseMs, limit, actorId ?? shards],
   })
   return rows.map(toEffect)
 }
@@ -76,8 +78,9 @@ export async function recordEffectProgress(
 
 /**
  * Marks an effect finished and reports its outcome to the actor's inbox, atomically; `event:
- * null` reports nothing (the outcome is only recorded). Only the lease holder may finish: a
- * worker whose lease was taken over writes nothing. Returns whether this call finished it.
+ * null` reports nothing (the outcome is only recorded). Only the lease holder may finish, while
+ * its lease lasts: a worker whose lease expired or was released (its node was retired) or taken
+ * over writes nothing. Returns whether this call finished it.
  */
 export async function finishEffect(
   db: Queryable,
@@ -88,7 +91,7 @@ export async function finishEffect(
     name: 'effect.finish',
     text: `with upd as (
        update effect set status = $2, result = $3::jsonb, last_error = $4, lease_until = null, updated_at = now()
-        where id = $1 and claimed_by = $6 and ${OPEN}
+        where id = $1 and claimed_by = $6 and lease_until > now() and ${OPEN}
        returning id, actor_id, account_id
      ), ib as (
        insert into actor_inbox (actor_id, account_id, event, dedupe_key)

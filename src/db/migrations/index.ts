@@ -16,6 +16,7 @@ import { Migration20261125110000_automations } from './Migration20261125110000_a
 import { Migration20261123210000_runs } from './Migration20261123210000_runs.ts'
 import { Migration20261125100000_market } from './Migration20261125100000_market.ts'
 import { Migration20261125110000_ops_console } from './Migration20261125110000_ops_console.ts'
+import { Migration20261125130000_shards } from './Migration20261125130000_shards.ts'
 import { Migration20261125100000_market_intel } from './Migration20261125100000_market_intel.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
@@ -39,4 +40,5 @@ export const migrations = [
   { name: 'Migration20261125100000_market_intel', class: Migration20261125100000_market_intel },
   { name: 'Migration20261125110000_automations', class: Migration20261125110000_automations },
   { name: 'Migration20261125110000_ops_console', class: Migration20261125110000_ops_console },
+  { name: 'Migration20261125130000_shards', class: Migration20261125130000_shards },
 ]
