@@ -26,6 +26,8 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   WHITELIST_HOLD_SECONDS: z.coerce.number().int().min(0).optional(),
   CHAIN_RPC_URL: optionalString,
   DEPLOYMENT_MANIFEST: optionalString,
+  /** Set by a WORKERS primary for its nodes: the chain at CHAIN_RPC_URL is this machine's development chain. */
+  CHAIN_DEV: z.enum(['0', '1']).optional(),
   OPENAI_BASE_URL: optionalString,
   OPENAI_API_KEY: optionalString,
   /** Seconds before one model call attempt is abandoned (the SDK's default is 10 minutes). */
@@ -45,6 +47,8 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   AGENT_TICK_SECONDS: z.coerce.number().min(0.05).default(60),
   ACTOR_CACHE_SIZE: z.coerce.number().int().min(1).default(10_000),
   ACTOR_COMMIT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  SHARD_LEASE_SECONDS: z.coerce.number().min(0.3).max(300).default(10),
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
@@ -97,7 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data
   const dataDir = resolve(e.DATA_DIR)
-  const embeddedChain = e.CHAIN_RPC_URL === undefined
+  const embeddedChain = e.CHAIN_RPC_URL === undefined || e.CHAIN_DEV === '1'
   return {
     port: e.PORT,
     host: e.HOST,
@@ -127,6 +131,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     agentTickMs: Math.round(e.AGENT_TICK_SECONDS * 1000),
     actorCacheSize: e.ACTOR_CACHE_SIZE,
     actorCommitConcurrency: e.ACTOR_COMMIT_CONCURRENCY,
+    /** How long a node's shard leases and heartbeat last without a renewal: a dead node's work moves within it. */
+    shardLeaseMs: Math.round(e.SHARD_LEASE_SECONDS * 1000),
+    /** Node processes `npm start` runs on this machine (one primary owns the embedded Postgres and chain). */
+    workers: e.WORKERS,
     rateLimit: {
       perKey: e.RATE_LIMIT_PER_KEY,
       perIp: e.RATE_LIMIT_PER_IP,

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import { once } from 'node:events'
 import type { Server } from 'node:http'
 import { loadConfig } from './config.ts'
@@ -6,14 +7,17 @@ import { createServices } from './services.ts'
 import { createApp } from './http/app.ts'
 import { createHttpServer } from './http/server.ts'
 import { DatabaseInUseError } from './db/nodeLock.ts'
+import { runPrimary } from './cluster.ts'
 
 /**
  * Boot: config -> infrastructure -> actor runtime -> HTTP. Stops everything it started
- * (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM.
+ * (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM. With WORKERS above 1,
+ * this process is the primary (src/cluster.ts) and each node process it forks boots here.
  */
 async function main() {
   const config = loadConfig()
   const logger = createLogger({ level: config.logLevel })
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, logger)
   const t0 = performance.now()
   const services = await createServices(config, logger)
   await services.start()

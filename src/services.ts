@@ -51,7 +51,7 @@ const KEY_REVOKED_CHANNEL = 'api-key-revoked'
 const EMBEDDED_CHAIN_ID = 31337
 
 export type Services = AppDeps & {
-  /** Starts the background work: the actor runtime's pollers, then the chain indexer. */
+  /** Starts the background work: the actor runtime takes its shards (and the indexer, holding its role). */
   start(): Promise<void>
   db: Database
   redis: Redis | undefined
@@ -78,13 +78,16 @@ export async function createServices(
     pgMode?: 'own' | 'attach'
     runtimePollMs?: number
     withChain?: boolean
-    /** Several processes on this database on purpose (multi-node tests): no boot lock is taken. */
+    /** Several processes on this data directory on purpose (tests): no data directory lock is taken. */
     sharedDatabase?: boolean
   } = {},
 ): Promise<Services> {
   // Read first: a bad catalog stops the boot before anything is started.
   const models = loadModelCatalog(config.modelsFile)
-  const stores = await openStores(config, logger, { pgMode, sharedDatabase })
+  // The process that runs an embedded Postgres or chain owns the data directory: a second one
+  // there would stop them under it. Nodes that share a database and a chain join freely.
+  const ownsEmbedded = !config.databaseUrl || (withChain && !config.chain.rpcUrl)
+  const stores = await openStores(config, logger, { pgMode, dataDirLock: ownsEmbedded && !sharedDatabase })
   const { db, redis } = stores
   const masterKey = await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
   const { agentsRepository, credits } = createRepositories(db)
@@ -93,7 +96,7 @@ export async function createServices(
   const chat = createChatParts({ pool: db.pool, config, credits, agents: agentsRepository, models, core: () => core })
   const automationStore = createAutomationsStore(db.pool)
   const automationEffects = { ...createAutomationEffects({ core: () => core }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
-  const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, loadAccount, sharedDatabase, runtimePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
+  const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, indexer, loadAccount, runtimePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
   const sweeper = startIdempotencySweep(db, logger)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
 
@@ -109,7 +112,7 @@ export async function createServices(
     chain,
     wallet,
     core,
-    faucet: chain?.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
+    faucet: chain && config.chain.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
     pool: db.pool,
     redis,
     indexer,
@@ -121,9 +124,9 @@ export async function createServices(
     credits,
     rateLimitStore,
     health: () => healthReport({ db, redis, chain }),
+    /** The runtime takes its shards, and the indexer's role when no other node holds it (then it indexes). */
     async start() {
       await runtime.start()
-      indexer?.start()
     },
     async close() {
       clearInterval(sweeper)
@@ -140,17 +143,19 @@ export async function createServices(
 }
 
 /**
- * The database (embedded Postgres when no DATABASE_URL), the boot lock, and Redis when configured.
+ * The database (embedded Postgres when no DATABASE_URL), the data directory's lock, and Redis when configured.
  * `close` releases the database and the lock; `stopEmbedded` stops an embedded Postgres last.
  */
-async function openStores(config: Config, logger: Logger, { pgMode, sharedDatabase }: { pgMode: 'own' | 'attach'; sharedDatabase: boolean }) {
+async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock }: { pgMode: 'own' | 'attach'; dataDirLock: boolean }) {
   let embedded: EmbeddedPostgresHandle | undefined
   const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
-  // Before the migrations: a second process refuses at once instead of racing the first.
-  const nodeLock = sharedDatabase ? undefined : await acquireNodeLock(url, logger).catch(async (err: unknown) => {
-    await embedded?.stop()
-    throw err
-  })
+  // Before the migrations: a second owner of the data directory refuses at once.
+  const nodeLock = dataDirLock
+    ? await acquireNodeLock(url, logger).catch(async (err: unknown) => {
+        await embedded?.stop()
+        throw err
+      })
+    : undefined
   const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
   let redis: Redis | undefined
   if (config.redisUrl) {
@@ -213,9 +218,9 @@ async function startChainParts(config: Config, logger: Logger, { stores, withCha
 function createRuntime(
   config: Config,
   logger: Logger,
-  { db, chain, sender, loadAccount, sharedDatabase, runtimePollMs, chatEffects }: {
-    db: Database; chain: ChainHandle | undefined; sender: TxSender | undefined; loadAccount(agentId: string): Promise<LocalAccount>
-    sharedDatabase: boolean; runtimePollMs: number | undefined; chatEffects: Record<string, EffectHandler>
+  { db, chain, sender, indexer, loadAccount, runtimePollMs, chatEffects }: {
+    db: Database; chain: ChainHandle | undefined; sender: TxSender | undefined; indexer: Indexer | undefined; loadAccount(agentId: string): Promise<LocalAccount>
+    runtimePollMs: number | undefined; chatEffects: Record<string, EffectHandler>
   },
 ) {
   /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
@@ -230,8 +235,9 @@ function createRuntime(
     logger,
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
-    // Holding the boot lock, this is the only runtime on the database.
-    soleRuntime: !sharedDatabase,
+    shardLeaseMs: config.shardLeaseMs,
+    // One node indexes the chain; the others read what it wrote.
+    roles: indexer ? { indexer: { gained: () => indexer.start(), lost: () => indexer.stop() } } : {},
     ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
   })
   return { runtime, planners }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
@@ -129,26 +130,42 @@ describe('effect leases across two runtimes on one database', () => {
     await rb.stop()
   })
 
-  it('a process that holds the boot lock (the only runtime) resumes a crashed predecessor\'s effect at once', async () => {
+  it('a node restarted on the same host takes over its crashed predecessor\'s shards and effect at once', async () => {
     const entries: string[] = []
-    const ra = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, nodeId: 'crashed', effectLeaseMs: 3_600_000, pollMs: 60_000,
+    // The predecessor: its database traffic stops (as a killed process's does) once it holds the effect.
+    let shut = false
+    let never: Promise<void> = new Promise(() => {})
+    const frozen = new Proxy(db().pool, {
+      get(target, prop, receiver) {
+        if (prop !== 'query' && prop !== 'connect') return Reflect.get(target, prop, receiver)
+        return async (...args: unknown[]) => {
+          if (shut) await never
+          return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+    const ra = createActorRuntime({ pool: frozen, kinds: [slowKind], logger, nodeId: 'crashed', effectLeaseMs: 3_600_000, pollMs: 60_000,
       effectHandlers: { 'slow.work': () => (entries.push('crashed'), new Promise<never>(() => {})) } })
     await ra.start()
     const id = randomUUID()
     await ra.create('slow', { id, accountId: randomUUID(), input: {} })
     await ra.send(id, { type: 'slow.run' })
     await waitFor(async () => (await db().pool.query('select claimed_by from effect where actor_id = $1', [id])).rows[0]?.claimed_by === 'crashed')
-    // A crash: the predecessor runs no stop (which could hand its leases back); it just goes silent.
+    shut = true
+    // Its process is gone: its row names a pid that no longer exists on this host.
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid
+    await db().pool.query('update service_node set pid = $2 where id = $1', ['crashed', deadPid])
     const lease = async () =>
       (await db().pool.query(`select claimed_by, lease_until > now() + interval '50 minutes' as held_for_long from effect where actor_id = $1`, [id])).rows[0]
-    // The predecessor's lease still holds for most of an hour: only the successor's start can hand it over.
+    // The predecessor's effect lease holds for most of an hour, its shard leases for seconds more.
     expect(await lease()).toEqual({ claimed_by: 'crashed', held_for_long: true })
     const leaseEnd = (await db().pool.query('select lease_until from effect where actor_id = $1', [id])).rows[0].lease_until as Date
-    const rb = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, nodeId: 'successor', soleRuntime: true, pollMs: 60_000,
+    const rb = createActorRuntime({ pool: db().pool, kinds: [slowKind], logger, nodeId: 'successor', pollMs: 60_000,
       effectHandlers: { 'slow.work': async () => (entries.push('successor'), { type: 'slow.done', value: 'resumed' }) } })
     await rb.start()
-    // At once: the first poll, made by start() itself, claimed it (the next poll is a minute away).
+    // At once: start() retired the dead node, took every shard, and its first poll claimed the effect.
     expect((await lease()).claimed_by).toBe('successor')
+    expect(rb.node().shards).toHaveLength(64)
     await waitFor(async () => (await status(id)) === 'done')
     expect(entries).toEqual(['crashed', 'successor'])
     const { rows } = await db().pool.query(
@@ -157,7 +174,9 @@ describe('effect leases across two runtimes on one database', () => {
       [id, leaseEnd],
     )
     expect(rows).toEqual([{ status: 'done', before_lease_end: true, result: 'resumed' }])
+    expect((await db().pool.query(`select stopped_at is not null as retired from service_node where id = 'crashed'`)).rows[0]).toEqual({ retired: true })
     await rb.stop()
+    never = Promise.resolve()
     void ra.stop() // its handler never returns: not awaited (stop would wait its 5 s grace)
   })
 })

@@ -16,7 +16,7 @@ import { drainInbox } from './drainInbox.ts'
 import { createGroupCommitter } from './groupCommit.ts'
 import { finishAndApply } from './effectOutcome.ts'
 import { createPoller } from './poller.ts'
-import { createShardLeases } from './shardLeases.ts'
+import { createShardLeases, type RoleHooks, type ShardLeases } from './shardLeases.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -36,12 +36,8 @@ export type ActorRuntimeOptions = {
   nodeId?: string
   /** How long a shard lease and the node's heartbeat last without a renewal (default 10 s; renewed every third of it). */
   shardLeaseMs?: number
-  /**
-   * Set only by a process that holds the boot lock (no other runtime on this database): effect
-   * and shard leases left by a crashed predecessor are taken at start instead of waiting for
-   * them to expire.
-   */
-  soleRuntime?: boolean
+  /** Jobs only one node may do at a time (the chain indexer), with what to do on taking or losing one. */
+  roles?: Record<string, RoleHooks>
 }
 
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
@@ -70,7 +66,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   let stopped = true
   const owner = opts.nodeId ?? randomUUID()
   const leaseMs = opts.effectLeaseMs ?? 30_000
-  const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, sole: opts.soleRuntime ?? false })
+  const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, roles: opts.roles ?? {} })
 
   const core: RuntimeCore = {
     pool,
@@ -93,7 +89,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       watch.emit(entry)
       if (timerDelays.length > 0) poller.wake(Math.min(...timerDelays))
       // Written claimed by this runtime: they run now, with no claim statement (a stop in between
-      // leaves them to the lease's expiry, or to the next start of a sole runtime).
+      // leaves them to the lease's expiry, or to whoever retires this node).
       if (!stopped && effects.length > 0) worker.runClaimed(effects.map((e) => claimedRow(entry, e)))
       if (notify && !stopped) void drain(notify.actorId)
     },
@@ -142,8 +138,9 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     },
     /** Sends a command and answers once the new state is committed; 409 when the state refuses it. */
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),
-    /** Waits for a committed state that satisfies `done` (woken by commits, never polling), up to `timeoutMs`. */
-    waitFor: (id: string, done: (entry: ActorEntry) => boolean, timeoutMs: number) => waitForCommit({ watch, load: core.load }, id, done, timeoutMs),
+    /** Waits for a committed state that satisfies `done`, up to `timeoutMs` (woken by commits; while other nodes live, reads every 250 ms). */
+    waitFor: (id: string, done: (entry: ActorEntry) => boolean, timeoutMs: number) =>
+      waitForCommit({ watch, load: core.load, pollMs: leases.alone() ? undefined : 250 }, id, done, timeoutMs),
     /** Calls `listener` after each commit of actor `id` in this process (a wake-up for streams); returns the unsubscribe. */
     onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
@@ -155,8 +152,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     forget: (id: string) => core.forget(id),
     /** Polls now: inbox rows written outside the runtime (one statement for many actors) are drained without waiting for the next poll. */
     wake: () => poller.wake(0),
-    /** The current entry (from the cache, else the database). */
-    get: (id: string) => core.load(id),
+    /** The current entry: from the cache while this node is alone, else the row (any node may commit any actor). */
+    get: (id: string) => core.load(id, { fresh: !leases.alone() }),
     kinds,
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
@@ -167,11 +164,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     async stop() {
       stopped = true
       poller.stop()
-      // Other nodes poll the shards at once; work in flight gets a few seconds to finish, then
-      // what still runs is released (this process is about to end) to the shards' new owners.
-      const handedBack = leases.handBack()
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
-      await handedBack.then(leases.retire).catch((err: unknown) => logger.warn({ err }, 'shard leases not handed back; they expire by themselves'))
+      await handOver(leases, inFlight, logger)
     },
     /** This runtime's node id and the shard leases it holds now. */
     node: () => ({ id: owner, shards: leases.held() }),
@@ -203,4 +196,14 @@ async function pollOnce(
 function claimedRow(entry: ActorEntry, e: NewEffect): EffectRow {
   const params: unknown = JSON.parse(JSON.stringify(e.params ?? {}))
   return { id: e.id, actorId: entry.id, accountId: entry.accountId, kind: e.kind, params, status: 'pending', externalRef: null, result: null, attempts: 0 }
+}
+
+/**
+ * A stop: other nodes poll the shards at once; work in flight gets a few seconds to finish, then
+ * what still runs is released (this process is about to end) to the shards' new owners.
+ */
+async function handOver(leases: ShardLeases, inFlight: Set<Promise<unknown>>, logger: Logger): Promise<void> {
+  const handedBack = leases.handBack()
+  await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
+  await handedBack.then(leases.retire).catch((err: unknown) => logger.warn({ err }, 'shard leases not handed back; they expire by themselves'))
 }

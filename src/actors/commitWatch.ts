@@ -28,11 +28,13 @@ export function createCommitWatch() {
 export type CommitWatch = ReturnType<typeof createCommitWatch>
 
 /**
- * Waits, without polling, until the actor's committed state satisfies `done` or `timeoutMs`
- * passes; answers the latest state either way (undefined for an unknown actor).
+ * Waits until the actor's committed state satisfies `done` or `timeoutMs` passes; answers the
+ * latest state either way (undefined for an unknown actor). Woken by this process's commits;
+ * with `pollMs` (other nodes may commit this actor: its timers and leftover work go to the
+ * owner of its shard) the row is also read that often.
  */
 export async function waitForCommit(
-  { watch, load }: { watch: CommitWatch; load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined> },
+  { watch, load, pollMs }: { watch: CommitWatch; load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined>; pollMs?: number | undefined },
   id: string,
   done: (entry: ActorEntry) => boolean,
   timeoutMs: number,
@@ -45,6 +47,9 @@ export async function waitForCommit(
     if (done(e)) resolve(e)
   })
   const timer = setTimeout(() => void load(id, { fresh: true }).then(resolve, () => resolve(latest)), timeoutMs)
+  const poll = pollMs
+    ? setInterval(() => void load(id, { fresh: true }).then((e) => e && (latest = e) && done(e) && resolve(e), () => {}), pollMs)
+    : undefined
   try {
     const current = await load(id)
     latest ??= current
@@ -53,5 +58,6 @@ export async function waitForCommit(
   } finally {
     off()
     clearTimeout(timer)
+    clearInterval(poll)
   }
 }

@@ -117,12 +117,3 @@ export async function deferEffect(
     [id, delayMs, error, owner],
   )
 }
-
-/**
- * Releases every lease: for a process that knows it is the only one on this database (it holds
- * the boot lock), so the effects a crashed predecessor held resume at once, not when the lease ends.
- */
-export async function releaseAllLeases(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query(`update effect set claimed_by = null, lease_until = null where lease_until is not null and ${OPEN}`)
-  return rowCount ?? 0
-}

@@ -1,9 +1,8 @@
 import { hostname } from 'node:os'
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
-import { acquireShards, heartbeat, releaseShards, retireNode, type HeldShard } from '../db/shardLease.store.ts'
+import { acquireRole, acquireShards, heartbeat, releaseShards, retireNode, type HeldShard } from '../db/shardLease.store.ts'
 import { SHARD_COUNT } from './shards.ts'
-import { releaseAllLeases } from './effectStore.ts'
 
 export type ShardLeaseOptions = {
   pool: pg.Pool
@@ -11,8 +10,11 @@ export type ShardLeaseOptions = {
   logger: Logger
   /** How long a lease and a heartbeat last without a renewal (renewed every third of it). */
   ttlMs: number
-  /** A process alone on the database (it holds the boot lock): takes every shard and effect at start. */
-  sole?: boolean
+  /**
+   * Jobs only one node may do at a time (the chain indexer): this node takes each when nobody
+   * holds it, and is told when it gains or loses it.
+   */
+  roles?: Record<string, RoleHooks>
 }
 
 /**
@@ -29,9 +31,12 @@ export type ShardLeaseOptions = {
  * await leases.start()
  * leases.shards() // null: all of them; else the shards this node polls now
  */
-export function createShardLeases({ pool, nodeId, logger, ttlMs, sole = false }: ShardLeaseOptions) {
-  const node = { id: nodeId, pid: process.pid, host: hostname() }
+export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: ShardLeaseOptions) {
+  const node = { id: nodeId, pid: process.pid, host: hostname(), processStarted: performance.timeOrigin }
   let held = new Map<number, number>()
+  let heldRoles = new Set<string>()
+  /** Other live nodes at the last heartbeat. */
+  let others = 0
   let validUntil = 0
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
@@ -45,16 +50,15 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, sole = false }:
     const before = held
     held = new Map()
     keep(beat.held)
-    for (const dead of beat.dead) {
+    // A node whose process is gone from this host (a crash and a restart) need not wait out its leases.
+    const gone = beat.sameHost.filter((n) => !processAlive(n)).map((n) => n.id)
+    for (const dead of [...beat.dead, ...gone]) {
       const released = await retireNode(pool, dead)
-      logger.warn({ node: dead, effects: released }, 'a node stopped renewing; its effects are released to the shard owners')
+      logger.warn({ node: dead, effects: released }, 'a node is gone (its heartbeat ran out or its process died); its shards and effects are released')
     }
-    if (first && sole) {
-      const effects = await releaseAllLeases(pool)
-      if (effects > 0) logger.info({ effects }, 'released effect leases left by an earlier process')
-      keep(await acquireShards(pool, nodeId, ttlMs, { count: SHARD_COUNT, all: true }))
-    }
-    const share = sole ? SHARD_COUNT : Math.ceil(SHARD_COUNT / (beat.others + 1))
+    if (gone.length > 0) beat.others -= gone.length
+    others = beat.others
+    const share = Math.ceil(SHARD_COUNT / (beat.others + 1))
     if (held.size < share) keep(await acquireShards(pool, nodeId, ttlMs, { count: share - held.size }))
     else if (held.size > share) {
       const extra = [...held.keys()].sort((a, b) => b - a).slice(0, held.size - share)
@@ -62,8 +66,25 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, sole = false }:
       await releaseShards(pool, nodeId, extra)
     }
     validUntil = sentAt + ttlMs * 0.8
+    await settleRoles(beat.roles)
     const lost = [...before.keys()].filter((s) => !held.has(s))
     if (lost.length > 0 && !first) logger.warn({ shards: lost }, 'shard leases lost (not renewed in time)')
+  }
+
+  /** Takes the roles nobody holds and tells each role's hooks what changed. */
+  async function settleRoles(renewed: string[]) {
+    const now = new Set(renewed)
+    for (const role of Object.keys(roles)) if (!now.has(role) && !stopped && (await acquireRole(pool, nodeId, ttlMs, role))) now.add(role)
+    const before = heldRoles
+    heldRoles = now
+    for (const role of Object.keys(roles)) {
+      if (now.has(role) && !before.has(role)) await hook(role, 'gained')
+      if (!now.has(role) && before.has(role)) await hook(role, 'lost')
+    }
+  }
+  async function hook(role: string, change: 'gained' | 'lost') {
+    logger.info({ role, node: nodeId }, change === 'gained' ? 'took a role' : 'lost a role')
+    await Promise.resolve(roles[role]![change]()).catch((err: unknown) => logger.error({ err, role }, `role ${change} hook failed`))
   }
 
   function schedule() {
@@ -95,6 +116,7 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, sole = false }:
       if (timer) clearTimeout(timer)
       await running
       held = new Map()
+      await settleRoles([])
       await releaseShards(pool, nodeId, null, { leaving: true })
     },
     /** The node is gone: the effects it still holds are released to the owners of their shards. */
@@ -104,9 +126,29 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, sole = false }:
       if (!valid()) return []
       return held.size === SHARD_COUNT ? null : [...held.keys()]
     },
+    /** Whether this node was the only live one at its last heartbeat (then its cache of actors is the truth). */
+    alone: () => others === 0 && held.size === SHARD_COUNT,
     /** The leases held now, with their epochs (for operators). */
     held: (): HeldShard[] => (valid() ? [...held].map(([shard, epoch]) => ({ shard, epoch })) : []),
   }
 }
 
 export type ShardLeases = ReturnType<typeof createShardLeases>
+
+/**
+ * Whether a node's process on this host is alive: this very process (another runtime in it), or
+ * a live pid. This process's pid with another start time was a predecessor's (a restart in a
+ * container reuses the pid).
+ */
+function processAlive({ pid, started }: { pid: number; started: number }): boolean {
+  if (pid === process.pid) return Math.abs(started - performance.timeOrigin) < 1
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** What a node does when it takes or loses a one-node job. */
+export type RoleHooks = { gained(): Promise<void> | void; lost(): Promise<void> | void }

@@ -195,5 +195,7 @@ function readClient(chain: Chain, rpcUrl: string, pollingInterval: number, { wsU
 
 /** A wallet client for one of our accounts (agent wallets, the embedded deployer). */
 export function walletClientFor(chain: ChainHandle, privateKey: `0x${string}`) {
-  return createWalletClient({ chain: chain.chain, transport: http(chain.rpcUrl), account: privateKeyToAccount(privateKey) })
+  // viem shares one socket per WebSocket URL.
+  const transport = /^wss?:/.test(chain.rpcUrl) ? webSocket(chain.rpcUrl) : http(chain.rpcUrl)
+  return createWalletClient({ chain: chain.chain, transport, account: privateKeyToAccount(privateKey) })
 }

@@ -2,9 +2,9 @@ import type pg from 'pg'
 import type { Logger } from '../logger.ts'
 import type { ChainHandle } from './chain.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
-import { createIndexerContext } from './indexer/indexerContext.ts'
 import { createHeadFollower } from './indexer/followHeads.ts'
 import { runPass, type SyncResult } from './indexer/pass.ts'
+import { createIndexerContext, readCheckpoint, type IndexerContext } from './indexer/indexerContext.ts'
 
 export type { SyncResult } from './indexer/pass.ts'
 
@@ -95,11 +95,12 @@ export function createIndexer(opts: IndexerOptions) {
     syncOnce: (): Promise<SyncResult> => serialPass().then(follower.passed),
     /**
      * Resolves true once block `block` is indexed, running a pass now if it is not; false after
-     * `timeoutMs` (default 3 s), or when the indexer is stopped. The transaction sender awaits it
+     * `timeoutMs` (default 3 s). On a node that does not index (another node holds the
+     * indexer's role), it reads the stored checkpoint until it reaches the block. The transaction sender awaits it
      * before a confirmation is answered, so a confirmed swap or launch is in every read.
      */
     waitForBlock: (block: number | bigint, { timeoutMs = 3000 }: { timeoutMs?: number } = {}): Promise<boolean> =>
-      follower.waitForBlock(block, { timeoutMs }),
+      follower.following() ? follower.waitForBlock(block, { timeoutMs }) : checkpointReaches(ctx, Number(block), timeoutMs),
     /** Runs a pass at once, then one per new head (subscription) or every `pollMs` (polling). */
     start: follower.start,
     /** Calls `listener(from, to)` after each pass that indexed blocks (from, to]: what the automations' price and launch triggers read. */
@@ -111,5 +112,16 @@ export function createIndexer(opts: IndexerOptions) {
       await follower.stop()
       await tail
     },
+  }
+}
+
+/** Whether the stored checkpoint reaches `block` within `timeoutMs` (read every 50 ms): what another node's indexer wrote. */
+async function checkpointReaches(ctx: IndexerContext, block: number, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const reached = await readCheckpoint(ctx).then((cp) => cp >= block, () => false)
+    if (reached) return true
+    if (Date.now() >= until) return false
+    await new Promise((r) => setTimeout(r, 50))
   }
 }

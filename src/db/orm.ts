@@ -20,6 +20,9 @@ export type Database = {
   close(): Promise<void>
 }
 
+/** The advisory lock that serialises migrations across processes (any fixed number would do). */
+const MIGRATION_LOCK_KEY = 7_307_072
+
 /**
  * Connects MikroORM to `url`, runs the committed migrations, and exposes the native pool.
  *
@@ -47,10 +50,18 @@ export async function openDatabase({
     allowGlobalContext: false,
     ensureDatabase: false,
   })
-  if (migrate) {
-    const executed = await orm.migrator.up()
-    if (executed.length > 0) logger.info({ migrations: executed.map((m) => m.name) }, 'migrations applied')
-  }
   const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool
+  if (migrate) {
+    // Nodes that start together migrate one after the other: the next finds nothing left to do.
+    const lock = await pool.connect()
+    try {
+      await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+      const executed = await orm.migrator.up()
+      if (executed.length > 0) logger.info({ migrations: executed.map((m) => m.name) }, 'migrations applied')
+    } finally {
+      await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {})
+      lock.release()
+    }
+  }
   return { orm, pool, close: () => orm.close(true) }
 }

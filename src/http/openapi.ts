@@ -168,6 +168,7 @@ function operatorOps(): Op[] {
     { method: 'get', path: '/ops/actors', summary: 'Actors of every account', auth: 'operator', query: listQuery },
     { method: 'get', path: '/ops/audit', summary: 'The audit trail of every account, newest first', auth: 'operator', query: auditQuery },
     { method: 'get', path: '/ops/actors/counts', summary: 'Actors counted by kind and status', auth: 'operator' },
+    { method: 'get', path: '/ops/nodes', summary: 'The node processes with the shards and roles each holds', auth: 'operator' },
     { method: 'get', path: '/ops/actors/{id}', summary: 'One actor: snapshot, timers, effects, journal', auth: 'operator' },
     ...opsConsoleOps(),
     { method: 'post', path: '/ops/tokens/{address}/verified', summary: 'Mark a launched token verified (or not)', auth: 'operator', body: verifiedBody },

@@ -120,6 +120,8 @@ export function createHeadFollower({ client, log, pass, pollMs, backstopMs }: Fo
       await runner.idle()
       waiters.releaseAll()
     },
+    /** Whether the loop runs (this node indexes). */
+    following: () => !stopped,
     /** Records the outcome of a pass run from outside the loop (`syncOnce`). */
     passed,
     /**

@@ -5,7 +5,8 @@ import { Migration } from '@mikro-orm/migrations'
  * (`actor_shard`, FNV-1a over the id's UTF-8 bytes; src/actors/shards.ts computes the same in
  * TypeScript). A `shard_lease` row per shard names the node that polls it (its timers, its
  * leftover inbox rows, its open effects) until `expires_at`, on the database clock; `epoch`
- * counts the hand-overs. A `service_node` row per running process is its heartbeat.
+ * counts the hand-overs. A `role_lease` row names the one node that does a job only one may do
+ * (the chain indexer). A `service_node` row per running process is its heartbeat.
  */
 export class Migration20261125130000_shards extends Migration {
   override name = 'Migration20261125130000_shards'
@@ -29,6 +30,7 @@ create table service_node (
   id text primary key,
   pid int not null,
   host text not null,
+  process_started double precision not null,
   started_at timestamptz not null default now(),
   heartbeat_at timestamptz not null default now(),
   expires_at timestamptz not null,
@@ -42,6 +44,12 @@ create table shard_lease (
   expires_at timestamptz not null default '-infinity'
 );
 insert into shard_lease (shard) select generate_series(0, 63);
+create table role_lease (
+  role text primary key,
+  owner text,
+  epoch bigint not null default 0,
+  expires_at timestamptz not null default '-infinity'
+);
 `)
   }
 }

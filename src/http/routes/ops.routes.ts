@@ -11,6 +11,7 @@ import { actorDetail, actorSummary, findActorRow, listActors } from '../../db/op
 import { actorIdParam, opsConsoleRoutes } from './opsConsole.routes.ts'
 import { setTokenVerified } from '../../db/opsActions.store.ts'
 import { actorCounts } from '../../db/opsOverview.store.ts'
+import { listNodes } from '../../db/shardLease.store.ts'
 
 export const listQuery = z.strictObject({
   kind: z.string().regex(/^[a-z-]{1,32}$/).optional(),
@@ -78,6 +79,12 @@ export function opsRoutes(deps: AppDeps): Router {
   router.get('/audit', async (ctx) => {
     const q = parse(auditQuery, ctx.query)
     ok(ctx, await listAudit(deps.pool, q))
+  })
+
+  // The service's node processes (live ones first, and those seen in the last hour), with the shards and roles each holds.
+  router.get('/nodes', rejectQuery, async (ctx) => {
+    const nodes = await listNodes(deps.pool)
+    ok(ctx, { nodes: nodes.map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt })) })
   })
 
   router.get('/actors/counts', rejectQuery, async (ctx) => {

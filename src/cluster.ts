@@ -1,0 +1,68 @@
+import cluster, { type Worker } from 'node:cluster'
+import { join } from 'node:path'
+import type { Config } from './config.ts'
+import type { Logger } from './logger.ts'
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embeddedPostgres.ts'
+import { acquireNodeLock, type NodeLock } from './db/nodeLock.ts'
+import { openDatabase } from './db/orm.ts'
+import { startChain, type ChainHandle } from './chain/chain.ts'
+import { loadOrCreateMasterKey } from './chain/keystore.ts'
+
+/**
+ * `WORKERS=N npm start`: this process (the primary) owns what the nodes share on this machine
+ * (the embedded Postgres and chain when no DATABASE_URL / CHAIN_RPC_URL is set, the migrations,
+ * the wallet master key in DATA_DIR) and forks N node processes that serve the one HTTP port
+ * (`node:cluster` hands connections round-robin). A node that dies is replaced; its shards move
+ * to the others meanwhile. SIGTERM / SIGINT stops the nodes (each hands its shards back), then
+ * the chain and Postgres.
+ */
+export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  let embedded: EmbeddedPostgresHandle | undefined
+  let lock: NodeLock | undefined
+  let chain: ChainHandle | undefined
+  const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: 'own' })).url
+  try {
+    if (!config.databaseUrl || !config.chain.rpcUrl) lock = await acquireNodeLock(url, logger)
+    // Before any node: one migration run, one master key.
+    await (await openDatabase({ url, poolSize: 2, logger })).close()
+    await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
+    if (!config.chain.rpcUrl) chain = await startChain({ dataDir: config.dataDir, logger })
+  } catch (err) {
+    await lock?.release()
+    await embedded?.stop()
+    throw err
+  }
+  const env: Record<string, string> = {
+    DATABASE_URL: url,
+    WORKERS: '1',
+    ...(chain ? { CHAIN_RPC_URL: chain.rpcUrl.replace(/^http/, 'ws'), DEPLOYMENT_MANIFEST: join(config.dataDir, 'chain', 'manifest.json'), CHAIN_DEV: '1' } : {}),
+  }
+  let stopping = false
+  const fork = (): Worker => cluster.fork(env)
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return
+    logger.error({ pid: worker.process.pid, code, signal }, 'a node process died; starting another')
+    fork()
+  })
+  for (let i = 0; i < config.workers; i++) fork()
+  logger.info({ workers: config.workers, port: config.port }, 'primary started its node processes')
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'stopping the node processes')
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined)
+    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+      if (w.isDead()) return resolve()
+      w.once('exit', () => resolve())
+      w.process.kill('SIGTERM')
+    })))
+    await chain?.stop().catch((err: unknown) => logger.error({ err }, 'chain stop failed'))
+    await lock?.release()
+    await embedded?.stop().catch((err: unknown) => logger.error({ err }, 'postgres stop failed'))
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGHUP', () => void shutdown('SIGHUP'))
+}
