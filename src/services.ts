@@ -156,7 +156,7 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock 
         throw err
       })
     : undefined
-  const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger })
+  const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger, idleInTransactionMs: config.shardLeaseMs })
   let redis: Redis | undefined
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })

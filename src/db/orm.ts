@@ -34,17 +34,25 @@ export async function openDatabase({
   poolSize,
   logger,
   migrate = true,
+  idleInTransactionMs = 0,
 }: {
   url: string
   poolSize: number
   logger: Logger
   migrate?: boolean
+  /**
+   * Postgres ends a session left idle inside a transaction this long (0: never): a node frozen
+   * (paused, partitioned) while it holds a row lock, a wallet's nonce row say, must not block
+   * the nodes that took over its work. Its transaction rolls back and its late commit fails.
+   */
+  idleInTransactionMs?: number
 }): Promise<Database> {
   const orm = await MikroORM.init({
     clientUrl: url,
     entities,
     extensions: [Migrator],
     pool: { min: 0, max: poolSize },
+    driverOptions: idleInTransactionMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {},
     migrations: { migrationsList: migrations, silent: true, snapshot: false, transactional: true, allOrNothing: true },
     debug: false,
     allowGlobalContext: false,
