@@ -47,36 +47,47 @@ export function createWalletStore(pool: pg.Pool) {
       }))
     },
 
-    /** Confirmed swaps and transfers out of the agent, oldest first (swaps as confirmedSwaps reads them). */
+    /**
+     * Confirmed swaps and transfers out of the agent, and the transfers into its wallet the
+     * indexer saw, in block order (a transfer in first within a block), swaps as confirmedSwaps
+     * reads them. `at` is when an operation was recorded or a transfer's block time, kept from
+     * going backwards in that order.
+     */
     async ledgerOps(agentId: string): Promise<LedgerOp[]> {
-      const { rows } = await pool.query<{ kind: 'swap' | 'transfer'; usd: string; at: string | Date; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
+      const { rows } = await pool.query<OpRow>(
         `select w.kind, trunc(w.usd_value, 2)::text as usd, w.created_at as at, x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
           where w.agent_id = $1 and w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.created_at, w.id`,
         [agentId],
       )
-      return rows.map(({ kind, usd, at, ctx: { params: p, result: r } }): LedgerOp =>
-        kind === 'swap'
-          ? { kind, at: new Date(at), gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-          : { kind, at: new Date(at), gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd },
+      const { rows: ins } = await pool.query<ReceiveRow>(
+        `select agent_id, token_address, amount::text, trunc(usd_value, 2)::text as usd, block_number::text, at from agent_transfer_in
+          where agent_id = $1 order by block_number, tx_hash, log_index`,
+        [agentId],
       )
+      return mergeLedger(rows.map(opOf), ins.map(receiveOf))
     },
 
-    /** Every live agent's confirmed swaps and transfers out, oldest first, with its name (the PnL leaderboard). */
+    /** Every live agent's ledger (as ledgerOps), with its name (the PnL leaderboard). */
     async allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
-      const { rows } = await pool.query<{ agent_id: string; name: string; kind: 'swap' | 'transfer'; usd: string; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
-        `select w.agent_id, a.name, w.kind, trunc(w.usd_value, 2)::text as usd, x.snapshot->'context' as ctx
+      const { rows } = await pool.query<OpRow & { agent_id: string; name: string }>(
+        `select w.agent_id, a.name, w.kind, trunc(w.usd_value, 2)::text as usd, w.created_at as at, x.snapshot->'context' as ctx
            from wallet_op w join actor x on x.id = w.id join agent a on a.id = w.agent_id join actor ax on ax.id = a.id::text and ax.status <> 'deleted'
           where w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.agent_id, w.created_at, w.id`,
       )
-      const by = new Map<string, { agentId: string; name: string; ops: LedgerOp[] }>()
-      for (const { agent_id, name, kind, usd, ctx: { params: p, result: r } } of rows) {
-        const entry = by.get(agent_id) ?? { agentId: agent_id, name, ops: [] }
-        by.set(agent_id, entry)
-        entry.ops.push(kind === 'swap'
-          ? { kind, gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-          : { kind, gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd })
+      const { rows: ins } = await pool.query<ReceiveRow & { name: string }>(
+        `select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number::text, t.at
+           from agent_transfer_in t join agent a on a.id = t.agent_id join actor ax on ax.id = a.id::text and ax.status <> 'deleted'
+          order by t.agent_id, t.block_number, t.tx_hash, t.log_index`,
+      )
+      const by = new Map<string, { agentId: string; name: string; ops: Sorted[]; ins: Sorted[] }>()
+      const entry = (agentId: string, name: string) => {
+        const e = by.get(agentId) ?? { agentId, name, ops: [], ins: [] }
+        by.set(agentId, e)
+        return e
       }
-      return [...by.values()]
+      for (const r of rows) entry(r.agent_id, r.name).ops.push(opOf(r))
+      for (const r of ins) entry(r.agent_id, r.name).ins.push(receiveOf(r))
+      return [...by.values()].map((e) => ({ agentId: e.agentId, name: e.name, ops: mergeLedger(e.ops, e.ins) }))
     },
 
     /** The account's agent whose wallet this is. */
@@ -113,6 +124,46 @@ export function createWalletStore(pool: pg.Pool) {
   }
 }
 export type WalletStore = ReturnType<typeof createWalletStore>
+
+type OpRow = { kind: 'swap' | 'transfer'; usd: string; at: string | Date; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }
+type ReceiveRow = { agent_id: string; token_address: string; amount: string; usd: string | null; block_number: string; at: string | Date }
+/** A ledger operation with the block it was mined in (null: unknown, kept in recorded order). */
+type Sorted = { op: LedgerOp; block: bigint | null }
+
+function opOf({ kind, usd, at, ctx: { params: p, result: r } }: OpRow): Sorted {
+  const block = r?.blockNumber ? BigInt(r.blockNumber) : null
+  const op: LedgerOp = kind === 'swap'
+    ? { kind, at: new Date(at), gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+    : { kind, at: new Date(at), gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd }
+  return { op, block }
+}
+
+const receiveOf = (r: ReceiveRow): Sorted => ({
+  op: { kind: 'receive', at: new Date(r.at), token: r.token_address, amount: r.amount, valueUsd: r.usd },
+  block: BigInt(r.block_number),
+})
+
+/** Wallet operations (recorded order) and transfers in (block order) merged by block; `at` never goes backwards. */
+function mergeLedger(ops: Sorted[], ins: Sorted[]): LedgerOp[] {
+  const out: LedgerOp[] = []
+  let i = 0
+  let j = 0
+  while (i < ops.length || j < ins.length) {
+    const a = ops[i]
+    const b = ins[j]
+    const takeIn = b !== undefined && (a === undefined || (a.block !== null && b.block! <= a.block))
+    out.push(takeIn ? b.op : a!.op)
+    if (takeIn) j++
+    else i++
+  }
+  let latest = 0
+  for (const op of out) {
+    const t = op.at?.getTime() ?? 0
+    if (t < latest) op.at = new Date(latest)
+    else latest = t
+  }
+  return out
+}
 
 type OutboxRow = {
   id: string

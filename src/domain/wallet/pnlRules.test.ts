@@ -53,3 +53,32 @@ describe('performance series', () => {
     ])
   })
 })
+
+describe('transfers in', () => {
+  it('are acquired at their value at their block; unpriced ones at $0', () => {
+    const book = pnlLedger([
+      { kind: 'receive', token: tok, amount: '400', valueUsd: '20.00' },
+      { kind: 'receive', token: tok, amount: '100', valueUsd: null },
+      sell(250n, '15.00'),
+    ])
+    // 500 held at $20.00; 250 sold for $15.00: share $10.00, realised +$5.00.
+    expect(book.get(tok)).toEqual({ amount: 250n, basisCents: 1000n, realisedCents: 500n })
+  })
+
+  it('count as deposits, and the value held is priced at the last price an operation saw', () => {
+    const at = (ms: number) => ({ at: new Date(ms) })
+    const ops = [
+      { kind: 'receive' as const, token: tok, amount: '1000', valueUsd: '50.00', ...at(10) },
+      { kind: 'receive' as const, token: '0xnew', amount: '7', valueUsd: null, ...at(11) },
+      { ...sell(300n, '21.00'), ...at(20) },
+    ]
+    const points = performanceSeries(ops, [5, 15, 25])
+    expect(points.map((p) => [p.depositsCents, p.valueCents, p.basisCents])).toEqual([
+      [0n, 0n, 0n],
+      // 1,000 TOK at 50.00/1000; 7 NEW never priced: its basis ($0).
+      [5_000n, 5_000n, 5_000n],
+      // 700 TOK at the sale's 21.00/300 = 49.00; the $21.00 USDC at 21.00 for its amount.
+      [5_000n, 4_900n + 2_100n, 3_500n + 2_100n],
+    ])
+  })
+})

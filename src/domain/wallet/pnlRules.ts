@@ -9,6 +9,8 @@ import type { SwapFill } from './ports.ts'
  *   tokenOut at that same value (the value the swap recorded when it executed: the tokens in at
  *   the prices of that block), so trade fees and price impact are in the basis;
  * - a transfer out disposes of the amount for its USD value (what leaves is realised at market);
+ * - a transfer in (an ERC-20 Transfer or plain ETH the wallet did not send itself, indexed) is
+ *   acquired at its USD value at its own block; unpriced there, at $0;
  * - the gas each one paid (USD at its block's ETH price) is a realised loss of the book's `gas`
  *   entry (GAS_KEY), so realised totals are net of gas and a holding's own figures are not.
  * Disposing takes `cost x sold / held` off the basis; the proceeds minus that share are realised.
@@ -20,8 +22,11 @@ import type { SwapFill } from './ports.ts'
 /** A confirmed transfer out: token, base-unit amount and its USD value ("12.50"). */
 export type TransferFill = { token: string; amount: string; valueUsd: string }
 
-/** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded). */
-export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)) & {
+/** A transfer into the wallet (indexer): token, base-unit amount, its USD value at its block (null: no market there). */
+export type ReceiveFill = { token: string; amount: string; valueUsd: string | null }
+
+/** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded, or its block's time). */
+export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill) | ({ kind: 'receive' } & ReceiveFill)) & {
   at?: Date | undefined
   /** What its transactions paid for gas, in USD at the ETH price of their block ("0.31"). */
   gasUsd?: string | undefined
@@ -66,6 +71,12 @@ function applyOp(book: Map<string, Position>, s: LedgerOp): void {
     dispose(s.token, BigInt(s.amount), usdCents(s.valueUsd))
     return
   }
+  if (s.kind === 'receive') {
+    const p = pos(s.token)
+    p.amount += BigInt(s.amount)
+    p.basisCents += s.valueUsd === null ? 0n : usdCents(s.valueUsd)
+    return
+  }
   const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
   if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
   const out = s.amountOut ? BigInt(s.amountOut) : 0n
@@ -76,33 +87,63 @@ function applyOp(book: Map<string, Position>, s: LedgerOp): void {
   }
 }
 
-/** The ledger's running totals at each point: basis held, realised PnL and withdrawals so far (cents). */
-export type PerformancePoint = { at: number; basisCents: bigint; realisedCents: bigint; withdrawalsCents: bigint; operations: number }
+/** The ledger's running totals at each point (cents): basis held, realised PnL, deposits and withdrawals so far, value held. */
+export type PerformancePoint = {
+  at: number
+  basisCents: bigint
+  realisedCents: bigint
+  depositsCents: bigint
+  withdrawalsCents: bigint
+  valueCents: bigint
+  operations: number
+}
+
+/** The last price the ledger saw of a token: `cents` for `amount` base units. */
+type LastPrice = { cents: bigint; amount: bigint }
+
+/** The prices an operation carries (each valued at its own block): both sides of a swap, a transfer's token. */
+function pricesOf(op: LedgerOp): Array<[string, LastPrice]> {
+  const at = (token: string | undefined, amount: string | undefined, usd: string | null | undefined): Array<[string, LastPrice]> =>
+    token && amount && usd && BigInt(amount) > 0n ? [[token, { cents: usdCents(usd), amount: BigInt(amount) }]] : []
+  if (op.kind === 'swap') return [...at(op.tokenIn, op.amountIn, op.valueInUsd), ...at(op.tokenOut, op.amountOut, op.valueInUsd)]
+  return at(op.token, op.amount, op.valueUsd)
+}
 
 /**
  * The ledger replayed up to each point (ms since the epoch, ascending): what was invested and
- * still held (basis), the PnL realised so far, and the USD value transferred out so far.
+ * still held (basis), the PnL realised so far, the USD value transferred in (deposits) and out
+ * (withdrawals) so far, and the value of what the ledger held then: each token's amount at the
+ * last price an operation up to then valued it at (its block's prices; truncated to the cent per
+ * token), or at its remaining basis when none had (no unrealised PnL is made up).
  *
  * @example
- * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis and realised after each
+ * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis, realised and value after each
  */
 export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[]): PerformancePoint[] {
   const book = new Map<string, Position>()
+  const last = new Map<string, LastPrice>()
   let next = 0
+  let deposits = 0n
   let withdrawals = 0n
   return points.map((at) => {
     while (next < ops.length && (ops[next]!.at?.getTime() ?? 0) <= at) {
       const op = ops[next++]!
       if (op.kind === 'transfer') withdrawals += usdCents(op.valueUsd)
+      if (op.kind === 'receive' && op.valueUsd !== null) deposits += usdCents(op.valueUsd)
       applyOp(book, op)
+      for (const [token, price] of pricesOf(op)) last.set(token, price)
     }
     let basisCents = 0n
     let realisedCents = 0n
-    for (const p of book.values()) {
+    let valueCents = 0n
+    for (const [token, p] of book) {
       basisCents += p.basisCents
       realisedCents += p.realisedCents
+      if (p.amount === 0n) continue
+      const price = last.get(token)
+      valueCents += price ? (p.amount * price.cents) / price.amount : p.basisCents
     }
-    return { at, basisCents, realisedCents, withdrawalsCents: withdrawals, operations: next }
+    return { at, basisCents, realisedCents, depositsCents: deposits, withdrawalsCents: withdrawals, valueCents, operations: next }
   })
 }
 
