@@ -48,46 +48,18 @@ export function createWalletStore(pool: pg.Pool) {
     },
 
     /**
-     * Confirmed swaps and transfers out of the agent, and the transfers into its wallet the
-     * indexer saw, in block order (a transfer in first within a block), swaps as confirmedSwaps
-     * reads them. `at` is when an operation was recorded or a transfer's block time, kept from
-     * going backwards in that order.
+     * The agent's PnL ledger (pnlRules.ts): its confirmed swaps, transfers out and creator-fee
+     * claims, its live launches, and the transfers into its wallet the indexer saw, in block
+     * order (a transfer in first within a block). `at` is when an operation was recorded or a
+     * transfer's block time, kept from going backwards in that order.
      */
     async ledgerOps(agentId: string): Promise<LedgerOp[]> {
-      const { rows } = await pool.query<OpRow>(
-        `select w.kind, trunc(w.usd_value, 2)::text as usd, w.created_at as at, x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
-          where w.agent_id = $1 and w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.created_at, w.id`,
-        [agentId],
-      )
-      const { rows: ins } = await pool.query<ReceiveRow>(
-        `select agent_id, token_address, amount::text, trunc(usd_value, 2)::text as usd, block_number::text, at from agent_transfer_in
-          where agent_id = $1 order by block_number, tx_hash, log_index`,
-        [agentId],
-      )
-      return mergeLedger(rows.map(opOf), ins.map(receiveOf))
+      return (await ledgerRows(pool, agentId)).get(agentId)?.ops ?? []
     },
 
     /** Every live agent's ledger (as ledgerOps), with its name (the PnL leaderboard). */
     async allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
-      const { rows } = await pool.query<OpRow & { agent_id: string; name: string }>(
-        `select w.agent_id, a.name, w.kind, trunc(w.usd_value, 2)::text as usd, w.created_at as at, x.snapshot->'context' as ctx
-           from wallet_op w join actor x on x.id = w.id join agent a on a.id = w.agent_id join actor ax on ax.id = a.id::text and ax.status <> 'deleted'
-          where w.kind in ('swap', 'transfer') and x.status = 'confirmed' order by w.agent_id, w.created_at, w.id`,
-      )
-      const { rows: ins } = await pool.query<ReceiveRow & { name: string }>(
-        `select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number::text, t.at
-           from agent_transfer_in t join agent a on a.id = t.agent_id join actor ax on ax.id = a.id::text and ax.status <> 'deleted'
-          order by t.agent_id, t.block_number, t.tx_hash, t.log_index`,
-      )
-      const by = new Map<string, { agentId: string; name: string; ops: Sorted[]; ins: Sorted[] }>()
-      const entry = (agentId: string, name: string) => {
-        const e = by.get(agentId) ?? { agentId, name, ops: [], ins: [] }
-        by.set(agentId, e)
-        return e
-      }
-      for (const r of rows) entry(r.agent_id, r.name).ops.push(opOf(r))
-      for (const r of ins) entry(r.agent_id, r.name).ins.push(receiveOf(r))
-      return [...by.values()].map((e) => ({ agentId: e.agentId, name: e.name, ops: mergeLedger(e.ops, e.ins) }))
+      return [...(await ledgerRows(pool, undefined)).values()]
     },
 
     /** The account's agent whose wallet this is. */
@@ -125,16 +97,73 @@ export function createWalletStore(pool: pg.Pool) {
 }
 export type WalletStore = ReturnType<typeof createWalletStore>
 
-type OpRow = { kind: 'swap' | 'transfer'; usd: string; at: string | Date; ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }
-type ReceiveRow = { agent_id: string; token_address: string; amount: string; usd: string | null; block_number: string; at: string | Date }
+type Ctx = { params: Record<string, string | undefined>; result: Record<string, unknown> | null }
+type OpRow = { agent_id: string; name: string; wallet: string; kind: 'swap' | 'transfer' | 'claim' | 'launch'; token: string | null; usd: string | null; at: string | Date; ctx: Ctx }
+type ReceiveRow = { agent_id: string; name: string; token_address: string; amount: string; usd: string | null; block_number: string; at: string | Date }
 /** A ledger operation with the block it was mined in (null: unknown, kept in recorded order). */
 type Sorted = { op: LedgerOp; block: bigint | null }
+type Claimed = { token: string; amount: string; to: string; valueUsd?: string | null }
+type Launched = { gasUsd?: string; allocation: string; seed: { token: string; amount: string } | null }
 
-function opOf({ kind, usd, at, ctx: { params: p, result: r } }: OpRow): Sorted {
-  const block = r?.blockNumber ? BigInt(r.blockNumber) : null
+/**
+ * The ledgers of one agent (or of every live agent): wallet operations and launches in recorded
+ * order, transfers in by block, merged (mergeLedger).
+ */
+async function ledgerRows(pool: pg.Pool, agentId: string | undefined) {
+  const one = agentId !== undefined
+  const params = one ? [agentId] : []
+  const live = `join agent a on a.id = %s join actor ax on ax.id = a.id::text and ax.status <> 'deleted'`
+  const { rows } = await pool.query<OpRow>(
+    `select * from (
+       select w.agent_id, a.name, a.wallet_address as wallet, w.kind, null as token, trunc(w.usd_value, 2)::text as usd, w.created_at as at, w.id as ord,
+              x.snapshot->'context' as ctx
+         from wallet_op w join actor x on x.id = w.id ${one ? 'join agent a on a.id = w.agent_id' : live.replace('%s', 'w.agent_id')}
+        where ${one ? 'w.agent_id = $1 and' : ''} w.kind in ('swap', 'transfer', 'claim') and x.status = 'confirmed'
+       union all
+       select t.creator_agent_id, a.name, a.wallet_address, 'launch', t.address, null, x.created_at, x.id, x.snapshot->'context'
+         from token t join actor x on x.id = t.launch_id and x.kind = 'launch' ${one ? 'join agent a on a.id = t.creator_agent_id' : live.replace('%s', 't.creator_agent_id')}
+        where ${one ? 't.creator_agent_id = $1 and' : ''} x.status = 'live'
+     ) o order by agent_id, at, ord`,
+    params,
+  )
+  const { rows: ins } = await pool.query<ReceiveRow>(
+    `select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number::text, t.at
+       from agent_transfer_in t ${one ? 'join agent a on a.id = t.agent_id' : live.replace('%s', 't.agent_id')}
+      ${one ? 'where t.agent_id = $1' : ''}
+      order by t.agent_id, t.block_number, t.tx_hash, t.log_index`,
+    params,
+  )
+  const by = new Map<string, { agentId: string; name: string; ops: Sorted[]; ins: Sorted[] }>()
+  const entry = (agentId: string, name: string) => {
+    const e = by.get(agentId) ?? { agentId, name, ops: [], ins: [] }
+    by.set(agentId, e)
+    return e
+  }
+  for (const r of rows) entry(r.agent_id, r.name).ops.push(opOf(r))
+  for (const r of ins) entry(r.agent_id, r.name).ins.push(receiveOf(r))
+  return new Map([...by].map(([id, e]) => [id, { agentId: e.agentId, name: e.name, ops: mergeLedger(e.ops, e.ins) }]))
+}
+
+function opOf({ kind, usd, at, wallet, token, ctx }: OpRow): Sorted {
+  const p = ctx.params
+  const r = (ctx.result ?? {}) as Record<string, string | undefined>
+  const when = new Date(at)
+  if (kind === 'launch') {
+    const c = ctx as unknown as { blockNumber?: string | null; ledger?: Launched | null }
+    const l = c.ledger
+    return {
+      op: { kind, at: when, gasUsd: l?.gasUsd, token: token ?? '', allocation: l?.allocation ?? '0', seed: l?.seed ?? null },
+      block: c.blockNumber ? BigInt(c.blockNumber) : null,
+    }
+  }
+  const block = r.blockNumber ? BigInt(r.blockNumber) : null
+  if (kind === 'claim') {
+    const claimed = ((ctx.result?.claimed ?? []) as Claimed[]).map((c) => ({ token: c.token, amount: c.amount, valueUsd: c.valueUsd ?? null, held: c.to === wallet }))
+    return { op: { kind, at: when, gasUsd: r.gasUsd, claimed }, block }
+  }
   const op: LedgerOp = kind === 'swap'
-    ? { kind, at: new Date(at), gasUsd: r?.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-    : { kind, at: new Date(at), gasUsd: r?.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd }
+    ? { kind, at: when, gasUsd: r.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r.amountOutBaseUnits, valueInUsd: p.valueInUsd }
+    : { kind, at: when, gasUsd: r.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd ?? '0' }
   return { op, block }
 }
 

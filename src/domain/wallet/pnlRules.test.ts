@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { performanceSeries, pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
+import { FEES_KEY, performanceSeries, pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
 
 const usdc = '0xusdc'
 const tok = '0xtok'
@@ -80,5 +80,24 @@ describe('transfers in', () => {
       // 700 TOK at the sale's 21.00/300 = 49.00; the $21.00 USDC at 21.00 for its amount.
       [5_000n, 4_900n + 2_100n, 3_500n + 2_100n],
     ])
+  })
+})
+
+describe('launches and creator-fee claims', () => {
+  const weth = '0xweth'
+  it('a self-funded seed is disposed of for $0; claimed fees are income, held ones acquired at that value', () => {
+    const book = pnlLedger([
+      { kind: 'receive', token: weth, amount: '500', valueUsd: '1500.00' },
+      { kind: 'launch', token: tok, allocation: '0', seed: { token: weth, amount: '250' }, gasUsd: '0.40' },
+      { kind: 'claim', claimed: [{ token: weth, amount: '5', valueUsd: '15.00', held: true }, { token: tok, amount: '9', valueUsd: '2.00', held: false }] },
+    ])
+    // Seed: 250 of 500 at $1,500.00 = $750.00 realised as the launch's cost.
+    expect(book.get(weth)).toEqual({ amount: 255n, basisCents: 75_000n + 1_500n, realisedCents: -75_000n })
+    expect(book.has(tok)).toBe(false)
+    expect(book.get(FEES_KEY)!.realisedCents).toBe(1_700n)
+    expect(pnlTotals(book, [], (a) => a!)).toMatchObject({ realisedPnlUsd: '-733.40', gasUsd: '0.40' })
+    // Fees paid to a payout wallet are withdrawn at once.
+    const [p] = performanceSeries([{ kind: 'claim', claimed: [{ token: tok, amount: '9', valueUsd: '2.00', held: false }], at: new Date(1) }], [2])
+    expect([p!.withdrawalsCents, p!.realisedCents, p!.valueCents]).toEqual([200n, 200n, 0n])
   })
 })

@@ -11,6 +11,13 @@ import type { SwapFill } from './ports.ts'
  * - a transfer out disposes of the amount for its USD value (what leaves is realised at market);
  * - a transfer in (an ERC-20 Transfer or plain ETH the wallet did not send itself, indexed) is
  *   acquired at its USD value at its own block; unpriced there, at $0;
+ * - a creator-fee claim is income: the USD value of what it paid (at its block) is realised on
+ *   the book's `fees` entry (FEES_KEY); what it paid into the agent's own wallet is acquired at
+ *   that same value (a later sale realises only the change since), what went to a payout wallet
+ *   is not held;
+ * - a launch acquires its creator allocation (what its transactions delivered to the wallet; none
+ *   on the reference venues) at zero cost; a self-funded launch's seed, locked into its pool, is
+ *   disposed of for $0, so the basis it carried is realised as the launch's cost;
  * - the gas each one paid (USD at its block's ETH price) is a realised loss of the book's `gas`
  *   entry (GAS_KEY), so realised totals are net of gas and a holding's own figures are not.
  * Disposing takes `cost x sold / held` off the basis; the proceeds minus that share are realised.
@@ -25,8 +32,17 @@ export type TransferFill = { token: string; amount: string; valueUsd: string }
 /** A transfer into the wallet (indexer): token, base-unit amount, its USD value at its block (null: no market there). */
 export type ReceiveFill = { token: string; amount: string; valueUsd: string | null }
 
+/** What a creator-fee claim paid, per token (base units), valued at its block (null: unpriced); `held`: it went to the agent's own wallet. */
+export type ClaimFill = { claimed: Array<{ token: string; amount: string; valueUsd: string | null; held: boolean }> }
+
+/**
+ * A confirmed launch: the token created, its creator allocation (base units the launch delivered
+ * to the wallet) and a self-funded launch's seed (the quote asset locked into its pool).
+ */
+export type LaunchFill = { token: string; allocation: string; seed: { token: string; amount: string } | null }
+
 /** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded, or its block's time). */
-export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill) | ({ kind: 'receive' } & ReceiveFill)) & {
+export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill) | ({ kind: 'receive' } & ReceiveFill) | ({ kind: 'claim' } & ClaimFill) | ({ kind: 'launch' } & LaunchFill)) & {
   at?: Date | undefined
   /** What its transactions paid for gas, in USD at the ETH price of their block ("0.31"). */
   gasUsd?: string | undefined
@@ -34,6 +50,8 @@ export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & 
 
 /** The book's entry for gas: no amount, no basis, its realised PnL the gas paid (negative). */
 export const GAS_KEY = 'gas'
+/** The book's entry for creator fees claimed: no amount, no basis, its realised PnL the fees' value (income). */
+export const FEES_KEY = 'fees'
 
 export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigint }
 
@@ -77,6 +95,23 @@ function applyOp(book: Map<string, Position>, s: LedgerOp): void {
     p.basisCents += s.valueUsd === null ? 0n : usdCents(s.valueUsd)
     return
   }
+  if (s.kind === 'launch') {
+    // The seed is locked in the pool for good: disposed of for nothing, its basis realised as the launch's cost.
+    if (s.seed) dispose(s.seed.token, BigInt(s.seed.amount), 0n)
+    if (BigInt(s.allocation) > 0n) pos(s.token).amount += BigInt(s.allocation)
+    return
+  }
+  if (s.kind === 'claim') {
+    for (const c of s.claimed) {
+      const cents = c.valueUsd === null ? 0n : usdCents(c.valueUsd)
+      pos(FEES_KEY).realisedCents += cents
+      if (!c.held) continue
+      const p = pos(c.token)
+      p.amount += BigInt(c.amount)
+      p.basisCents += cents
+    }
+    return
+  }
   const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
   if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
   const out = s.amountOut ? BigInt(s.amountOut) : 0n
@@ -106,6 +141,8 @@ function pricesOf(op: LedgerOp): Array<[string, LastPrice]> {
   const at = (token: string | undefined, amount: string | undefined, usd: string | null | undefined): Array<[string, LastPrice]> =>
     token && amount && usd && BigInt(amount) > 0n ? [[token, { cents: usdCents(usd), amount: BigInt(amount) }]] : []
   if (op.kind === 'swap') return [...at(op.tokenIn, op.amountIn, op.valueInUsd), ...at(op.tokenOut, op.amountOut, op.valueInUsd)]
+  if (op.kind === 'claim') return op.claimed.flatMap((c) => at(c.token, c.amount, c.valueUsd))
+  if (op.kind === 'launch') return []
   return at(op.token, op.amount, op.valueUsd)
 }
 
@@ -130,6 +167,8 @@ export function performanceSeries(ops: readonly LedgerOp[], points: readonly num
       const op = ops[next++]!
       if (op.kind === 'transfer') withdrawals += usdCents(op.valueUsd)
       if (op.kind === 'receive' && op.valueUsd !== null) deposits += usdCents(op.valueUsd)
+      // Fees claimed to a payout wallet leave at once: a withdrawal.
+      if (op.kind === 'claim') for (const c of op.claimed) if (!c.held && c.valueUsd !== null) withdrawals += usdCents(c.valueUsd)
       applyOp(book, op)
       for (const [token, price] of pricesOf(op)) last.set(token, price)
     }
