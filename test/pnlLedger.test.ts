@@ -172,11 +172,23 @@ describe('the PnL ledger of a scripted wallet', () => {
     expect(res.body.points).toHaveLength(31)
     expect(res.body.points[0]).toMatchObject({ valueUsd: '0.00', costBasisUsd: '0.00', depositsUsd: '0.00', withdrawalsUsd: '0.00', operations: 0 })
     const usdcOut = parseUnits(sale.amountOut, 6)
-    // Each token at the last price an operation valued it at: USDC and TSLAx at the sale's, WETH at the claim's.
+    // Each token at the last price seen: USDC and TSLAx at the sale's (the index has no trades of
+    // them); ETH/WETH at the claim's, or at the index's last ETH-quoted trade (the outside curve
+    // buy, its quote's USD at its block) when that came at or after the claim (block times and
+    // recorded times; an operation's time never before an earlier one's in block order).
+    const { rows: [trade] } = await app.services.pool.query<{ at: Date; q: string }>(
+      `select tr.at, trunc(tr.quote_usd)::text as q from trade tr join token t on t.address = tr.token_address
+        where t.quote_symbol = 'ETH' and tr.quote_usd is not null order by tr.at desc, tr.block_number desc, tr.log_index desc limit 1`)
+    const { rows: [claimAt] } = await app.services.pool.query<{ at: Date }>(
+      `select greatest((select max(created_at) from wallet_op where agent_id = $1), (select max(at) from agent_transfer_in where agent_id = $1)) as at`, [agent.id])
+    const weth = parseEther('0.25') + s.claimWei!
+    const wethValue = trade && new Date(trade.at).getTime() >= new Date(claimAt!.at).getTime()
+      ? (weth * BigInt(trade.q)) / 10n ** 18n / 10n ** 16n
+      : (weth * s.claim!) / s.claimWei!
     const value =
       ((parseUnits('600', 6) + usdcOut) * cents(sale.valueInUsd)) / usdcOut +
       ((s.held! - s.sold!) * cents(sale.valueInUsd)) / s.sold! +
-      ((parseEther('0.25') + s.claimWei!) * s.claim!) / s.claimWei!
+      wethValue
     const basis = s.usdcBasis! + s.tslaBasis! + s.ethBasis!
     expect(res.body.points.at(-1)).toEqual({
       time: to, valueUsd: usd(value), costBasisUsd: usd(basis), realisedPnlUsd: usd(s.realised!), unrealisedPnlUsd: usd(value - basis),

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { OutboxTx, SwapFill, WalletOutbox } from '../domain/wallet/ports.ts'
+import type { IndexedPrice, OutboxTx, SwapFill, WalletOutbox } from '../domain/wallet/ports.ts'
 import type { LedgerOp } from '../domain/wallet/pnlRules.ts'
 
 /**
@@ -60,6 +60,36 @@ export function createWalletStore(pool: pg.Pool) {
     /** Every live agent's ledger (as ledgerOps), with its name (the PnL leaderboard). */
     async allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
       return [...(await ledgerRows(pool, undefined)).values()]
+    },
+
+    /**
+     * The index's prices of `tokens` (PortfolioReads.indexedPrices): a launched token's price
+     * after each trade (`price_after` x the quote's USD at that block, per whole token), and ETH's
+     * (as `weth`) at each ETH-quoted trade; the last per token and step, and the last before `from`.
+     */
+    async indexedPrices({ tokens, from, to, stepSeconds, weth, quoteDecimals }: {
+      tokens: string[]; from: Date; to: Date; stepSeconds: number; weth: string; quoteDecimals: ReadonlyArray<readonly [string, number]>
+    }): Promise<IndexedPrice[]> {
+      if (tokens.length === 0) return []
+      const { rows } = await pool.query<{ token: string; at: Date; usd18: string }>(
+        `with q(symbol, decimals) as (select * from unnest($6::text[], $7::int[])),
+         obs as (
+           select tr.token_address as token, tr.at, tr.block_number, tr.log_index, trunc(tr.price_after * tr.quote_usd / power(10::numeric, 18 + q.decimals)) as usd18
+             from trade tr join token tk on tk.address = tr.token_address join q on q.symbol = tk.quote_symbol
+            where tr.token_address = any($1) and tr.at <= $3 and tr.price_after is not null and tr.quote_usd is not null
+           union all
+           select $5, tr.at, tr.block_number, tr.log_index, trunc(tr.quote_usd)
+             from trade tr join token tk on tk.address = tr.token_address
+            where $5 = any($1) and tk.quote_symbol = 'ETH' and tr.at <= $3 and tr.quote_usd is not null
+         )
+         select token, at, usd18::text from (
+           select distinct on (token, bucket) token, at, usd18 from (
+             select *, case when at < $2 then -1 else floor(extract(epoch from at - $2) / $4) end as bucket from obs
+           ) b order by token, bucket, at desc, block_number desc, log_index desc
+         ) l order by at`,
+        [tokens, from, to, stepSeconds, weth, quoteDecimals.map(([s]) => s), quoteDecimals.map(([, d]) => d)],
+      )
+      return rows.map((r) => ({ token: r.token, at: new Date(r.at), usd18: BigInt(r.usd18) }))
     },
 
     /** The account's agent whose wallet this is. */

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.ts'
 import { portfolioLines, type GetPortfolioDeps } from './getPortfolio.ts'
-import { performanceSeries, signedCents } from './pnlRules.ts'
+import { ledgerTokens, performanceSeries, signedCents } from './pnlRules.ts'
 import { centsToUsd } from './walletRules.ts'
 import type { PerformanceQuery } from './wallet.schema.ts'
 
@@ -32,7 +32,8 @@ export async function getAgentPerformance(deps: GetPortfolioDeps, input: GetAgen
   const times: number[] = []
   for (let t = from; t < to; t += step) times.push(t)
   times.push(to)
-  const points = performanceSeries(ops, times).map((p) => ({
+  const prices = await deps.portfolio.indexedPrices({ tokens: ledgerTokens(ops), from: new Date(from), to: new Date(to), stepSeconds: step / 1000 })
+  const points = performanceSeries(ops, times, prices).map((p) => ({
     time: new Date(p.at).toISOString(),
     valueUsd: centsToUsd(p.valueCents),
     costBasisUsd: centsToUsd(p.basisCents),

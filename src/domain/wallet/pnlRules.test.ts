@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FEES_KEY, performanceSeries, pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
+import { FEES_KEY, ledgerTokens, performanceSeries, pnlFields, pnlLedger, pnlTotals } from './pnlRules.ts'
 
 const usdc = '0xusdc'
 const tok = '0xtok'
@@ -99,5 +99,17 @@ describe('launches and creator-fee claims', () => {
     // Fees paid to a payout wallet are withdrawn at once.
     const [p] = performanceSeries([{ kind: 'claim', claimed: [{ token: tok, amount: '9', valueUsd: '2.00', held: false }], at: new Date(1) }], [2])
     expect([p!.withdrawalsCents, p!.realisedCents, p!.valueCents]).toEqual([200n, 200n, 0n])
+  })
+})
+
+describe('prices seen by the index', () => {
+  it('value a holding after an operation priced it, the later one winning', () => {
+    const at = (ms: number) => ({ at: new Date(ms) })
+    const ops = [{ kind: 'receive' as const, token: tok, amount: (10n ** 18n * 4n).toString(), valueUsd: '2.00', ...at(10) }]
+    const seen = [{ token: tok, at: new Date(20), usd18: 75n * 10n ** 16n }, { token: '0xother', at: new Date(21), usd18: 10n ** 18n }]
+    const points = performanceSeries(ops, [15, 25], seen)
+    // 4 whole TOK: at the transfer's $0.50, then at the index's $0.75.
+    expect(points.map((p) => p.valueCents)).toEqual([200n, 300n])
+    expect(ledgerTokens([...ops, buy(1n, '1.00')])).toEqual([tok, usdc])
   })
 })

@@ -133,13 +133,17 @@ export type PerformancePoint = {
   operations: number
 }
 
-/** The last price the ledger saw of a token: `cents` for `amount` base units. */
-type LastPrice = { cents: bigint; amount: bigint }
+/** The last price seen of a token: `usd18` (USD, 18 decimals) for `amount` base units. */
+type LastPrice = { usd18: bigint; amount: bigint }
+/** A price from the index (PortfolioReads.indexedPrices): usd18 of one whole unit (10^18 base units). */
+export type PriceSeen = { token: string; at: Date; usd18: bigint }
+const CENT18 = 10n ** 16n
+const WHOLE = 10n ** 18n
 
 /** The prices an operation carries (each valued at its own block): both sides of a swap, a transfer's token. */
 function pricesOf(op: LedgerOp): Array<[string, LastPrice]> {
   const at = (token: string | undefined, amount: string | undefined, usd: string | null | undefined): Array<[string, LastPrice]> =>
-    token && amount && usd && BigInt(amount) > 0n ? [[token, { cents: usdCents(usd), amount: BigInt(amount) }]] : []
+    token && amount && usd && BigInt(amount) > 0n ? [[token, { usd18: usdCents(usd) * CENT18, amount: BigInt(amount) }]] : []
   if (op.kind === 'swap') return [...at(op.tokenIn, op.amountIn, op.valueInUsd), ...at(op.tokenOut, op.amountOut, op.valueInUsd)]
   if (op.kind === 'claim') return op.claimed.flatMap((c) => at(c.token, c.amount, c.valueUsd))
   if (op.kind === 'launch') return []
@@ -150,27 +154,38 @@ function pricesOf(op: LedgerOp): Array<[string, LastPrice]> {
  * The ledger replayed up to each point (ms since the epoch, ascending): what was invested and
  * still held (basis), the PnL realised so far, the USD value transferred in (deposits) and out
  * (withdrawals) so far, and the value of what the ledger held then: each token's amount at the
- * last price an operation up to then valued it at (its block's prices; truncated to the cent per
- * token), or at its remaining basis when none had (no unrealised PnL is made up).
+ * last price seen up to then, truncated to the cent per token, or at its remaining basis when no
+ * price was seen (no unrealised PnL is made up). Prices seen: each operation's own (its block's
+ * prices, as it recorded them) and the index's (`prices`, oldest first), the later one winning.
  *
  * @example
  * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis, realised and value after each
  */
-export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[]): PerformancePoint[] {
+export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[], prices: readonly PriceSeen[] = []): PerformancePoint[] {
   const book = new Map<string, Position>()
   const last = new Map<string, LastPrice>()
   let next = 0
+  let nextPrice = 0
   let deposits = 0n
   let withdrawals = 0n
+  const opAt = (i: number) => ops[i]!.at?.getTime() ?? 0
   return points.map((at) => {
-    while (next < ops.length && (ops[next]!.at?.getTime() ?? 0) <= at) {
-      const op = ops[next++]!
-      if (op.kind === 'transfer') withdrawals += usdCents(op.valueUsd)
-      if (op.kind === 'receive' && op.valueUsd !== null) deposits += usdCents(op.valueUsd)
+    for (;;) {
+      const op = next < ops.length && opAt(next) <= at
+      const seen = nextPrice < prices.length && prices[nextPrice]!.at.getTime() <= at
+      if (!op && !seen) break
+      if (seen && (!op || prices[nextPrice]!.at.getTime() < opAt(next))) {
+        const p = prices[nextPrice++]!
+        last.set(p.token, { usd18: p.usd18, amount: WHOLE })
+        continue
+      }
+      const o = ops[next++]!
+      if (o.kind === 'transfer') withdrawals += usdCents(o.valueUsd)
+      if (o.kind === 'receive' && o.valueUsd !== null) deposits += usdCents(o.valueUsd)
       // Fees claimed to a payout wallet leave at once: a withdrawal.
-      if (op.kind === 'claim') for (const c of op.claimed) if (!c.held && c.valueUsd !== null) withdrawals += usdCents(c.valueUsd)
-      applyOp(book, op)
-      for (const [token, price] of pricesOf(op)) last.set(token, price)
+      if (o.kind === 'claim') for (const c of o.claimed) if (!c.held && c.valueUsd !== null) withdrawals += usdCents(c.valueUsd)
+      applyOp(book, o)
+      for (const [token, price] of pricesOf(o)) last.set(token, price)
     }
     let basisCents = 0n
     let realisedCents = 0n
@@ -180,10 +195,25 @@ export function performanceSeries(ops: readonly LedgerOp[], points: readonly num
       realisedCents += p.realisedCents
       if (p.amount === 0n) continue
       const price = last.get(token)
-      valueCents += price ? (p.amount * price.cents) / price.amount : p.basisCents
+      valueCents += price ? (p.amount * price.usd18) / price.amount / CENT18 : p.basisCents
     }
     return { at, basisCents, realisedCents, depositsCents: deposits, withdrawalsCents: withdrawals, valueCents, operations: next }
   })
+}
+
+/** Every token the ledger's operations move. */
+export function ledgerTokens(ops: readonly LedgerOp[]): string[] {
+  const out = new Set<string>()
+  for (const op of ops) {
+    if (op.kind === 'swap') for (const t of [op.tokenIn, op.tokenOut]) if (t) out.add(t)
+    if (op.kind === 'transfer' || op.kind === 'receive') out.add(op.token)
+    if (op.kind === 'launch') {
+      if (BigInt(op.allocation) > 0n) out.add(op.token)
+      if (op.seed) out.add(op.seed.token)
+    }
+    if (op.kind === 'claim') for (const c of op.claimed) out.add(c.token)
+  }
+  return [...out]
 }
 
 /** A signed dollar string ("-3.07") in cents. */
