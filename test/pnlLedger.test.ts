@@ -4,6 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestApp, waitForLaunchEnd, type Api, type TestApp } from './support/app.ts'
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
+import { createWalletStore } from '../src/db/wallet.store.ts'
 
 /**
  * The PnL ledger of a wallet whose history is scripted: USDC and ETH transferred in by an
@@ -181,6 +182,14 @@ describe('the PnL ledger of a scripted wallet', () => {
         where t.quote_symbol = 'ETH' and tr.quote_usd is not null order by tr.at desc, tr.block_number desc, tr.log_index desc limit 1`)
     const { rows: [claimAt] } = await app.services.pool.query<{ at: Date }>(
       `select greatest((select max(created_at) from wallet_op where agent_id = $1), (select max(at) from agent_transfer_in where agent_id = $1)) as at`, [agent.id])
+    // The index's ETH prices: the trade's, in its step, and as the last one before a later range.
+    const wethAddress = chain.manifest.contracts.weth.toLowerCase()
+    const prices = (from: number) => createWalletStore(app.services.pool).indexedPrices({
+      tokens: [wethAddress], from: new Date(from), to: new Date(to), stepSeconds: 3600, weth: wethAddress, quoteDecimals: [['ETH', 18], ['USDC', 6]],
+    })
+    const seenEth = { token: wethAddress, at: new Date(trade!.at), usd18: BigInt(trade!.q) }
+    expect((await prices(Date.now() - 3_600_000)).at(-1)).toEqual(seenEth)
+    expect(await prices(new Date(to).getTime() - 1000)).toEqual([seenEth])
     const weth = parseEther('0.25') + s.claimWei!
     const wethValue = trade && new Date(trade.at).getTime() >= new Date(claimAt!.at).getTime()
       ? (weth * BigInt(trade.q)) / 10n ** 18n / 10n ** 16n

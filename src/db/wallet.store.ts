@@ -62,35 +62,8 @@ export function createWalletStore(pool: pg.Pool) {
       return [...(await ledgerRows(pool, undefined)).values()]
     },
 
-    /**
-     * The index's prices of `tokens` (PortfolioReads.indexedPrices): a launched token's price
-     * after each trade (`price_after` x the quote's USD at that block, per whole token), and ETH's
-     * (as `weth`) at each ETH-quoted trade; the last per token and step, and the last before `from`.
-     */
-    async indexedPrices({ tokens, from, to, stepSeconds, weth, quoteDecimals }: {
-      tokens: string[]; from: Date; to: Date; stepSeconds: number; weth: string; quoteDecimals: ReadonlyArray<readonly [string, number]>
-    }): Promise<IndexedPrice[]> {
-      if (tokens.length === 0) return []
-      const { rows } = await pool.query<{ token: string; at: Date; usd18: string }>(
-        `with q(symbol, decimals) as (select * from unnest($6::text[], $7::int[])),
-         obs as (
-           select tr.token_address as token, tr.at, tr.block_number, tr.log_index, trunc(tr.price_after * tr.quote_usd / power(10::numeric, 18 + q.decimals)) as usd18
-             from trade tr join token tk on tk.address = tr.token_address join q on q.symbol = tk.quote_symbol
-            where tr.token_address = any($1) and tr.at <= $3 and tr.price_after is not null and tr.quote_usd is not null
-           union all
-           select $5, tr.at, tr.block_number, tr.log_index, trunc(tr.quote_usd)
-             from trade tr join token tk on tk.address = tr.token_address
-            where $5 = any($1) and tk.quote_symbol = 'ETH' and tr.at <= $3 and tr.quote_usd is not null
-         )
-         select token, at, usd18::text from (
-           select distinct on (token, bucket) token, at, usd18 from (
-             select *, case when at < $2 then -1 else floor(extract(epoch from at - $2) / $4) end as bucket from obs
-           ) b order by token, bucket, at desc, block_number desc, log_index desc
-         ) l order by at`,
-        [tokens, from, to, stepSeconds, weth, quoteDecimals.map(([s]) => s), quoteDecimals.map(([, d]) => d)],
-      )
-      return rows.map((r) => ({ token: r.token, at: new Date(r.at), usd18: BigInt(r.usd18) }))
-    },
+    /** The index's prices of `tokens` over a range (readIndexedPrices). */
+    indexedPrices: (p: IndexedPricesQuery) => readIndexedPrices(pool, p),
 
     /** The account's agent whose wallet this is. */
     async agentIdByWallet(accountId: string, wallet: string): Promise<string | undefined> {
@@ -126,6 +99,49 @@ export function createWalletStore(pool: pg.Pool) {
   }
 }
 export type WalletStore = ReturnType<typeof createWalletStore>
+
+type IndexedPricesQuery = { tokens: string[]; from: Date; to: Date; stepSeconds: number; weth: string; quoteDecimals: ReadonlyArray<readonly [string, number]> }
+
+/**
+ * The index's prices of `tokens` (PortfolioReads.indexedPrices): a launched token's price
+ * after each trade (`price_after` x the quote's USD at that block, per whole token), and ETH's
+ * (as `weth`) at each ETH-quoted trade; the last per token and step, and the last before `from`.
+ */
+async function readIndexedPrices(pool: pg.Pool, { tokens, from, to, stepSeconds, weth, quoteDecimals }: IndexedPricesQuery): Promise<IndexedPrice[]> {
+  if (tokens.length === 0) return []
+  const { rows } = await pool.query<{ token: string; at: Date; usd18: string }>(
+    // The trades of the tokens asked for (and of every ETH-quoted token when ETH is) in the
+    // range, and each one's last before it, by the trade_token_at index.
+    `with q(symbol, decimals) as (select * from unnest($6::text[], $7::int[])),
+     tk as (
+       select t.address, q.decimals, t.address = any($1) as held, ($5 = any($1) and t.quote_symbol = 'ETH') as eth
+         from token t join q on q.symbol = t.quote_symbol
+        where t.address = any($1) or ($5 = any($1) and t.quote_symbol = 'ETH')
+     ),
+     tr as (
+       select tr.token_address, tr.at, tr.block_number, tr.log_index, tr.price_after, tr.quote_usd
+         from tk join trade tr on tr.token_address = tk.address and tr.at >= $2 and tr.at <= $3 and tr.quote_usd is not null
+       union all
+       select p.* from tk cross join lateral (
+         select tr.token_address, tr.at, tr.block_number, tr.log_index, tr.price_after, tr.quote_usd from trade tr
+          where tr.token_address = tk.address and tr.at < $2 and tr.quote_usd is not null
+          order by tr.at desc, tr.block_number desc, tr.log_index desc limit 1) p
+     ),
+     obs as (
+       select tr.token_address as token, tr.at, tr.block_number, tr.log_index, trunc(tr.price_after * tr.quote_usd / power(10::numeric, 18 + tk.decimals)) as usd18
+         from tr join tk on tk.address = tr.token_address where tk.held and tr.price_after is not null
+       union all
+       select $5, tr.at, tr.block_number, tr.log_index, trunc(tr.quote_usd) from tr join tk on tk.address = tr.token_address where tk.eth
+     )
+     select token, at, usd18::text from (
+       select distinct on (token, bucket) token, at, usd18 from (
+         select *, case when at < $2 then -1 else floor(extract(epoch from at - $2) / $4) end as bucket from obs
+       ) b order by token, bucket, at desc, block_number desc, log_index desc
+     ) l order by at`,
+    [tokens, from, to, stepSeconds, weth, quoteDecimals.map(([s]) => s), quoteDecimals.map(([, d]) => d)],
+  )
+  return rows.map((r) => ({ token: r.token, at: new Date(r.at), usd18: BigInt(r.usd18) }))
+}
 
 type Ctx = { params: Record<string, string | undefined>; result: Record<string, unknown> | null }
 type OpRow = { agent_id: string; name: string; wallet: string; kind: 'swap' | 'transfer' | 'claim' | 'launch'; token: string | null; usd: string | null; at: string | Date; ctx: Ctx }
