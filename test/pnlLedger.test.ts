@@ -9,8 +9,9 @@ import { createWalletStore } from '../src/db/wallet.store.ts'
 /**
  * The PnL ledger of a wallet whose history is scripted: USDC and ETH transferred in by an
  * outside wallet (valued at their block), a buy and a sale, a self-funded launch (its seed locked
- * in its pool), a venue-a launch whose creator fees an outside buy earns, and a claim of them to
- * the agent's own wallet. The portfolio's and /performance's figures equal a hand computation to
+ * in its pool), a venue-a launch whose creator fees an outside buy earns, some of that buyer's
+ * tokens transferred to the agent (valued at the curve's price of their block), and a claim of
+ * the fees to the agent's own wallet. The portfolio's and /performance's figures equal a hand computation to
  * the cent, from the chain's own reserves and the operations' recorded values.
  */
 let app: TestApp
@@ -35,16 +36,25 @@ async function mined(hash: Hex) {
   return r
 }
 
-/** Cents of `wei` ETH at the WETH/USDC pool's effective reserves of `block`, truncated (the hand computation). */
-async function ethCentsAt(wei: bigint, block: bigint) {
+/** USD (18 decimals) of one ETH at the WETH/USDC pool's effective reserves of `block` (USDC 6 decimals, WETH 18). */
+async function ethUsd18At(block: bigint) {
   const m = chain.manifest.contracts
   const pair = m.wethUsdcPair
   const token0 = await chain.publicClient.readContract({ address: pair, abi: AmmPairArtifact.abi, functionName: 'token0' })
   const [r0, r1] = await chain.publicClient.readContract({ address: pair, abi: AmmPairArtifact.abi, functionName: 'getEffectiveReserves', blockNumber: block })
   const [w, u] = token0.toLowerCase() === m.weth.toLowerCase() ? [r0, r1] : [r1, r0]
-  // USD per ETH with 18 decimals (USDC 6, WETH 18), then the amount, in cents.
-  const usd18 = (u * 10n ** 18n * 10n ** 18n) / (w * 10n ** 6n)
-  return (wei * usd18) / 10n ** 18n / 10n ** 16n
+  return (u * 10n ** 18n * 10n ** 18n) / (w * 10n ** 6n)
+}
+
+/** Cents of `wei` ETH at `block`, truncated (the hand computation). */
+const ethCentsAt = async (wei: bigint, block: bigint) => (wei * (await ethUsd18At(block))) / 10n ** 18n / 10n ** 16n
+
+/** Cents of `amount` of a venue-a token at its curve's price and the ETH price of `block`, truncated. */
+async function curveCentsAt(token: Address, amount: bigint, block: bigint) {
+  const c = await chain.publicClient.readContract({ address: chain.manifest.contracts.venueA, abi: BondingCurveLaunchpadArtifact.abi, functionName: 'getCurve', args: [token], blockNumber: block })
+  // The launchpad's own price: (virtual + real quote reserve) x 1e36 / token reserve (wei per whole token, x 1e18).
+  const price = ((c.virtualQuoteReserve + c.quoteReserve) * 10n ** 36n) / c.tokenReserve
+  return (amount * price * (await ethUsd18At(block))) / 10n ** 54n / 10n ** 16n
 }
 
 async function swap(tokenIn: string, tokenOut: string, amountIn: string) {
@@ -119,6 +129,12 @@ describe('the PnL ledger of a scripted wallet', () => {
       chain: chain.chain, account: outsider.account!, address: m.venueA, abi: BondingCurveLaunchpadArtifact.abi, functionName: 'buy',
       args: [curve.tokenAddress, value, 0n, outsider.account!.address], value, gas: 400_000n,
     }))
+    // Half of what the outside buyer got is transferred to the agent: valued at the curve's price at its block.
+    const bought = await chain.publicClient.readContract({ address: curve.tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [outsider.account!.address] })
+    s.earnerIn = bought / 2n
+    const earnerIn = await mined(await outsider.writeContract({ chain: chain.chain, account: outsider.account!, address: curve.tokenAddress, abi: erc20Abi, functionName: 'transfer', args: [agent.walletAddress, s.earnerIn], gas: 100_000n }))
+    s.earnerCents = await curveCentsAt(curve.tokenAddress, s.earnerIn, earnerIn.blockNumber)
+    expect(s.earnerCents).toBeGreaterThan(0n)
     const claim = await api('POST', '/fees/claim', { agentId: agent.id }, { 'idempotency-key': key() })
     expect(claim.body, JSON.stringify(claim.body)).toMatchObject({ status: 'confirmed', to: agent.walletAddress.toLowerCase() })
     s.claimWei = parseEther(claim.body.claims[0].amount)
@@ -161,6 +177,7 @@ describe('the PnL ledger of a scripted wallet', () => {
     expect(line('USDC')).toMatchObject({ costBasisUsd: usd(s.usdcBasis), realisedPnlUsd: usd(s.usdcRealised) })
     expect(line('ETH')).toMatchObject({ costBasisUsd: usd(s.ethBasis), realisedPnlUsd: usd(-s.seedShare) })
     expect(line('SEEDED')).toBeUndefined()
+    expect(line('EARNER')).toMatchObject({ balance: formatUnits(s.earnerIn, 18), costBasisUsd: usd(s.earnerCents), realisedPnlUsd: '0.00' })
     expect(p.body).toMatchObject({ realisedPnlUsd: usd(realised), gasUsd: usd(s.gas) })
     Object.assign(s, { realised, sold, held })
   })
@@ -175,7 +192,7 @@ describe('the PnL ledger of a scripted wallet', () => {
     const usdcOut = parseUnits(sale.amountOut, 6)
     // Each token at the last price seen: USDC and TSLAx at the sale's (the index has no trades of
     // them); ETH/WETH at the claim's, or at the index's last ETH-quoted trade (the outside curve
-    // buy, its quote's USD at its block) when that came at or after the claim (block times and
+    // buy, its quote's USD at its block) when that came after the claim (block times and
     // recorded times; an operation's time never before an earlier one's in block order).
     const { rows: [trade] } = await app.services.pool.query<{ at: Date; q: string }>(
       `select tr.at, trunc(tr.quote_usd)::text as q from trade tr join token t on t.address = tr.token_address
@@ -191,17 +208,19 @@ describe('the PnL ledger of a scripted wallet', () => {
     expect((await prices(Date.now() - 3_600_000)).at(-1)).toEqual(seenEth)
     expect(await prices(new Date(to).getTime() - 1000)).toEqual([seenEth])
     const weth = parseEther('0.25') + s.claimWei!
-    const wethValue = trade && new Date(trade.at).getTime() >= new Date(claimAt!.at).getTime()
+    const wethValue = trade && new Date(trade.at).getTime() > new Date(claimAt!.at).getTime()
       ? (weth * BigInt(trade.q)) / 10n ** 18n / 10n ** 16n
       : (weth * s.claim!) / s.claimWei!
     const value =
       ((parseUnits('600', 6) + usdcOut) * cents(sale.valueInUsd)) / usdcOut +
       ((s.held! - s.sold!) * cents(sale.valueInUsd)) / s.sold! +
-      wethValue
-    const basis = s.usdcBasis! + s.tslaBasis! + s.ethBasis!
+      wethValue +
+      // EARNER at its transfer's own price (the outside buy's, in the index, came before it).
+      s.earnerCents!
+    const basis = s.usdcBasis! + s.tslaBasis! + s.ethBasis! + s.earnerCents!
     expect(res.body.points.at(-1)).toEqual({
       time: to, valueUsd: usd(value), costBasisUsd: usd(basis), realisedPnlUsd: usd(s.realised!), unrealisedPnlUsd: usd(value - basis),
-      depositsUsd: usd(100_000n + s.ethIn!), withdrawalsUsd: '0.00', operations: 7,
+      depositsUsd: usd(100_000n + s.ethIn! + s.earnerCents!), withdrawalsUsd: '0.00', operations: 8,
     })
   })
 })

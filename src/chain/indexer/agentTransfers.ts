@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { erc20Abi, getAbiItem, getAddress, zeroAddress, type Hex } from 'viem'
 import { mapLimit } from '../../domain/util/mapLimit.ts'
 import { chainUnavailableOf, createPriceReader } from '../priceReader.ts'
+import { resolveToken, tokenUsd } from '../tokenInfo.ts'
 import { ServiceUnavailableError } from '../../domain/errors.ts'
 import { lower, RPC_PARALLEL, type IndexerContext } from './indexerContext.ts'
 import type { BlockReader } from './blockReader.ts'
@@ -37,8 +38,8 @@ const WALLETS_PER_FILTER = 500
  * in a transaction the wallet sent itself (a swap's output, a claim: the wallet operation
  * records those), mints (`from` the zero address: the dev faucet's USDC, like its ETH set with
  * `anvil_setBalance`, has no recorded cost), and ETH sent by a contract (an internal call has no
- * transaction of its own). Each is valued at its block's prices (createPriceReader: the pools
- * and the curve at that block); a token with no market there has a null value.
+ * transaction of its own). Each is valued at its block's prices (usdAt); a token with no market
+ * there has a null value.
  */
 export async function findTransfersIn(ctx: IndexerContext, from: number, to: number, blocks: BlockReader): Promise<TransferInRow[]> {
   const { rows: agents } = await ctx.pool.query<{ id: string; wallet_address: string }>(`select id, wallet_address from agent`)
@@ -77,15 +78,22 @@ export async function findTransfersIn(ctx: IndexerContext, from: number, to: num
   // What a wallet's own transaction delivered to it is that operation's (swap output, claim).
   const rows = found.filter((r) => r.native || senders.get(lower(r.txHash)) !== r.wallet)
   await mapLimit(rows, RPC_PARALLEL, async (r) => {
-    r.usd18 = await usdAt(ctx, r.token, r.amount, r.blockNumber)
+    r.usd18 = await usdAt(ctx, r.token, r.native, r.amount, r.blockNumber)
   })
   return rows
 }
 
-/** usd18 of an amount at a block; null without a market there (a chain that cannot be read fails the range). */
-async function usdAt(ctx: IndexerContext, token: string, amount: bigint, blockNumber: bigint): Promise<bigint | null> {
+/**
+ * usd18 of an amount at a block, as the portfolio values a holding (tokenInfo.tokenUsd: quote
+ * assets, stocks, launched tokens on their curve or pool), else by its route to USDC or WETH;
+ * null without a market there (a chain that cannot be read fails the range).
+ */
+async function usdAt(ctx: IndexerContext, token: string, native: boolean, amount: bigint, blockNumber: bigint): Promise<bigint | null> {
   try {
-    return await (await createPriceReader(ctx.chain, blockNumber)).amountUsd(getAddress(token), amount)
+    const reader = await createPriceReader(ctx.chain, blockNumber)
+    const info = await resolveToken({ pool: ctx.pool, chain: ctx.chain }, native ? 'ETH' : token)
+    const valued = info ? await tokenUsd(ctx.chain, reader, info, amount) : undefined
+    return valued ? valued.amountUsd18 : await reader.amountUsd(getAddress(token), amount)
   } catch (err) {
     // The reader wraps every failed read as chain_unavailable; only a transport failure is one
     // (a token whose reads revert is unpriced, and must not hold the index back).

@@ -174,7 +174,8 @@ export function performanceSeries(ops: readonly LedgerOp[], points: readonly num
       const op = next < ops.length && opAt(next) <= at
       const seen = nextPrice < prices.length && prices[nextPrice]!.at.getTime() <= at
       if (!op && !seen) break
-      if (seen && (!op || prices[nextPrice]!.at.getTime() < opAt(next))) {
+      // At the same time the index's price goes first: the operation's own is block-exact.
+      if (seen && (!op || prices[nextPrice]!.at.getTime() <= opAt(next))) {
         const p = prices[nextPrice++]!
         last.set(p.token, { usd18: p.usd18, amount: WHOLE })
         continue
