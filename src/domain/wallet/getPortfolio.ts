@@ -44,8 +44,8 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
 /**
  * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched, traded or
  * received), valued in USD, with cost basis, unrealised and realised PnL by average cost from the
- * agent's confirmed swaps and transfers (pnlRules.ts), per holding and in total (the realised PnL
- * of tokens no longer held included). `unrealizedPnlUsd` is the earlier spelling of
+ * agent's ledger (pnlRules.ts: swaps, transfers in and out, launches, claims), per holding and in
+ * total (the realised PnL of tokens no longer held included). `unrealizedPnlUsd` is the earlier spelling of
  * `unrealisedPnlUsd`, kept for clients that read it.
  *
  * @example

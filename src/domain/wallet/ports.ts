@@ -84,7 +84,7 @@ export interface PortfolioReads {
   otherTokenAddresses(agentId: string, owner: Address): Promise<string[]>
   /** The agent's confirmed swaps, oldest first. */
   confirmedSwaps(agentId: string): Promise<SwapFill[]>
-  /** The agent's confirmed swaps and transfers out, oldest first (the cost basis and PnL ledger, pnlRules.ts). */
+  /** The agent's cost basis and PnL ledger (pnlRules.ts): confirmed swaps, transfers out, claims, live launches and indexed transfers in, in block order. */
   ledgerOps(agentId: string): Promise<LedgerOp[]>
   /**
    * USD prices the index saw at trades (indexer `trade` rows): a launched token's after each of
