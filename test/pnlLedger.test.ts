@@ -5,6 +5,8 @@ import { startTestApp, waitForLaunchEnd, type Api, type TestApp } from './suppor
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
 import { createWalletStore } from '../src/db/wallet.store.ts'
+import { createIndexer } from '../src/chain/indexer.ts'
+import { createLogger } from '../src/logger.ts'
 
 /**
  * The PnL ledger of a wallet whose history is scripted: USDC and ETH transferred in by an
@@ -246,5 +248,27 @@ describe('a reorg', () => {
     }
     expect(rows).toBe(0)
     expect(await usdcBasis()).toBe(beforeBasis)
+  })
+})
+
+describe('an indexer restart', () => {
+  it('a transfer in mined while no indexer ran is indexed by the next one, once, at its own block', async () => {
+    const pool = app.services.pool
+    await app.services.indexer!.stop()
+    const r = await mined(await outsider.sendTransaction({ chain: chain.chain, account: outsider.account!, to: agent.walletAddress, value: parseEther('0.1'), gas: 21_000n }))
+    await chain.publicClient.request({ method: 'evm_mine' as never, params: [] as never })
+    const rows = async () => (await pool.query<{ usd: string }>(`select trunc(usd_value, 2)::text as usd from agent_transfer_in where tx_hash = $1`, [r.transactionHash.toLowerCase()])).rows
+    expect(await rows()).toEqual([])
+    // Two indexers one after the other, as two boots of the service would run them.
+    for (let boot = 0; boot < 2; boot++) {
+      const indexer = createIndexer({ pool, chain, logger: createLogger({ level: 'silent' }), pollMs: 60_000, backstopMs: 60_000 })
+      const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
+      for (let pass = 0; pass < 20; pass++) {
+        await indexer.syncOnce()
+        if ((await pool.query(`select 1 from chain_checkpoint where chain_id = $1 and block_number >= $2`, [chain.chainId, head])).rowCount) break
+      }
+      await indexer.stop()
+    }
+    expect(await rows()).toEqual([{ usd: usd(await ethCentsAt(parseEther('0.1'), r.blockNumber)) }])
   })
 })
