@@ -177,10 +177,16 @@ describe('the PnL ledger of a scripted wallet', () => {
     const line = (symbol: string) => p.body.holdings.find((h: { symbol: string }) => h.symbol === symbol)
     expect(line('TSLAx')).toMatchObject({ costBasisUsd: usd(s.tslaBasis), realisedPnlUsd: usd(s.tslaRealised) })
     expect(line('USDC')).toMatchObject({ costBasisUsd: usd(s.usdcBasis), realisedPnlUsd: usd(s.usdcRealised) })
-    expect(line('ETH')).toMatchObject({ costBasisUsd: usd(s.ethBasis), realisedPnlUsd: usd(-s.seedShare) })
+    // ETH and WETH (the claim's) are one position: its basis split between their lines by balance, realised on ETH.
+    const ethBal = await chain.publicClient.getBalance({ address: agent.walletAddress })
+    const wethBal = await chain.publicClient.readContract({ address: m.weth, abi: erc20Abi, functionName: 'balanceOf', args: [agent.walletAddress] })
+    expect(wethBal).toBe(s.claimWei)
+    const wethBasis = (s.ethBasis * wethBal) / (ethBal + wethBal)
+    expect(line('ETH')).toMatchObject({ costBasisUsd: usd(s.ethBasis - wethBasis), realisedPnlUsd: usd(-s.seedShare) })
+    expect(line('WETH')).toMatchObject({ costBasisUsd: usd(wethBasis), realisedPnlUsd: '0.00' })
     expect(line('SEEDED')).toBeUndefined()
     expect(line('EARNER')).toMatchObject({ balance: formatUnits(s.earnerIn, 18), costBasisUsd: usd(s.earnerCents), realisedPnlUsd: '0.00' })
-    expect(p.body).toMatchObject({ realisedPnlUsd: usd(realised), gasUsd: usd(s.gas) })
+    expect(p.body).toMatchObject({ realisedPnlUsd: usd(realised), gasUsd: usd(s.gas), costBasisUsd: usd(s.usdcBasis + s.tslaBasis + s.ethBasis + s.earnerCents) })
     Object.assign(s, { realised, sold, held })
   })
 

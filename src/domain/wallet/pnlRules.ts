@@ -244,11 +244,15 @@ export function pnlFields(p: Position | undefined, valueUsd: string | null) {
  * pnlTotals(book, [{ address: tok, valueUsd: '112.35' }], (a) => a ?? '')
  * // { costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00', gasUsd: '0.00' }
  */
-export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null }>, keyOf: (address: string | null) => string) {
+export function pnlTotals(
+  book: ReadonlyMap<string, Position>,
+  holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null; /** The line's part of its position (getPortfolio.sharedPosition), when not all of it. */ position?: Position | undefined }>,
+  keyOf: (address: string | null) => string,
+) {
   let basis = 0n
   let unrealised = 0n
   for (const h of holdings) {
-    const p = book.get(keyOf(h.address))
+    const p = 'position' in h ? h.position : book.get(keyOf(h.address))
     if (!p || h.valueUsd === null) continue
     basis += p.basisCents
     unrealised += usdCents(h.valueUsd) - p.basisCents
