@@ -5,6 +5,9 @@ import type { ActorKind } from './actorKind.ts'
 import type { LaunchInput } from '../domain/launches/launch.schema.ts'
 
 const error = z.object({ code: z.string(), message: z.string() })
+/** What the PnL ledger counts of a confirmed launch (src/chain/launchEffects.ts launchLedger). */
+const launchLedger = z.object({ gasWei: z.string(), gasUsd: z.string().optional(), allocation: z.string(), seed: z.object({ token: z.string(), amount: z.string() }).nullable() })
+export type LaunchLedger = z.infer<typeof launchLedger>
 
 export const launchEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('launch.begin') }),
@@ -16,6 +19,7 @@ export const launchEventSchema = z.discriminatedUnion('type', [
     tokenAddress: z.string(),
     poolAddress: z.string().nullable(),
     blockNumber: z.string(),
+    ledger: launchLedger.optional(),
   }),
   z.object({ type: z.literal('launch.rejected'), effectId: z.string(), error }),
   z.object({ type: z.literal('launch.simulate.failed'), effectId: z.string(), error: z.string() }),
@@ -30,6 +34,8 @@ type Ctx = LaunchInput & {
   tokenAddress: string | null
   poolAddress: string | null
   blockNumber: string | null
+  /** What the PnL ledger counts (src/domain/wallet/pnlRules.ts): gas paid, the creator allocation received, the seed spent. */
+  ledger?: LaunchLedger | null
   error: { code: string; message: string } | null
 }
 
@@ -93,6 +99,7 @@ export const launchMachine = setup({
             tokenAddress: ({ event }) => event.tokenAddress,
             poolAddress: ({ event }) => event.poolAddress,
             blockNumber: ({ event }) => event.blockNumber,
+            ledger: ({ event }) => event.ledger ?? null,
           }),
         },
         'launch.rejected': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },

@@ -2,7 +2,9 @@ import { encodeFunctionData, getAddress, parseEventLogs } from 'viem'
 import { BondingCurveLaunchpadArtifact, FeeLockerArtifact } from './artifacts/index.ts'
 import type { WalletOpPlanner } from './walletOpEffects.ts'
 import type { PlannedTx } from './txSender.ts'
-import { formatAmount } from '../domain/tokens/priceMath.ts'
+import { formatAmount, formatUsd } from '../domain/tokens/priceMath.ts'
+import { createPriceReader } from './priceReader.ts'
+import type { ChainHandle } from './chain.ts'
 import { claimParamsSchema } from '../domain/fees/fees.schema.ts'
 import { TOKEN_DECIMALS } from '../domain/fees/feeRules.ts'
 
@@ -43,7 +45,8 @@ export const claimPlanner: WalletOpPlanner = {
     const { claims } = claimParamsSchema.parse(params)
     const venueA = chain.manifest.contracts.venueA.toLowerCase()
     const feeLocker = chain.manifest.contracts.feeLocker.toLowerCase()
-    return {
+    const received: ClaimedValue[] = []
+    const out = {
       claims: claims.map((c, i) => {
         const receipt = receipts[i]
         let amount = 0n
@@ -66,6 +69,11 @@ export const claimPlanner: WalletOpPlanner = {
             }
           }
         }
+        if (receipt) {
+          const quoteAddress = chain.manifest.quoteAssets[c.quote]?.address.toLowerCase()
+          if (quoteAddress && amount > 0n) received.push({ token: quoteAddress, amount: amount.toString(), to, block: receipt.blockNumber })
+          if (tokenAmount > 0n) received.push({ token: c.tokenAddress.toLowerCase(), amount: tokenAmount.toString(), to, block: receipt.blockNumber })
+        }
         return {
           tokenAddress: c.tokenAddress.toLowerCase(),
           symbol: c.symbol,
@@ -78,5 +86,21 @@ export const claimPlanner: WalletOpPlanner = {
         }
       }),
     }
+    return { ...out, claimed: await valued(chain, received) }
   },
+}
+
+/** What a claim paid, per token (base units), to whom, valued at its block ("12.34"; null when unpriced there). */
+export type ClaimedValue = { token: string; amount: string; to: string; block: bigint; valueUsd?: string | null }
+
+/**
+ * The PnL ledger's view of a claim (src/domain/wallet/pnlRules.ts: income at its value): each
+ * token paid, valued at the prices of its transaction's block. A price that cannot be read leaves
+ * it unvalued (null) rather than failing an operation whose transactions are mined.
+ */
+async function valued(chain: ChainHandle, paid: ClaimedValue[]) {
+  return Promise.all(paid.map(async ({ block, ...p }) => {
+    const usd18 = await createPriceReader(chain, block).then((r) => r.amountUsd(getAddress(p.token), BigInt(p.amount))).catch(() => null)
+    return { ...p, blockNumber: block.toString(), valueUsd: usd18 === null ? null : formatUsd(usd18) }
+  }))
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { erc20Abi, type Address, type LocalAccount } from 'viem'
+import { erc20Abi, parseEventLogs, type Address, type LocalAccount, type TransactionReceipt } from 'viem'
 import type { Logger } from '../logger.ts'
 import type { EffectHandler } from '../actors/actorKind.ts'
 import { upsertLaunchedToken } from '../db/tokens.store.ts'
@@ -9,6 +9,7 @@ import type { ChainHandle } from './chain.ts'
 import type { TxSender } from './txSender.ts'
 import { InsufficientFundsError, SimulationRevertedError, revertReason } from './txSender.ts'
 import { launchOutcome, planLaunch, quoteAsset, seedOf, LAUNCH_SUPPLY } from './launchTx.ts'
+import { gasCost } from './walletOpEffects.ts'
 
 type LaunchCtx = LaunchInput & { txHash: string | null }
 
@@ -18,6 +19,21 @@ export type LaunchEffectsDeps = {
   sender: TxSender
   loadAccount(agentId: string): Promise<LocalAccount>
   logger: Logger
+}
+
+/**
+ * What the PnL ledger counts of a confirmed launch: the gas its transactions paid (wei, and USD
+ * at its block's ETH price), the creator allocation (the new token its transactions delivered
+ * to the wallet, base units: 0 on the reference venues, whose whole supply goes to the curve or
+ * the pool) and a self-funded launch's seed (the quote asset locked into its pool).
+ */
+async function launchLedger(chain: ChainHandle, { ctx, receipts, tokenAddress, owner }: { ctx: LaunchCtx; receipts: readonly TransactionReceipt[]; tokenAddress: Address; owner: Address }) {
+  const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipts.flatMap((r) => r.logs) })
+  const allocation = logs
+    .filter((l) => l.address.toLowerCase() === tokenAddress.toLowerCase() && l.args.to.toLowerCase() === owner.toLowerCase())
+    .reduce((s, l) => s + l.args.value, 0n)
+  const seed = ctx.venue === 'self-funded' ? { token: quoteAsset(chain.manifest, ctx.quote).address.toLowerCase(), amount: seedOf(chain.manifest, ctx).toString() } : null
+  return { ...(await gasCost(chain, receipts)), allocation: allocation.toString(), seed }
 }
 
 const rejected = (code: string, message: string) => ({ type: 'launch.rejected', error: { code, message } })
@@ -133,6 +149,7 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
         tokenAddress: tokenAddress.toLowerCase() as Address,
         poolAddress: poolAddress?.toLowerCase() ?? null,
         blockNumber: receipt.blockNumber.toString(),
+        ledger: await launchLedger(chain, { ctx, receipts, tokenAddress, owner: account.address }),
       }
     },
   }

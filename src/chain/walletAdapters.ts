@@ -66,6 +66,7 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
     },
     confirmedSwaps: (agentId) => store.confirmedSwaps(agentId),
     ledgerOps: (agentId) => store.ledgerOps(agentId),
+    indexedPrices: (q) => store.indexedPrices({ ...q, weth: chain.manifest.contracts.weth.toLowerCase(), quoteDecimals: Object.entries(chain.manifest.quoteAssets).map(([symbol, a]) => [symbol, a.decimals] as const) }),
     agentIdByWallet: (accountId, wallet) => store.agentIdByWallet(accountId, wallet),
     // A contract that merely emits a Transfer to the wallet may not answer balanceOf: not a holding.
     holding: (token, owner, blockNumber) =>

@@ -82,7 +82,7 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
  * one's block (the PnL ledger counts it, src/domain/wallet/pnlRules.ts); `gasUsd` is left out
  * when that price cannot be read.
  */
-async function gasCost(chain: ChainHandle, receipts: readonly TransactionReceipt[]): Promise<{ gasWei: string; gasUsd?: string }> {
+export async function gasCost(chain: ChainHandle, receipts: readonly TransactionReceipt[]): Promise<{ gasWei: string; gasUsd?: string }> {
   const wei = receipts.reduce((s, r) => s + r.gasUsed * r.effectiveGasPrice, 0n)
   const eth = await createPriceReader(chain, receipts.at(-1)!.blockNumber).then((p) => p.quote('ETH')).catch(() => null)
   return eth ? { gasWei: wei.toString(), gasUsd: formatUsd((wei * eth.usd18) / 10n ** 18n) } : { gasWei: wei.toString() }

@@ -218,7 +218,7 @@ function intelOps(): Op[] {
     { method: 'get', path: '/signals/anomalies', summary: 'Whale swaps, liquidity moves, volume spikes, large transfers, detected per block', query: anomaliesQuery, response: output(anomaliesResponse) },
     { method: 'get', path: '/signals/yield', summary: 'AMM pools: APY from 24 h LP fees over TVL, and a risk', query: yieldQuery, response: output(yieldResponse) },
     { method: 'get', path: '/signals/macro', summary: 'Stablecoin flow, ETH dominance, breadth, volatility, fear/greed', query: macroQuery, response: output(macroResponse) },
-    { method: 'get', path: '/agents/{id}/performance', summary: "An agent's basis, realised PnL and withdrawals over time, and its PnL now", auth: 'read', query: performanceQuery },
+    { method: 'get', path: '/agents/{id}/performance', summary: "An agent's value held, deposits, withdrawals, basis and PnL over time, and its PnL now", auth: 'read', query: performanceQuery },
     { method: 'get', path: '/portfolio', summary: "One of the account's agent wallets: holdings with numbers as numbers, cost basis and PnL", auth: 'read', query: walletPortfolioQuery, response: output(walletPortfolioResponse) },
   ]
 }

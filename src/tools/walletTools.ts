@@ -10,7 +10,8 @@ export const getPortfolioTool = defineTool({
   name: 'get_portfolio',
   description:
     "Read the agent wallet's holdings: ETH and every token it holds, each with its balance, USD price and value, and " +
-    'for tokens bought through swaps the cost basis and unrealised PnL; plus the total value in USD. Tokens with no ' +
+    'for tokens it bought, received (valued at their block) or claimed as creator fees the cost basis and unrealised PnL; ' +
+    'plus the total value in USD. Tokens with no ' +
     'market show a null price and value.',
   args: z.strictObject({}),
   scope: 'read',

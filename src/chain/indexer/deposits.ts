@@ -3,6 +3,7 @@ import { erc20Abi, getAbiItem, type Hex } from 'viem'
 import { mapLimit } from '../../domain/util/mapLimit.ts'
 import type { DepositAsset } from '../../domain/billing/depositCredits.ts'
 import { lower, RPC_PARALLEL, type IndexerContext } from './indexerContext.ts'
+import type { BlockReader } from './blockReader.ts'
 
 /** A transfer to a deposit address, as the range that saw it writes it (status `pending`). */
 export type DepositRow = {
@@ -33,7 +34,7 @@ async function depositOwners({ pool }: IndexerContext): Promise<Map<string, stri
  * block is read with its transactions, and only when some deposit address exists). ETH sent by
  * a contract (an internal call) is not seen.
  */
-export async function findDeposits(ctx: IndexerContext, from: number, to: number): Promise<DepositRow[]> {
+export async function findDeposits(ctx: IndexerContext, from: number, to: number, blocks: BlockReader): Promise<DepositRow[]> {
   if (!ctx.deposits) return []
   const owners = await depositOwners(ctx)
   if (owners.size === 0) return []
@@ -50,9 +51,9 @@ export async function findDeposits(ctx: IndexerContext, from: number, to: number
       rows.push({ txHash: l.transactionHash, logIndex: l.logIndex, accountId: owners.get(dest)!, address: dest, asset: 'USDC', amount: l.args.value, blockNumber: l.blockNumber, blockHash: l.blockHash })
     }
   }
-  const blocks = Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i))
-  await mapLimit(blocks, RPC_PARALLEL, async (blockNumber) => {
-    const b = await ctx.client.getBlock({ blockNumber, includeTransactions: true })
+  const blockNumbers = Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i))
+  await mapLimit(blockNumbers, RPC_PARALLEL, async (blockNumber) => {
+    const b = await blocks(blockNumber)
     for (const t of b.transactions) {
       const dest = t.to ? lower(t.to) : undefined
       if (!dest || t.value === 0n || !owners.has(dest) || lower(t.from) === dest) continue

@@ -12,6 +12,8 @@ import { decodeVenueALog, venueAGraduated, venueATokenCreated } from './venueA.t
 import { venueBPoolLaunched } from './venueB.ts'
 import { writeRange } from './writeRange.ts'
 import { findDeposits } from './deposits.ts'
+import { findTransfersIn } from './agentTransfers.ts'
+import { blockReader } from './blockReader.ts'
 import { readQuoteUsd } from './quoteUsd.ts'
 
 /**
@@ -37,8 +39,10 @@ export async function indexRange(ctx: IndexerContext, from: number, to: number, 
 
   const tailFrom = Math.max(from, to - ctx.reorgDepth + 1, head - ctx.reorgDepth + 1)
   const allLogs = [...venueLogs, ...selfFundedLogs, ...poolLogs]
-  const deposits = await findDeposits(ctx, from, to)
-  const headers = await rangeHeaders(ctx, { from, to, tailFrom, logs: [...allLogs, ...deposits] })
+  const blocks = blockReader(ctx)
+  const deposits = await findDeposits(ctx, from, to, blocks)
+  const transfersIn = await findTransfersIn(ctx, from, to, blocks)
+  const headers = await rangeHeaders(ctx, { from, to, tailFrom, logs: [...allLogs, ...deposits, ...transfersIn] })
 
   // Traders of pool swaps are the accounts that sent the transactions.
   const swapTxs = [...new Set(poolLogs.filter((l) => l.eventName === 'Swap').map((l) => l.transactionHash))]
@@ -64,7 +68,7 @@ export async function indexRange(ctx: IndexerContext, from: number, to: number, 
   ])
   for (const t of state.trades) t.quoteUsd18 = quoteUsdAt(quoteOf(t.token), t.blockNumber)
 
-  await writeRange(ctx, { from, to, newTokens, graduations, tokens, trades: state.trades, snapshots: state.snapshots, fees: state.fees, deposits, headers, tailFrom, quoteUsdAt })
+  await writeRange(ctx, { from, to, newTokens, graduations, tokens, trades: state.trades, snapshots: state.snapshots, fees: state.fees, deposits, transfersIn, headers, tailFrom, quoteUsdAt })
   if (newTokens.size || state.trades.length) ctx.log.debug({ from, to, tokens: newTokens.size, trades: state.trades.length }, 'indexed')
 }
 

@@ -21,6 +21,8 @@ export type IndexerContext = {
   /** Recent block hashes kept to find a common ancestor. */
   reorgDepth: number
   log: Logger
+  /** The chain, for prices at a block (transfers into agent wallets, indexer/agentTransfers.ts). */
+  chain: ChainHandle
   /** Credit deposits (indexer/deposits.ts, creditDeposits.ts); absent = deposits are not followed. */
   deposits?: DepositIndexing | undefined
 }
@@ -50,6 +52,7 @@ export function createIndexerContext({ pool, chain, logger, reorgDepth, deposits
     quoteDecimals: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [symbol, q.decimals])),
     reorgDepth,
     log: logger.child({ component: 'indexer' }),
+    chain,
     deposits: deposits && { ...deposits, chain },
   }
 }

@@ -54,6 +54,7 @@ async function rewind(ctx: IndexerContext, ancestor: number, removedTxBlocks: st
     await db.query(`delete from token_snapshot where chain_id = $1 and block_number > $2`, [chainId, ancestor])
     await db.query(`delete from creator_fee_event where chain_id = $1 and block_number > $2`, [chainId, ancestor])
     await db.query(`delete from market_anomaly where chain_id = $1 and block_number > $2`, [chainId, ancestor])
+    await db.query(`delete from agent_transfer_in where chain_id = $1 and block_number > $2`, [chainId, ancestor])
     // A deposit removed before its confirmations is forgotten; a credited one stays (the ledger is
     // append-only), which only a reorg deeper than the confirmations can cause.
     await db.query(`delete from deposit where chain_id = $1 and block_number > $2 and status = 'pending'`, [chainId, ancestor])

@@ -3,6 +3,7 @@ import { withTransaction } from '../../db/transaction.ts'
 import type { IndexerContext } from './indexerContext.ts'
 import { CheckpointMovedError } from './indexerErrors.ts'
 import { writeDeposits, type DepositRow } from './deposits.ts'
+import { writeTransfersIn, type TransferInRow } from './agentTransfers.ts'
 import type { FeeRow, Graduation, Header, NewToken, SnapshotRow, TokenInfo, TradeRow } from './indexedRows.ts'
 import { writeAnomalies } from './anomalies.ts'
 import type { QuoteUsdAt } from './quoteUsd.ts'
@@ -19,6 +20,8 @@ export type RangeRows = {
   fees: FeeRow[]
   /** Transfers to deposit addresses, written `pending`. */
   deposits: DepositRow[]
+  /** Transfers into agent wallets, with their USD value at their block. */
+  transfersIn: TransferInRow[]
   headers: Map<number, Header>
   /** Headers from here up are kept for reorg checks. */
   tailFrom: number
@@ -37,7 +40,7 @@ export type RangeRows = {
 
 /**
  * Writes a decoded range in one database transaction: tokens, graduations, trades, reserve
- * snapshots, creator fee events, the recent block hashes and the checkpoint. Throws
+ * snapshots, creator fee events, deposits, transfers into agent wallets, the recent block hashes and the checkpoint. Throws
  * CheckpointMovedError when another indexer wrote this range first.
  */
 export async function writeRange(ctx: IndexerContext, r: RangeRows): Promise<void> {
@@ -55,6 +58,7 @@ export async function writeRange(ctx: IndexerContext, r: RangeRows): Promise<voi
     await writeTrades(ctx, db, r.trades, agentOf, at)
     await writeSnapshotsAndFees(ctx, db, r.snapshots, r.fees)
     await writeDeposits(ctx, db, r.deposits)
+    await writeTransfersIn(ctx, db, r.transfersIn, at)
     await writeAnomalies(ctx, db, { ...r, at })
     for (const h of r.headers.values()) {
       if (h.number < r.tailFrom) continue

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.ts'
 import { portfolioLines, type GetPortfolioDeps } from './getPortfolio.ts'
-import { performanceSeries, signedCents } from './pnlRules.ts'
+import { ledgerTokens, performanceSeries, signedCents } from './pnlRules.ts'
 import { centsToUsd } from './walletRules.ts'
 import type { PerformanceQuery } from './wallet.schema.ts'
 
@@ -13,14 +13,14 @@ export const MAX_POINTS = 500
 /**
  * An agent's performance over time, for a chart: at each step from `from` (default: 30 steps
  * before `to`) to `to` (default now), its ledger replayed up to then (pnlRules.performanceSeries):
- * the basis it held, the PnL it had realised and the USD it had transferred out. `now` adds what
- * only the chain knows today: the portfolio's value, its unrealised PnL and the total PnL
- * (realised + unrealised). Past portfolio values are not derived: the index keeps no balance
- * history for ETH, USDC and the stocks.
+ * the value of what the ledger held then at the last prices its operations saw, the basis it
+ * held, the PnL it had realised, the USD transferred in (deposits) and out (withdrawals). `now`
+ * adds what only the chain knows today: the portfolio's value (balances the ledger does not know
+ * included), its unrealised PnL and the total PnL (realised + unrealised).
  *
  * @example
  * const perf = await getAgentPerformance(deps, { accountId, agentId, interval: '1d' })
- * perf.points.at(-1) // { time, costBasisUsd, realisedPnlUsd, withdrawalsUsd, operations }
+ * perf.points.at(-1) // { time, valueUsd, costBasisUsd, realisedPnlUsd, unrealisedPnlUsd, depositsUsd, withdrawalsUsd, operations }
  */
 export async function getAgentPerformance(deps: GetPortfolioDeps, input: GetAgentPerformanceInput) {
   const step = STEP_MS[input.interval]
@@ -32,10 +32,14 @@ export async function getAgentPerformance(deps: GetPortfolioDeps, input: GetAgen
   const times: number[] = []
   for (let t = from; t < to; t += step) times.push(t)
   times.push(to)
-  const points = performanceSeries(ops, times).map((p) => ({
+  const prices = await deps.portfolio.indexedPrices({ tokens: ledgerTokens(ops), from: new Date(from), to: new Date(to), stepSeconds: step / 1000 })
+  const points = performanceSeries(ops, times, prices).map((p) => ({
     time: new Date(p.at).toISOString(),
+    valueUsd: centsToUsd(p.valueCents),
     costBasisUsd: centsToUsd(p.basisCents),
     realisedPnlUsd: centsToUsd(p.realisedCents),
+    unrealisedPnlUsd: centsToUsd(p.valueCents - p.basisCents),
+    depositsUsd: centsToUsd(p.depositsCents),
     withdrawalsUsd: centsToUsd(p.withdrawalsCents),
     operations: p.operations,
   }))

@@ -9,9 +9,10 @@ export type GetPnlLeaderboardDeps = {
 export type GetPnlLeaderboardInput = { limit: number; offset: number }
 
 /**
- * Agents ranked by the PnL they realised (pnlRules.ts, from their confirmed swaps and transfers
- * out), then by operations, then id. Unrealised PnL is not ranked: it needs every agent's
- * balances read on chain. Public fields only; the ranking is shared for a moment.
+ * Agents ranked by the PnL they realised (pnlRules.ts, from their ledgers: swaps, transfers in
+ * and out, launches, claims, gas), then by operations, then id. Unrealised PnL is not ranked:
+ * it needs every agent's balances read on chain. Public fields only; the ranking is shared for a
+ * moment.
  *
  * @example
  * const { leaderboard } = await getPnlLeaderboard(deps, { limit: 20, offset: 0 })

@@ -29,23 +29,47 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   }
   const book = pnlLedger(await deps.portfolio.ledgerOps(agent.id))
   const prices = await deps.chain.prices(input.blockNumber)
-  const lines: PortfolioLine[] = []
+  const held: Array<{ token: WalletToken; balance: bigint; priced: Awaited<ReturnType<typeof prices.usd>> }> = []
   for (const token of candidates.values()) {
     const balance = await deps.portfolio.holding(token, owner, input.blockNumber)
     if (balance === null || (balance === 0n && !token.native)) continue
-    const priced = await prices.usd(token, balance).catch(() => undefined)
-    const position = book.get(token.address)
-    lines.push({ token, balance, position, holding: holdingOf(token, balance, priced, position?.basisCents) })
+    held.push({ token, balance, priced: await prices.usd(token, balance).catch(() => undefined) })
   }
-  const totals = pnlTotals(book, lines.map((l) => ({ address: l.token.address, valueUsd: l.holding.valueUsd })), (a) => a ?? '')
+  const lines: PortfolioLine[] = held.map(({ token, balance, priced }) => {
+    const position = sharedPosition(book.get(token.address), token, balance, held)
+    return { token, balance, position, holding: holdingOf(token, balance, priced, position?.basisCents) }
+  })
+  const totals = pnlTotals(book, lines.map((l) => ({ address: l.token.address, valueUsd: l.holding.valueUsd, position: l.position })), (a) => a ?? '')
   return { agent, lines, totals, totalValueUsd: totalValueUsd(lines.map((l) => l.holding)) }
+}
+
+/**
+ * A line's part of its ledger position. ETH and WETH are one position (keyed by WETH's address):
+ * with both held, its amount and basis are split between the two lines by balance, its realised
+ * PnL stays on the ETH line, so the totals count it once.
+ *
+ * @example
+ * sharedPosition({ amount: 4n, basisCents: 100n, realisedCents: 7n }, weth, 1n, [{ token: eth, balance: 3n }, { token: weth, balance: 1n }])
+ * // { amount: 1n, basisCents: 25n, realisedCents: 0n }
+ */
+export function sharedPosition(p: Position | undefined, token: WalletToken, balance: bigint, held: ReadonlyArray<{ token: WalletToken; balance: bigint }>): Position | undefined {
+  const same = held.filter((h) => h.token.address === token.address)
+  if (!p || same.length < 2) return p
+  const total = same.reduce((s, h) => s + h.balance, 0n)
+  if (total === 0n) return token.native ? p : { amount: 0n, basisCents: 0n, realisedCents: 0n }
+  const weth = same.find((h) => !h.token.native)!.balance
+  // The WETH line's share, truncated; the ETH line has the rest, so the parts add up.
+  const wethPart = { amount: (p.amount * weth) / total, basisCents: (p.basisCents * weth) / total }
+  return token.native
+    ? { amount: p.amount - wethPart.amount, basisCents: p.basisCents - wethPart.basisCents, realisedCents: p.realisedCents }
+    : { ...wethPart, realisedCents: 0n }
 }
 
 /**
  * ETH and every token the wallet may hold (quote assets, stocks, tokens it launched, traded or
  * received), valued in USD, with cost basis, unrealised and realised PnL by average cost from the
- * agent's confirmed swaps and transfers (pnlRules.ts), per holding and in total (the realised PnL
- * of tokens no longer held included). `unrealizedPnlUsd` is the earlier spelling of
+ * agent's ledger (pnlRules.ts: swaps, transfers in and out, launches, claims), per holding and in
+ * total (the realised PnL of tokens no longer held included). `unrealizedPnlUsd` is the earlier spelling of
  * `unrealisedPnlUsd`, kept for clients that read it.
  *
  * @example

@@ -9,6 +9,15 @@ import type { SwapFill } from './ports.ts'
  *   tokenOut at that same value (the value the swap recorded when it executed: the tokens in at
  *   the prices of that block), so trade fees and price impact are in the basis;
  * - a transfer out disposes of the amount for its USD value (what leaves is realised at market);
+ * - a transfer in (an ERC-20 Transfer or plain ETH the wallet did not send itself, indexed) is
+ *   acquired at its USD value at its own block; unpriced there, at $0;
+ * - a creator-fee claim is income: the USD value of what it paid (at its block) is realised on
+ *   the book's `fees` entry (FEES_KEY); what it paid into the agent's own wallet is acquired at
+ *   that same value (a later sale realises only the change since), what went to a payout wallet
+ *   is not held;
+ * - a launch acquires its creator allocation (what its transactions delivered to the wallet; none
+ *   on the reference venues) at zero cost; a self-funded launch's seed, locked into its pool, is
+ *   disposed of for $0, so the basis it carried is realised as the launch's cost;
  * - the gas each one paid (USD at its block's ETH price) is a realised loss of the book's `gas`
  *   entry (GAS_KEY), so realised totals are net of gas and a holding's own figures are not.
  * Disposing takes `cost x sold / held` off the basis; the proceeds minus that share are realised.
@@ -20,8 +29,20 @@ import type { SwapFill } from './ports.ts'
 /** A confirmed transfer out: token, base-unit amount and its USD value ("12.50"). */
 export type TransferFill = { token: string; amount: string; valueUsd: string }
 
-/** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded). */
-export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill)) & {
+/** A transfer into the wallet (indexer): token, base-unit amount, its USD value at its block (null: no market there). */
+export type ReceiveFill = { token: string; amount: string; valueUsd: string | null }
+
+/** What a creator-fee claim paid, per token (base units), valued at its block (null: unpriced); `held`: it went to the agent's own wallet. */
+export type ClaimFill = { claimed: Array<{ token: string; amount: string; valueUsd: string | null; held: boolean }> }
+
+/**
+ * A confirmed launch: the token created, its creator allocation (base units the launch delivered
+ * to the wallet) and a self-funded launch's seed (the quote asset locked into its pool).
+ */
+export type LaunchFill = { token: string; allocation: string; seed: { token: string; amount: string } | null }
+
+/** One confirmed operation of the agent, as the ledger reads them: oldest first (`at`: when it was recorded, or its block's time). */
+export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & TransferFill) | ({ kind: 'receive' } & ReceiveFill) | ({ kind: 'claim' } & ClaimFill) | ({ kind: 'launch' } & LaunchFill)) & {
   at?: Date | undefined
   /** What its transactions paid for gas, in USD at the ETH price of their block ("0.31"). */
   gasUsd?: string | undefined
@@ -29,6 +50,8 @@ export type LedgerOp = (({ kind: 'swap' } & SwapFill) | ({ kind: 'transfer' } & 
 
 /** The book's entry for gas: no amount, no basis, its realised PnL the gas paid (negative). */
 export const GAS_KEY = 'gas'
+/** The book's entry for creator fees claimed: no amount, no basis, its realised PnL the fees' value (income). */
+export const FEES_KEY = 'fees'
 
 export type Position = { amount: bigint; basisCents: bigint; realisedCents: bigint }
 
@@ -66,6 +89,29 @@ function applyOp(book: Map<string, Position>, s: LedgerOp): void {
     dispose(s.token, BigInt(s.amount), usdCents(s.valueUsd))
     return
   }
+  if (s.kind === 'receive') {
+    const p = pos(s.token)
+    p.amount += BigInt(s.amount)
+    p.basisCents += s.valueUsd === null ? 0n : usdCents(s.valueUsd)
+    return
+  }
+  if (s.kind === 'launch') {
+    // The seed is locked in the pool for good: disposed of for nothing, its basis realised as the launch's cost.
+    if (s.seed) dispose(s.seed.token, BigInt(s.seed.amount), 0n)
+    if (BigInt(s.allocation) > 0n) pos(s.token).amount += BigInt(s.allocation)
+    return
+  }
+  if (s.kind === 'claim') {
+    for (const c of s.claimed) {
+      const cents = c.valueUsd === null ? 0n : usdCents(c.valueUsd)
+      pos(FEES_KEY).realisedCents += cents
+      if (!c.held) continue
+      const p = pos(c.token)
+      p.amount += BigInt(c.amount)
+      p.basisCents += cents
+    }
+    return
+  }
   const cents = s.valueInUsd ? usdCents(s.valueInUsd) : 0n
   if (s.tokenIn && s.amountIn) dispose(s.tokenIn, BigInt(s.amountIn), cents)
   const out = s.amountOut ? BigInt(s.amountOut) : 0n
@@ -76,34 +122,99 @@ function applyOp(book: Map<string, Position>, s: LedgerOp): void {
   }
 }
 
-/** The ledger's running totals at each point: basis held, realised PnL and withdrawals so far (cents). */
-export type PerformancePoint = { at: number; basisCents: bigint; realisedCents: bigint; withdrawalsCents: bigint; operations: number }
+/** The ledger's running totals at each point (cents): basis held, realised PnL, deposits and withdrawals so far, value held. */
+export type PerformancePoint = {
+  at: number
+  basisCents: bigint
+  realisedCents: bigint
+  depositsCents: bigint
+  withdrawalsCents: bigint
+  valueCents: bigint
+  operations: number
+}
+
+/** The last price seen of a token: `usd18` (USD, 18 decimals) for `amount` base units. */
+type LastPrice = { usd18: bigint; amount: bigint }
+/** A price from the index (PortfolioReads.indexedPrices): usd18 of one whole unit (10^18 base units). */
+export type PriceSeen = { token: string; at: Date; usd18: bigint }
+const CENT18 = 10n ** 16n
+const WHOLE = 10n ** 18n
+
+/** The prices an operation carries (each valued at its own block): both sides of a swap, a transfer's token. */
+function pricesOf(op: LedgerOp): Array<[string, LastPrice]> {
+  const at = (token: string | undefined, amount: string | undefined, usd: string | null | undefined): Array<[string, LastPrice]> =>
+    token && amount && usd && BigInt(amount) > 0n ? [[token, { usd18: usdCents(usd) * CENT18, amount: BigInt(amount) }]] : []
+  if (op.kind === 'swap') return [...at(op.tokenIn, op.amountIn, op.valueInUsd), ...at(op.tokenOut, op.amountOut, op.valueInUsd)]
+  if (op.kind === 'claim') return op.claimed.flatMap((c) => at(c.token, c.amount, c.valueUsd))
+  if (op.kind === 'launch') return []
+  return at(op.token, op.amount, op.valueUsd)
+}
 
 /**
  * The ledger replayed up to each point (ms since the epoch, ascending): what was invested and
- * still held (basis), the PnL realised so far, and the USD value transferred out so far.
+ * still held (basis), the PnL realised so far, the USD value transferred in (deposits) and out
+ * (withdrawals) so far, and the value of what the ledger held then: each token's amount at the
+ * last price seen up to then, truncated to the cent per token, or at its remaining basis when no
+ * price was seen (no unrealised PnL is made up). Prices seen: each operation's own (its block's
+ * prices, as it recorded them) and the index's (`prices`, oldest first), the later one winning.
  *
  * @example
- * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis and realised after each
+ * performanceSeries([buy(1000n, '100.00'), sell(500n, '80.00')], [t1, t2]) // basis, realised and value after each
  */
-export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[]): PerformancePoint[] {
+export function performanceSeries(ops: readonly LedgerOp[], points: readonly number[], prices: readonly PriceSeen[] = []): PerformancePoint[] {
   const book = new Map<string, Position>()
+  const last = new Map<string, LastPrice>()
   let next = 0
+  let nextPrice = 0
+  let deposits = 0n
   let withdrawals = 0n
+  const opAt = (i: number) => ops[i]!.at?.getTime() ?? 0
   return points.map((at) => {
-    while (next < ops.length && (ops[next]!.at?.getTime() ?? 0) <= at) {
-      const op = ops[next++]!
-      if (op.kind === 'transfer') withdrawals += usdCents(op.valueUsd)
-      applyOp(book, op)
+    for (;;) {
+      const op = next < ops.length && opAt(next) <= at
+      const seen = nextPrice < prices.length && prices[nextPrice]!.at.getTime() <= at
+      if (!op && !seen) break
+      // At the same time the index's price goes first: the operation's own is block-exact.
+      if (seen && (!op || prices[nextPrice]!.at.getTime() <= opAt(next))) {
+        const p = prices[nextPrice++]!
+        last.set(p.token, { usd18: p.usd18, amount: WHOLE })
+        continue
+      }
+      const o = ops[next++]!
+      if (o.kind === 'transfer') withdrawals += usdCents(o.valueUsd)
+      if (o.kind === 'receive' && o.valueUsd !== null) deposits += usdCents(o.valueUsd)
+      // Fees claimed to a payout wallet leave at once: a withdrawal.
+      if (o.kind === 'claim') for (const c of o.claimed) if (!c.held && c.valueUsd !== null) withdrawals += usdCents(c.valueUsd)
+      applyOp(book, o)
+      for (const [token, price] of pricesOf(o)) last.set(token, price)
     }
     let basisCents = 0n
     let realisedCents = 0n
-    for (const p of book.values()) {
+    let valueCents = 0n
+    for (const [token, p] of book) {
       basisCents += p.basisCents
       realisedCents += p.realisedCents
+      if (p.amount === 0n) continue
+      const price = last.get(token)
+      valueCents += price ? (p.amount * price.usd18) / price.amount / CENT18 : p.basisCents
     }
-    return { at, basisCents, realisedCents, withdrawalsCents: withdrawals, operations: next }
+    return { at, basisCents, realisedCents, depositsCents: deposits, withdrawalsCents: withdrawals, valueCents, operations: next }
   })
+}
+
+/** Every token the ledger's operations move. */
+export function ledgerTokens(ops: readonly LedgerOp[]): string[] {
+  const out = new Set<string>()
+  for (const op of ops) {
+    if (op.kind === 'swap') for (const t of [op.tokenIn, op.tokenOut]) if (t) out.add(t)
+    if (op.kind === 'transfer' || op.kind === 'receive') out.add(op.token)
+    if (op.kind === 'launch') {
+      if (BigInt(op.allocation) > 0n) out.add(op.token)
+      if (op.seed) out.add(op.seed.token)
+    }
+    if (op.kind === 'claim') for (const c of op.claimed) out.add(c.token)
+  }
+  return [...out]
 }
 
 /** A signed dollar string ("-3.07") in cents. */
@@ -133,11 +244,15 @@ export function pnlFields(p: Position | undefined, valueUsd: string | null) {
  * pnlTotals(book, [{ address: tok, valueUsd: '112.35' }], (a) => a ?? '')
  * // { costBasisUsd: '90.00', unrealisedPnlUsd: '22.35', realisedPnlUsd: '20.00', gasUsd: '0.00' }
  */
-export function pnlTotals(book: ReadonlyMap<string, Position>, holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null }>, keyOf: (address: string | null) => string) {
+export function pnlTotals(
+  book: ReadonlyMap<string, Position>,
+  holdings: ReadonlyArray<{ address: string | null; valueUsd: string | null; /** The line's part of its position (getPortfolio.sharedPosition), when not all of it. */ position?: Position | undefined }>,
+  keyOf: (address: string | null) => string,
+) {
   let basis = 0n
   let unrealised = 0n
   for (const h of holdings) {
-    const p = book.get(keyOf(h.address))
+    const p = 'position' in h ? h.position : book.get(keyOf(h.address))
     if (!p || h.valueUsd === null) continue
     basis += p.basisCents
     unrealised += usdCents(h.valueUsd) - p.basisCents

@@ -67,6 +67,9 @@ export interface TransferOperations {
   waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>
 }
 
+/** A price the index saw: USD (18 decimals) of one whole unit (10^18 base units) of `token`, at a trade's block time. */
+export type IndexedPrice = { token: string; at: Date; usd18: bigint }
+
 /** A confirmed swap of the agent, as the cost basis reads it (amounts in base units). */
 export type SwapFill = { tokenIn?: string | undefined; tokenOut?: string | undefined; amountIn?: string | undefined; amountOut?: string | undefined; valueInUsd?: string | undefined }
 
@@ -81,8 +84,15 @@ export interface PortfolioReads {
   otherTokenAddresses(agentId: string, owner: Address): Promise<string[]>
   /** The agent's confirmed swaps, oldest first. */
   confirmedSwaps(agentId: string): Promise<SwapFill[]>
-  /** The agent's confirmed swaps and transfers out, oldest first (the cost basis and PnL ledger, pnlRules.ts). */
+  /** The agent's cost basis and PnL ledger (pnlRules.ts): confirmed swaps, transfers out, claims, live launches and indexed transfers in, in block order. */
   ledgerOps(agentId: string): Promise<LedgerOp[]>
+  /**
+   * USD prices the index saw at trades (indexer `trade` rows): a launched token's after each of
+   * its trades, and ETH's (keyed by WETH's address) at each trade quoted in ETH. Of the tokens
+   * named, the last one per token and step of `stepSeconds` from `from` up to `to`, and the last
+   * one before `from`, oldest first.
+   */
+  indexedPrices(p: { tokens: string[]; from: Date; to: Date; stepSeconds: number }): Promise<IndexedPrice[]>
   /** The account's agent whose wallet this is (lower case), or undefined. */
   agentIdByWallet(accountId: string, wallet: string): Promise<string | undefined>
   /**

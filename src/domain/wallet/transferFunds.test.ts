@@ -51,6 +51,7 @@ function fakePorts({ policy = {}, held = 100_000_000n, eth = 10n ** 18n, prior }
       otherTokenAddresses: async () => [tokens.USDC!.address, '0x00000000000000000000000000000000000000ee'],
       confirmedSwaps: async () => [],
       ledgerOps: async () => [],
+      indexedPrices: async () => [],
       agentIdByWallet: async () => undefined,
       holding: async (t) => (t.native ? eth : held),
     },
