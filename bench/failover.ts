@@ -1,0 +1,86 @@
+/**
+ * Failover time: two node processes on one database and chain (node A runs the embedded chain,
+ * node B joins it); B is killed with SIGKILL, and the time is measured from the kill to the
+ * first commit of an actor in one of B's shards by A (an inbox event written for one actor per
+ * B shard just before the kill). Two cases, side by side in one run:
+ * - same host: A sees B's process gone at its next renewal (a third of the lease);
+ * - another host (B's row names another host, so only its lease running out tells): the lease.
+ *
+ * npm run -s bench:failover            (SHARD_LEASE_SECONDS=10 by default; FAILOVER_LEASE to change)
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { adminCreateAccount, kill9, startServer, stopServer, type ServerProcess } from '../test/support/server.ts'
+import { apiClient } from '../test/support/app.ts'
+import { shardOf } from '../src/actors/shards.ts'
+import { round, sleep } from './lib.ts'
+
+const LEASE = process.env.FAILOVER_LEASE ?? '10'
+
+async function once(sameHost: boolean): Promise<{ moveMs: number; firstCommitMs: number }> {
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const dbName = `bench_failover_${Date.now()}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`create database ${dbName}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${dbName}`
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-failover-'))
+  const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SHARD_LEASE_SECONDS: LEASE }
+  const nodes: ServerProcess[] = []
+  const db = new pg.Pool({ connectionString: url.toString(), max: 2 })
+  try {
+    nodes.push(await startServer(env))
+    const { rpcUrl } = JSON.parse(readFileSync(join(dataDir, 'chain', 'anvil.json'), 'utf8')) as { rpcUrl: string }
+    nodes.push(await startServer({ ...env, CHAIN_RPC_URL: rpcUrl.replace(/^http/, 'ws'), DEPLOYMENT_MANIFEST: join(dataDir, 'chain', 'manifest.json'), CHAIN_DEV: '1' }))
+    const [a, b] = nodes as [ServerProcess, ServerProcess]
+    const nodeOf = async (pid: number) => (await db.query<{ id: string }>('select id from service_node where pid = $1 and stopped_at is null', [pid])).rows[0]?.id
+    // Wait until B holds its share.
+    let bShards: number[] = []
+    for (const until = Date.now() + 60_000; Date.now() < until; await sleep(100)) {
+      const bId = await nodeOf(b.child.pid!)
+      bShards = bId ? (await db.query<{ shard: number }>('select shard from shard_lease where owner = $1 and expires_at > now()', [bId])).rows.map((r) => r.shard) : []
+      if (bShards.length >= 30) break
+    }
+    if (!sameHost) await db.query(`update service_node set host = 'elsewhere' where pid = $1`, [b.child.pid])
+    // One agent per B shard, made through the API (an agent's actor id is its id).
+    const { apiKey } = await adminCreateAccount(env)
+    const api = apiClient(`${a.url}/api/v1`, apiKey)
+    const byShard = new Map<number, string>()
+    for (let i = 0; byShard.size < bShards.length && i < 2000; i++) {
+      const agent = (await api('POST', '/agents', { name: `f${i}`, model: 'gpt-4o-mini', skills: [] })).body as { id: string }
+      if (bShards.includes(shardOf(agent.id))) byShard.set(shardOf(agent.id), agent.id)
+    }
+    const ids = [...byShard.values()]
+    const accountId = (await db.query<{ account_id: string }>('select account_id from agent where id = $1', [ids[0]])).rows[0]!.account_id
+    await kill9(b, { group: false })
+    const killedAt = performance.now()
+    // Written after the kill: only a node that took B's shards can process them.
+    // (A stopped agent refuses `agent.stop`: the owner marks the row processed at the agent's version.)
+    await db.query(`insert into actor_inbox (actor_id, account_id, event) select id, $2, '{"type":"agent.stop"}' from unnest($1::text[]) as id`, [ids, accountId])
+    const aId = await nodeOf(a.child.pid!)
+    let moveMs = -1
+    let firstCommitMs = -1
+    for (const until = performance.now() + 120_000; performance.now() < until && (moveMs < 0 || firstCommitMs < 0); await sleep(20)) {
+      if (moveMs < 0 && (await db.query('select count(*)::int as n from shard_lease where owner = $1 and expires_at > now()', [aId])).rows[0].n === 64) moveMs = performance.now() - killedAt
+      if (firstCommitMs < 0 && (await db.query('select 1 from actor_inbox where actor_id = any($1) and processed_at is not null limit 1', [ids])).rowCount) firstCommitMs = performance.now() - killedAt
+    }
+    return { moveMs: round(moveMs, 0), firstCommitMs: round(firstCommitMs, 0) }
+  } finally {
+    for (const n of nodes) await stopServer(n).catch(() => {})
+    await db.end()
+    await admin.query(`drop database if exists ${dbName} with (force)`)
+    await admin.end()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const sameHost = await once(true)
+const otherHost = await once(false)
+console.log(`failover with SHARD_LEASE_SECONDS=${LEASE}: kill -9 of one of two nodes`)
+console.log(`  same host (process seen gone): all shards moved ${sameHost.moveMs} ms, first commit of a moved shard ${sameHost.firstCommitMs} ms`)
+console.log(`  other host (lease runs out):   all shards moved ${otherHost.moveMs} ms, first commit of a moved shard ${otherHost.firstCommitMs} ms`)
+console.log(JSON.stringify({ bench: 'failover', leaseSeconds: Number(LEASE), sameHost, otherHost }))
+process.exit(0)
