@@ -320,7 +320,7 @@ async function rpcHealth(chain: ChainHandle): Promise<HealthReport['rpc']> {
 
 /** The repositories over the database, built once and shared by the app, the effects and the indexer. */
 function createRepositories(db: Database) {
-  return { agentsRepository: createAgentsRepository({ pool: db.pool, em: db.orm.em }), credits: createCreditsRepository(db.pool) }
+  return { agentsRepository: createAgentsRepository({ pool: db.pool }), credits: createCreditsRepository(db.pool) }
 }
 
 /** Hosted chat's parts: the model provider, the messages, the live bus, and the chat turn's effects (which call `core`, built later). */
