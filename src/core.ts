@@ -202,7 +202,7 @@ export function createCore(adapters: CoreAdapters) {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
-    ...accountUseCases(adapters.identity),
+    ...accountUseCases(adapters),
     ...agentUseCases(adapters),
     launchToken: (input: LaunchTokenInput) => launchToken(launches(), input),
     previewLaunch: (input: LaunchRequest) => previewLaunch(launches(), input),
@@ -325,8 +325,8 @@ function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
 }
 
 /** Accounts, API keys and dashboard sessions (src/domain/accounts). */
-function accountUseCases({ em, config, chainId, publishKeyRevoked }: IdentityAdapters) {
-  const accounts = createAccountsRepository(em)
+function accountUseCases({ identity: { em, config, chainId, publishKeyRevoked }, pool, credits }: CoreAdapters) {
+  const accounts = createAccountsRepository({ em, pool, credits })
   const sessions = createSessionsRepository(em)
   const keyCache = createKeyCache({ ttlMs: config.apiKeyCacheMs })
   const created = { accounts, starterCredits: config.starterCredits }
