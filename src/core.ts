@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
-import type { WalletDeps } from './http/appDeps.ts'
+import type { WalletDeps } from './chain/walletDeps.ts'
 import { createSwapChainPorts } from './chain/swapAdapters.ts'
 import { TOOL_NAMES, toolsFor } from './tools/registry.ts'
 import { createSwapQuoteStore } from './db/swapQuote.store.ts'

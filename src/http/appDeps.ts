@@ -6,22 +6,11 @@ import type { ActorRuntime } from '../actors/actorRuntime.ts'
 import type { Model } from '../llm/modelCatalog.ts'
 import type { RateLimitStore } from './rateLimit.ts'
 import type { ChainHandle } from '../chain/chain.ts'
-import type { TxSender } from '../chain/txSender.ts'
-import type { WalletOpPlanner } from '../chain/walletOpEffects.ts'
-import type { LocalAccount } from 'viem'
+import type { WalletDeps } from '../chain/walletDeps.ts'
 import type { ModelProvider } from '../domain/chat/ports.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
 import type { Core } from '../core.ts'
 import type { FaucetRequest } from '../chain/devFaucet.ts'
-
-/** The chain's side of agent wallets (present when a chain is): the chain, the outbox, the planners, the keys. */
-export type WalletDeps = {
-  chain: ChainHandle
-  sender: TxSender
-  /** Register a planner per operation kind ('swap', 'transfer', 'claim'). */
-  planners: Record<string, WalletOpPlanner>
-  loadAccount(agentId: string): Promise<LocalAccount>
-}
 
 export type HealthReport = {
   status: 'ok' | 'degraded'
