@@ -113,7 +113,7 @@ import { marketplaceUseCases } from './marketplaceUseCases.ts'
 import { walletUseCases } from './walletUseCases.ts'
 import { automationUseCases } from './automationUseCases.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
-import { pnlUseCases } from './corePnl.ts'
+import { opsUseCases } from './opsUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -198,7 +198,7 @@ export function createCore(adapters: CoreAdapters) {
     if (!launchPorts) throw new ChainNotConfiguredError()
     return launchPorts
   }
-  return {
+  const features = {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
@@ -255,6 +255,7 @@ export function createCore(adapters: CoreAdapters) {
       priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
     }, agents),
   }
+  return { ...features, ...opsUseCases({ pool, runtime, chain: wallet?.chain, credits: adapters.credits, features }) }
 }
 
 export type Core = ReturnType<typeof createCore>
