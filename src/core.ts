@@ -113,6 +113,7 @@ import { marketplaceUseCases } from './marketplaceUseCases.ts'
 import { walletUseCases } from './walletUseCases.ts'
 import { automationUseCases } from './automationUseCases.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
+import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
 import { opsUseCases } from './opsUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
@@ -131,7 +132,7 @@ export type CoreAdapters = {
   deposits?: GetDepositInfoDeps | undefined
   /** The model catalog (src/llm/models.json or MODEL_CATALOG). */
   models: ReadonlyMap<string, Model>
-}
+} & Pick<PlatformAdapters, 'redis' | 'faucet'>
 
 export type IdentityAdapters = {
   em: EntityManager
@@ -254,8 +255,11 @@ export function createCore(adapters: CoreAdapters) {
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
       priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
     }, agents),
+    /** The catalog's model ids and its default (the OpenAPI document names them). */
+    modelIds: { models: [...adapters.models.keys()], defaultModel: chat.deps.defaultModel.id },
   }
-  return { ...features, ...opsUseCases({ pool, runtime, chain: wallet?.chain, credits: adapters.credits, features }) }
+  const chain = wallet?.chain
+  return { ...features, ...platformUseCases({ ...adapters, chain }), ...opsUseCases({ pool, runtime, chain, credits: adapters.credits, features }) }
 }
 
 export type Core = ReturnType<typeof createCore>

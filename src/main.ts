@@ -8,7 +8,7 @@ import { createHttpServer } from './http/server.ts'
 import { DatabaseInUseError } from './db/nodeLock.ts'
 
 /**
- * Boot: config -> infrastructure -> actor runtime -> HTTP. Stops everything it started
+ * Boot: config -> infrastructure, stores, runtime and core (createServices) -> HTTP. Stops everything it started
  * (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM.
  */
 async function main() {

@@ -36,8 +36,7 @@ const operatorOf = (ctx: Context): OpsOperator => {
  * actions. None of them moves funds: pausing tightens a policy, cancelling stops a run. Each
  * parses, calls one ops use case of `core` (src/opsUseCases.ts), answers.
  */
-export function opsConsoleRoutes(deps: AppDeps): Router {
-  const { core } = deps
+export function opsConsoleRoutes({ core }: AppDeps): Router {
   const router = new Router()
 
   router.get('/overview', rejectQuery, async (ctx) => {
@@ -53,7 +52,7 @@ export function opsConsoleRoutes(deps: AppDeps): Router {
   router.get('/actors/:id/events', rejectQuery, async (ctx) => {
     const actorId = actorIdParam(ctx)
     const { kind, read, isFinal } = await core.opsActorStream({ actorId })
-    await streamActorEvents(ctx, deps, { actorId, kind, read, isFinal })
+    await streamActorEvents(ctx, core.actorEvents, { actorId, kind, read, isFinal })
   })
 
   router.get('/agents/:id', rejectQuery, async (ctx) => {
