@@ -56,6 +56,8 @@ const EMBEDDED_CHAIN_ID = 31337
  * what main.ts, the admin CLI and the tests hold on to (the database, the runtime, the chain).
  */
 export type Services = AppDeps & {
+  /** All of it (the app reads only its part). */
+  config: Config
   /** Starts the background work: the actor runtime's pollers, then the chain indexer. */
   start(): Promise<void>
   db: Database

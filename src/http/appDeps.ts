@@ -10,8 +10,8 @@ import type { Core } from '../core.ts'
 export type AppDeps = {
   /** The use cases (src/core.ts): routes parse, call one, and shape its answer. */
   core: Core
-  /** Read by the middleware: `trustProxy` (client IPs), `rateLimit` (per IP, per key, failed auths); and the session cookie's settings (auth routes). */
-  config: Config
+  /** `trustProxy` (client IPs) and `rateLimit` (per IP, per key, failed auths) for the middleware; the sign-in domain and the session cookie's settings for the auth routes. */
+  config: Pick<Config, 'trustProxy' | 'rateLimit' | 'siweDomain' | 'port' | 'cookieSecure' | 'sessionTtlSeconds'>
   /** The error envelope's and the rate limiter's log. */
   logger: Logger
   /** The counters of the rate limits (Redis when configured, else in memory). */
