@@ -123,6 +123,7 @@ async function opsActorStream({ pool, runtime }: OpsDeps, actorId: string) {
   const kind = row && runtime.kinds.get(row.kind)
   if (!row || !kind) return notFound('Actor')
   const read = async () => actorSummary((await findActorRow(pool, actorId)) ?? notFound('Actor'))
+  // A status is final when it names one of the machine's final states.
   const isFinal = (s: string) => (kind.machine.root.states[s] as { type?: string } | undefined)?.type === 'final'
   return { kind: row.kind, read, isFinal }
 }

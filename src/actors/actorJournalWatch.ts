@@ -8,8 +8,8 @@ import { journalSince, journalStateAt, type JournalRow } from '../db/actorJourna
  * src/http/actorEvents.ts): the actor's journal and this process's commit watch.
  */
 export type ActorJournalWatch = {
-  /** A kind's status of a journaled state value, and whether a status is one of its final states; undefined for a kind the runtime does not know. */
-  kindOf(kind: string): { statusOf(stateValue: unknown): string; isFinalState(status: string): boolean } | undefined
+  /** A kind's status of a journaled state value; undefined for a kind the runtime does not know. */
+  kindOf(kind: string): { statusOf(stateValue: unknown): string } | undefined
   /** The journal rows after `afterSeq`, oldest first. */
   since(actorId: string, afterSeq: number): Promise<JournalRow[]>
   /** The state the actor had at journal row `seq`. */
@@ -27,10 +27,7 @@ export function createActorJournalWatch(pool: pg.Pool, runtime: ActorRuntime): A
   return {
     kindOf(name) {
       const kind = runtime.kinds.get(name)
-      return kind && {
-        statusOf: (value) => kind.statusOf({ value } as AnyMachineSnapshot),
-        isFinalState: (s) => (kind.machine.root.states[s] as { type?: string } | undefined)?.type === 'final',
-      }
+      return kind && { statusOf: (value) => kind.statusOf({ value } as AnyMachineSnapshot) }
     },
     since: (actorId, afterSeq) => journalSince(pool, actorId, afterSeq),
     stateAt: (actorId, seq) => journalStateAt(pool, actorId, seq),
