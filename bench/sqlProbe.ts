@@ -85,7 +85,7 @@ try {
     const p = mode === 'named' ? namedStatements(pool) : pool
     const runtime = createActorRuntime({ pool: p, kinds: [agentKind], logger })
     const reads = {
-      agents: createAgentsRepository({ pool: p, em: db.orm.em }),
+      agents: createAgentsRepository({ pool: p }),
       actors: createAgentActors({ runtime, tickMs: 3_600_000 }),
       rows: createAgentRowCache({ ttlMs: 2000 }),
     }

@@ -51,7 +51,7 @@ async function main() {
   if (!name || codePointLength(name) > 64) fail('--name is required (1-64 characters)')
 
   await withDatabase(async (db, config) => {
-    const deps = { accounts: createAccountsRepository(db.orm.em), starterCredits: config.starterCredits }
+    const deps = { accounts: createAccountsRepository({ em: db.orm.em, pool: db.pool, credits: createCreditsRepository(db.pool) }), starterCredits: config.starterCredits }
     const { account, apiKey } = await createAccount(deps, { name, isOperator: values.operator })
     process.stdout.write(`${JSON.stringify({ accountId: account.id, apiKey })}\n`)
   })

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
-import type { WalletDeps } from './http/appDeps.ts'
+import type { WalletDeps } from './chain/walletDeps.ts'
 import { createSwapChainPorts } from './chain/swapAdapters.ts'
 import { TOOL_NAMES, toolsFor } from './tools/registry.ts'
 import { createSwapQuoteStore } from './db/swapQuote.store.ts'
@@ -29,43 +29,8 @@ import type { ChatBus, ChatBusEvent } from './actors/chatBus.ts'
 import { MODEL_SCOPES } from './actors/toolCall.effect.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Config } from './config.ts'
-import { createAccountsRepository } from './db/accounts.repository.ts'
-import { createSessionsRepository } from './db/sessions.repository.ts'
-import { withTransaction } from './db/transaction.ts'
-import { createAgentActors } from './actors/agentActors.ts'
-import { newAgentWallet, verifiedSymbolResolver } from './chain/agentAdapters.ts'
-import { createKeyCache } from './domain/accounts/keyCache.ts'
-import { createAccount } from './domain/accounts/createAccount.ts'
-import { findOrCreateAccount } from './domain/accounts/findOrCreateAccount.ts'
-import { getAccount } from './domain/accounts/getAccount.ts'
-import { updateAccount } from './domain/accounts/updateAccount.ts'
-import { createApiKey, type CreateApiKeyInput } from './domain/accounts/createApiKey.ts'
-import { listApiKeys } from './domain/accounts/listApiKeys.ts'
-import { revokeApiKey } from './domain/accounts/revokeApiKey.ts'
-import { authenticateKey } from './domain/accounts/authenticateKey.ts'
-import { issueNonce } from './domain/accounts/issueNonce.ts'
-import { signIn, type SignInInput } from './domain/accounts/signIn.ts'
-import { resolveSession } from './domain/accounts/resolveSession.ts'
-import { signOut } from './domain/accounts/signOut.ts'
-import type { KeyPage } from './domain/accounts/ports.ts'
-import type { ProfileBody } from './domain/accounts/account.schema.ts'
-import { createAgentRowCache } from './domain/agents/agentRowCache.ts'
-import { createAgent, type CreateAgentInput } from './domain/agents/createAgent.ts'
-import { getAgent, type AgentRef } from './domain/agents/getAgent.ts'
-import { listAgents, type ListAgentsInput } from './domain/agents/listAgents.ts'
-import { updateAgent, type UpdateAgentInput } from './domain/agents/updateAgent.ts'
-import { startAgent } from './domain/agents/startAgent.ts'
-import { stopAgent } from './domain/agents/stopAgent.ts'
-import { deleteAgent } from './domain/agents/deleteAgent.ts'
-import { listWhitelist } from './domain/agents/listWhitelist.ts'
-import { addToWhitelist, type AddToWhitelistInput } from './domain/agents/addToWhitelist.ts'
-import { removeFromWhitelist, type RemoveFromWhitelistInput } from './domain/agents/removeFromWhitelist.ts'
-import { listAgentAudit, type ListAgentAuditInput } from './domain/agents/listAgentAudit.ts'
-import { listAudit } from './db/auditTrail.store.ts'
-import { applyGuardrailChange } from './db/guardrails.store.ts'
 import { createCustomSkillsRepository } from './db/customSkills.repository.ts'
-import { BUILTIN_TOOL_NAMES, SKILL_SLUGS, STRATEGY_SLUGS } from './domain/skills/builtinSkills.ts'
-import { agentSchemas } from './domain/agents/agent.schema.ts'
+import { BUILTIN_TOOL_NAMES } from './domain/skills/builtinSkills.ts'
 import type { SkillsDeps } from './domain/skills/ports.ts'
 import { customSkillSchemas } from './domain/skills/skill.schema.ts'
 import { createCustomSkill, type CreateCustomSkillInput } from './domain/skills/createCustomSkill.ts'
@@ -113,7 +78,9 @@ import { marketplaceUseCases } from './marketplaceUseCases.ts'
 import { walletUseCases } from './walletUseCases.ts'
 import { automationUseCases } from './automationUseCases.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
-import { pnlUseCases } from './corePnl.ts'
+import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
+import { opsUseCases } from './opsUseCases.ts'
+import { accountUseCases, agentUseCases } from './identityUseCases.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -131,7 +98,7 @@ export type CoreAdapters = {
   deposits?: GetDepositInfoDeps | undefined
   /** The model catalog (src/llm/models.json or MODEL_CATALOG). */
   models: ReadonlyMap<string, Model>
-}
+} & Pick<PlatformAdapters, 'redis' | 'faucet'>
 
 export type IdentityAdapters = {
   em: EntityManager
@@ -198,11 +165,11 @@ export function createCore(adapters: CoreAdapters) {
     if (!launchPorts) throw new ChainNotConfiguredError()
     return launchPorts
   }
-  return {
+  const features = {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
-    ...accountUseCases(adapters.identity),
+    ...accountUseCases(adapters),
     ...agentUseCases(adapters),
     launchToken: (input: LaunchTokenInput) => launchToken(launches(), input),
     previewLaunch: (input: LaunchRequest) => previewLaunch(launches(), input),
@@ -254,7 +221,11 @@ export function createCore(adapters: CoreAdapters) {
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
       priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
     }, agents),
+    /** The catalog's model ids and its default (the OpenAPI document names them). */
+    modelIds: { models: [...adapters.models.keys()], defaultModel: chat.deps.defaultModel.id },
   }
+  const chain = wallet?.chain
+  return { ...features, ...platformUseCases({ ...adapters, chain }), ...opsUseCases({ pool, runtime, chain, credits: adapters.credits, features }) }
 }
 
 export type Core = ReturnType<typeof createCore>
@@ -323,59 +294,3 @@ function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
   }
   return { deps, messages: chat.messages, bus: chat.bus, waitMs: chat.limits.waitMs }
 }
-
-/** Accounts, API keys and dashboard sessions (src/domain/accounts). */
-function accountUseCases({ em, config, chainId, publishKeyRevoked }: IdentityAdapters) {
-  const accounts = createAccountsRepository(em)
-  const sessions = createSessionsRepository(em)
-  const keyCache = createKeyCache({ ttlMs: config.apiKeyCacheMs })
-  const created = { accounts, starterCredits: config.starterCredits }
-  const signing = { ...created, sessions, chainId, sessionTtlSeconds: config.sessionTtlSeconds, nonceTtlSeconds: config.siweNonceTtlSeconds }
-  return {
-    createAccount: (input: { name: string; isOperator?: boolean }) => createAccount(created, input),
-    findOrCreateAccount: (input: { address: string }) => findOrCreateAccount(created, input),
-    getAccount: (input: { accountId: string }) => getAccount({ accounts }, input),
-    updateAccount: (input: ProfileBody & { accountId: string }) => updateAccount({ accounts }, input),
-    createApiKey: (input: CreateApiKeyInput) => createApiKey({ accounts }, input),
-    listApiKeys: (input: { accountId: string } & KeyPage) => listApiKeys({ accounts }, input),
-    revokeApiKey: (input: { accountId: string; keyId: string }) => revokeApiKey({ accounts, keyCache, publishRevoked: publishKeyRevoked }, input),
-    authenticateKey: (input: { value: string }) => authenticateKey({ accounts, keyCache }, input),
-    /** Drops a key from this node's cache: a revocation seen on another node. */
-    forgetApiKey: (hash: string) => keyCache.revoke(hash),
-    issueNonce: () => issueNonce(signing),
-    signIn: (input: SignInInput) => signIn(signing, input),
-    resolveSession: (input: { token: string }) => resolveSession({ accounts, sessions }, input),
-    signOut: (input: { token: string }) => signOut({ sessions }, input),
-  }
-}
-
-/** Agents: configuration, lifecycle (the agent actor), whitelist and audit trail (src/domain/agents). */
-function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }: CoreAdapters) {
-  const { config, masterKey } = identity
-  const actors = createAgentActors({ runtime, tickMs: config.agentTickMs })
-  const rows = createAgentRowCache({ ttlMs: 2000 })
-  const resolveVerifiedSymbol = wallet && verifiedSymbolResolver(pool, wallet.chain)
-  const tx = { withTransaction: <T>(fn: (db: pg.PoolClient) => Promise<T>) => withTransaction(pool, fn) }
-  const reads = { agents, actors, rows }
-  const hold = { whitelistHoldSeconds: config.whitelistHoldSeconds }
-  const creating = { ...reads, ...tx, resolveVerifiedSymbol, createWallet: (id: string) => newAgentWallet(masterKey, id), newId: randomUUID }
-  return {
-    /** Agent request bodies, built from the catalogs as the route builds them (the agent tools parse with them). */
-    agentSchemas: agentSchemas({
-      models: new Set(models.keys()), defaultModel: chat.defaultModel.id, skills: SKILL_SLUGS, strategies: STRATEGY_SLUGS,
-      minRunIntervalSeconds: config.runMinIntervalSeconds,
-    }),
-    createAgent: (input: CreateAgentInput) => createAgent(creating, input),
-    getAgent: (input: AgentRef) => getAgent(reads, input),
-    listAgents: (input: ListAgentsInput) => listAgents({ agents }, input),
-    updateAgent: (input: UpdateAgentInput) => updateAgent({ ...reads, ...tx, ...hold, resolveVerifiedSymbol, guardrails: { apply: applyGuardrailChange } }, input),
-    startAgent: (input: AgentRef) => startAgent(reads, input),
-    stopAgent: (input: AgentRef) => stopAgent(reads, input),
-    deleteAgent: (input: AgentRef) => deleteAgent(reads, input),
-    listWhitelist: (input: AgentRef) => listWhitelist({ agents }, input),
-    addToWhitelist: (input: AddToWhitelistInput) => addToWhitelist({ agents, ...hold }, input),
-    removeFromWhitelist: (input: RemoveFromWhitelistInput) => removeFromWhitelist({ agents }, input),
-    listAgentAudit: (input: ListAgentAuditInput) => listAgentAudit({ agents, audit: (q) => listAudit(pool, q) }, input),
-  }
-}
-

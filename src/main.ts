@@ -10,9 +10,10 @@ import { DatabaseInUseError } from './db/nodeLock.ts'
 import { runPrimary } from './cluster.ts'
 
 /**
- * Boot: config -> infrastructure -> actor runtime -> HTTP. Stops everything it started
- * (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM. With WORKERS above 1,
- * this process is the primary (src/cluster.ts) and each node process it forks boots here.
+ * Boot: config -> infrastructure, stores, runtime and core (createServices) -> HTTP. Stops
+ * everything it started (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM.
+ * With WORKERS above 1, this process is the primary (src/cluster.ts) and each node process it
+ * forks boots here.
  */
 async function main() {
   const config = loadConfig()

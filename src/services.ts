@@ -15,7 +15,9 @@ import { createCreditsRepository } from './db/credits.repository.ts'
 import type { CreditsRepository } from './domain/billing/ports.ts'
 import { createAgentsRepository } from './db/agents.repository.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from './http/rateLimit.ts'
-import type { AppDeps, HealthReport, WalletDeps } from './http/appDeps.ts'
+import type { AppDeps } from './http/appDeps.ts'
+import type { WalletDeps } from './chain/walletDeps.ts'
+import type { ActorRuntime } from './actors/actorRuntime.ts'
 import { startChain, type ChainHandle } from './chain/chain.ts'
 import { createTxSender, type TxSender } from './chain/txSender.ts'
 import { createLaunchEffects } from './chain/launchEffects.ts'
@@ -26,7 +28,6 @@ import { walletOpKind } from './actors/walletOp.machine.ts'
 import { transferPlanner } from './chain/transferPlanner.ts'
 import { createSwapPlanner } from './chain/swapPlanner.ts'
 import { createWalletOpEffects, type WalletOpPlanner } from './chain/walletOpEffects.ts'
-import { sweepIdempotencyKeys } from './http/middleware/idempotency.ts'
 import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { createDepositServices } from './chain/depositServices.ts'
@@ -50,18 +51,34 @@ import type { Model } from './llm/modelCatalog.ts'
 const KEY_REVOKED_CHANNEL = 'api-key-revoked'
 const EMBEDDED_CHAIN_ID = 31337
 
+/**
+ * The composition's handle: the app's dependencies (`core` and what the middleware needs), plus
+ * what main.ts, the admin CLI and the tests hold on to (the database, the runtime, the chain).
+ */
 export type Services = AppDeps & {
+  /** All of it (the app reads only its part). */
+  config: Config
   /** Starts the background work: the actor runtime takes its shards (and the indexer, holding its role). */
   start(): Promise<void>
   db: Database
+  pool: Database['pool']
   redis: Redis | undefined
+  /** Absent when the service runs without a chain (some tests). */
+  chain: ChainHandle | undefined
+  wallet: WalletDeps | undefined
   indexer: Indexer | undefined
+  runtime: ActorRuntime
+  agentsRepository: AgentsRepository
+  credits: CreditsRepository
+  /** The catalog's one `default: true` entry. */
+  defaultModel: Model
   close(): Promise<void>
 }
 
 /**
- * Opens the database (embedded Postgres when no DATABASE_URL), Redis when configured, and
- * builds every service the app and the admin CLI use.
+ * Builds the service top to bottom: infrastructure (the model catalog, the database, Redis, the
+ * master key, the chain), stores (repositories, the indexer, the outbox), the actor runtime,
+ * `core`, and what only `core` feeds (key revocations, automation triggers, the key sweep).
  *
  * @example
  * const services = await createServices(loadConfig(), logger, { pgMode: 'own' })
@@ -82,7 +99,7 @@ export async function createServices(
     sharedDatabase?: boolean
   } = {},
 ): Promise<Services> {
-  // Read first: a bad catalog stops the boot before anything is started.
+  // Infrastructure. The catalog is read first: a bad catalog stops the boot before anything is started.
   const models = loadModelCatalog(config.modelsFile)
   // The process that runs an embedded Postgres or chain owns the data directory: a second one
   // there would stop them under it. Nodes that share a database and a chain join freely.
@@ -90,40 +107,42 @@ export async function createServices(
   const stores = await openStores(config, logger, { pgMode, dataDirLock: ownsEmbedded && !sharedDatabase })
   const { db, redis } = stores
   const masterKey = await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
+  // Stores: the repositories, then the chain's indexer, deposit addresses and outbox.
   const { agentsRepository, credits } = createRepositories(db)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, withChain, credits, masterKey })
   const chat = createChatParts({ pool: db.pool, config, credits, agents: agentsRepository, models, core: () => core })
   const automationStore = createAutomationsStore(db.pool)
+  const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
+  // Runtime: the effects that call `core` get it lazily (it is built next).
   const automationEffects = { ...createAutomationEffects({ core: () => core }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
   const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, indexer, loadAccount, runtimePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
-  const sweeper = startIdempotencySweep(db, logger)
-  const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
-
+  // Core: every use case, over the adapters above.
   const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
-  const core: Core = createCore({ pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters, logger, credits, deposits: deposits?.ports, models })
+  const faucet = chain && config.chain.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined
+  const core: Core = createCore({
+    pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters,
+    logger, credits, deposits: deposits?.ports, models, redis, faucet,
+  })
+  // What core feeds: revocations from other nodes, automations fired as blocks are indexed, the key sweep.
   const subscriber = await subscribeKeyRevocations(config, core)
-  // Price thresholds and new launches fire automations as the indexer adds blocks.
   indexer?.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger }).onIndexed)
+  const sweeper = startIdempotencySweep(core, logger)
   return {
     config,
     logger,
-    db,
-    chain,
-    wallet,
     core,
-    faucet: chain && config.chain.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined,
+    rateLimitStore,
+    db,
     pool: db.pool,
     redis,
+    chain,
+    wallet,
     indexer,
-    agentsRepository,
     runtime,
-    models,
-    defaultModel: defaultModelOf(models),
-    modelProvider: chat.adapters.provider,
+    agentsRepository,
     credits,
-    rateLimitStore,
-    health: () => healthReport({ db, redis, chain }),
+    defaultModel: defaultModelOf(models),
     /** The runtime takes its shards, and the indexer's role when no other node holds it (then it indexes). */
     async start() {
       await runtime.start()
@@ -258,8 +277,8 @@ async function pricesOf(core: Core, mints: string[]): Promise<Map<string, string
 }
 
 /** Idempotency keys are promised for 24 h and kept 48 h; older ones are swept hourly. */
-function startIdempotencySweep(db: Database, logger: Logger) {
-  const sweep = () => void sweepIdempotencyKeys(db.pool).catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
+function startIdempotencySweep(core: Core, logger: Logger) {
+  const sweep = () => void core.idempotencyKeys.sweep().catch((err) => logger.warn({ err: String(err) }, 'idempotency sweep failed'))
   sweep()
   return setInterval(sweep, 3_600_000).unref()
 }
@@ -285,48 +304,9 @@ async function subscribeKeyRevocations(config: Config, core: Core): Promise<Redi
   return subscriber
 }
 
-/** GET /health: the database (with its latency), Redis and the chain's RPC, and the venue addresses. */
-async function healthReport({ db, redis, chain }: { db: Database; redis: Redis | undefined; chain: ChainHandle | undefined }): Promise<HealthReport> {
-  const t0 = performance.now()
-  const dbOk = await db.pool.query('select 1').then(() => true, () => false)
-  const latencyMs = dbOk ? Math.round((performance.now() - t0) * 10) / 10 : null
-  const redisOk = redis ? await redis.ping().then((r) => r === 'PONG', () => false) : null
-  const rpcOk = chain ? await chain.publicClient.getBlockNumber().then(() => true, () => false) : true
-  const ok = dbOk && redisOk !== false && rpcOk
-  return {
-    status: ok ? 'ok' : 'degraded',
-    database: { ok: dbOk, latencyMs },
-    redis: { configured: !!redis, ok: redisOk },
-    rpc: chain ? await rpcHealth(chain) : { configured: false, ok: null, chainId: null, latestBlock: null },
-    venues: chain
-      ? {
-          configured: true,
-          // Lower case, as every address the API returns.
-          addresses: {
-            'venue-a': chain.manifest.contracts.venueA.toLowerCase(),
-            'venue-b': chain.manifest.contracts.venueB.toLowerCase(),
-            router: chain.manifest.contracts.router.toLowerCase(),
-            factory: chain.manifest.contracts.factory.toLowerCase(),
-            weth: chain.manifest.contracts.weth.toLowerCase(),
-            usdc: chain.manifest.contracts.usdc.toLowerCase(),
-          },
-        }
-      : { configured: false, addresses: null },
-  }
-}
-
-async function rpcHealth(chain: ChainHandle): Promise<HealthReport['rpc']> {
-  try {
-    const block = await chain.publicClient.getBlockNumber()
-    return { configured: true, ok: true, chainId: chain.chainId, latestBlock: block.toString() }
-  } catch {
-    return { configured: true, ok: false, chainId: chain.chainId, latestBlock: null }
-  }
-}
-
 /** The repositories over the database, built once and shared by the app, the effects and the indexer. */
 function createRepositories(db: Database) {
-  return { agentsRepository: createAgentsRepository({ pool: db.pool, em: db.orm.em }), credits: createCreditsRepository(db.pool) }
+  return { agentsRepository: createAgentsRepository({ pool: db.pool }), credits: createCreditsRepository(db.pool) }
 }
 
 /** Hosted chat's parts: the model provider, the messages, the live bus, and the chat turn's effects (which call `core`, built later). */

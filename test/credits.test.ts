@@ -47,6 +47,18 @@ describe('credit ledger', () => {
     expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 1000, reserved: 0 })
   })
 
+  it("the starter grant is the credits store's entry: one (grant, account id) row, answered again by a repeated append", async () => {
+    const { account } = await app.services.core.createAccount({ name: 'grant-once' })
+    const [grant] = await entries(account.id)
+    expect(grant).toEqual({ kind: 'grant', credits: 1000, balanceAfter: 1000, ref: account.id })
+    // The same (kind, ref) through the store writes nothing: the grant was written by that store, once.
+    const again = await app.services.credits.append({ accountId: account.id, kind: 'grant', credits: 1000, ref: account.id })
+    expect(again.created).toBe(false)
+    expect(again.entry).toMatchObject({ kind: 'grant', credits: 1000, balanceAfter: 1000, ref: account.id })
+    expect(await entries(account.id)).toEqual([grant])
+    expect(await expectBalanceIsLedgerSum(account.id)).toEqual({ credits: 1000, reserved: 0 })
+  })
+
   it('a SIWE first sign-in (find or create by address) grants once, even when racing itself', async () => {
     const address = '0x00000000000000000000000000000000000000a1'
     const accounts = await Promise.all(Array.from({ length: 5 }, () => app.services.core.findOrCreateAccount({ address })))

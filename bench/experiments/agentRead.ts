@@ -34,7 +34,7 @@ try {
   const accountId = randomUUID()
   await db.pool.query(`insert into account (id, name) values ($1, 'probe')`, [accountId])
   const runtime = createActorRuntime({ pool: db.pool, kinds: [agentKind], logger })
-  const repo = createAgentsRepository({ pool: db.pool, em: db.orm.em })
+  const repo = createAgentsRepository({ pool: db.pool })
   const { id } = await createAgent(
     {
       agents: repo, actors: createAgentActors({ runtime, tickMs: 3_600_000 }),

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { WalletDeps } from '../http/appDeps.ts'
+import type { WalletDeps } from './walletDeps.ts'
 import type { ClaimOperations, FeeChain } from '../domain/fees/ports.ts'
 import { hasCreatorFees, NO_FEES } from '../domain/fees/feeRules.ts'
 import { mapLimit } from '../domain/util/mapLimit.ts'

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { formatUnits, getContractAddress } from 'viem'
-import type { WalletDeps } from '../http/appDeps.ts'
+import type { WalletDeps } from './walletDeps.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { LaunchInput } from '../domain/launches/launch.schema.ts'
 import type { LaunchPorts, LaunchPrediction } from '../domain/launches/ports.ts'

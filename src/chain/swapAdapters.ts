@@ -1,6 +1,6 @@
 import { erc20Abi, getAddress, type Address } from 'viem'
 import type pg from 'pg'
-import type { WalletDeps } from '../http/appDeps.ts'
+import type { WalletDeps } from './walletDeps.ts'
 import type { SwapMarket, SwapSimulator, SwapTokens } from '../domain/swaps/ports.ts'
 import { formatUsd } from '../domain/tokens/priceMath.ts'
 import { pinToLatestBlock } from './pinnedReads.ts'

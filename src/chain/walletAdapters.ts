@@ -1,6 +1,6 @@
 import { getAddress, parseAbiItem, type Address } from 'viem'
 import type pg from 'pg'
-import type { WalletDeps } from '../http/appDeps.ts'
+import type { WalletDeps } from './walletDeps.ts'
 import type { PortfolioReads, TransferOperations, TransferParams, WalletChain, WalletToken, WalletTokens } from '../domain/wallet/ports.ts'
 import type { WalletStore } from '../db/wallet.store.ts'
 import { SimulationRevertedError } from '../domain/errors.ts'

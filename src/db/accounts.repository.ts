@@ -1,35 +1,38 @@
 import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import type { EntityManager } from '@mikro-orm/core'
 import { AccountSchema } from '../domain/accounts/account.entity.ts'
 import { ApiKeySchema } from '../domain/accounts/apiKey.entity.ts'
-import { CreditEntrySchema } from '../domain/billing/creditEntry.entity.ts'
 import type { AccountsRepository } from '../domain/accounts/ports.ts'
+import type { CreditsRepository } from '../domain/billing/ports.ts'
+import { withTransaction } from './transaction.ts'
 
 /**
  * The account aggregate (accounts and their API keys) over the MikroORM entities. Every call
  * works on a fork of the entity manager of its own, so no identity map is shared between requests.
+ * The one exception is the account's creation: its row and its starter grant are written in one
+ * `withTransaction` on the pool, the grant by the credits store's `append` like every other
+ * ledger entry, so the ledger has one writer and the account one way to open a transaction.
  *
  * @example
- * const accounts = createAccountsRepository(db.orm.em)
+ * const accounts = createAccountsRepository({ em: db.orm.em, pool: db.pool, credits })
  * const found = await accounts.findKeyByHash(hashApiKey(value))
  */
-export function createAccountsRepository(em: EntityManager): AccountsRepository {
+export function createAccountsRepository({ em, pool, credits }: { em: EntityManager; pool: pg.Pool; credits: Pick<CreditsRepository, 'append'> }): AccountsRepository {
   const fork = () => em.fork()
   return {
     find: (accountId) => fork().findOne(AccountSchema, { id: accountId }).then((a) => a ?? undefined),
 
     findByAddress: (address) => fork().findOne(AccountSchema, { address }).then((a) => a ?? undefined),
 
-    create({ name, isOperator, address, starterCredits }) {
-      return fork().transactional(async (tx) => {
-        const account = tx.create(AccountSchema, { id: randomUUID(), name, isOperator, address, credits: starterCredits })
-        // Flushed first: the entry's foreign key needs the account row.
-        await tx.persist(account).flush()
-        if (starterCredits > 0) {
-          tx.create(CreditEntrySchema, { id: randomUUID(), accountId: account.id, kind: 'grant', credits: starterCredits, balanceAfter: starterCredits, ref: account.id })
-        }
-        return account
+    async create({ name, isOperator, address, starterCredits }) {
+      const id = randomUUID()
+      await withTransaction(pool, async (db) => {
+        await db.query('insert into account (id, name, is_operator, address) values ($1, $2, $3, $4)', [id, name, isOperator, address])
+        // The grant moves the balance from 0 and writes its entry (ref = the account id), under the account's lock.
+        if (starterCredits > 0) await credits.append({ accountId: id, kind: 'grant', credits: starterCredits, ref: id }, db)
       })
+      return fork().findOneOrFail(AccountSchema, { id })
     },
 
     async rename(accountId, name) {

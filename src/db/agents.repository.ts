@@ -1,7 +1,5 @@
 import type pg from 'pg'
-import type { EntityManager } from '@mikro-orm/postgresql'
 import { NotFoundError } from '../domain/errors.ts'
-import { AgentSchema, AgentWhitelistSchema } from '../domain/agents/agent.entity.ts'
 import { effectivePayoutSql, effectivePolicySql, pendingChangesSql } from './effectiveGuardrails.sql.ts'
 import type { PendingChangeRow } from '../domain/agents/pendingChanges.ts'
 import type { AgentRecord, AgentsRepository, NewAgent, WhitelistEntry } from '../domain/agents/ports.ts'
@@ -71,21 +69,23 @@ const recordOf = (r: AgentRow): AgentRecord => ({
 })
 
 /**
- * The agent aggregate over MikroORM: the `Agent` and `AgentWhitelist` entities for the plain
- * reads (ownership, whitelist), and one SQL statement for the agent-and-actor read, which joins the actor row (not an
- * entity: the actor store owns it) and lays the matured pending guardrail changes over the
- * policy in the same round trip. That read is the hot path of every authenticated agent request
- * (GET /agents/:id, transfers, launches, claims, swaps). Measured with
- * bench/experiments/agentRead.ts (2,000 sequential reads, one connection, on the shared 2-core
- * machine under load): this prepared statement on the pool 2.68 ms per read, the same statement
- * through MikroORM's `em.execute` 3.06 ms (+14%), `em.findOne(Agent)` plus a second query for the
- * actor and the pending changes 4.92 ms (+83%).
+ * The agent aggregate (the `agent` and `agent_whitelist` tables) in plain SQL on the pool, one
+ * style for both tables. The agent-and-actor read joins the actor row (not an entity: the actor
+ * store owns it) and lays the matured pending guardrail changes over the policy in the same round
+ * trip. That read is the hot path of every authenticated agent request (GET /agents/:id,
+ * transfers, launches, claims, swaps). Measured with bench/experiments/agentRead.ts (2,000
+ * sequential reads, one connection, on the shared 2-core machine under load): this prepared
+ * statement on the pool 2.68 ms per read, the same statement through MikroORM's `em.execute`
+ * 3.06 ms (+14%), `em.findOne(Agent)` plus a second query for the actor and the pending changes
+ * 4.92 ms (+83%). The writes run on the caller's connection, inside the transaction that also
+ * writes the agent's actor or its audit row, which the ORM cannot join; so the two small reads
+ * (ownership, whitelist) are SQL too rather than a second style for the same tables.
  *
  * @example
- * const agents = createAgentsRepository({ pool: db.pool, em: db.orm.em })
+ * const agents = createAgentsRepository({ pool: db.pool })
  * const agent = await agents.getOwned(accountId, agentId) // NotFoundError for another account's
  */
-export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: EntityManager }): AgentsRepository {
+export function createAgentsRepository({ pool }: { pool: pg.Pool }): AgentsRepository {
   async function findOwned(accountId: string, agentId: string) {
     const { rows } = await pool.query<AgentRow>({
       name: 'agent.owned',
@@ -129,8 +129,12 @@ export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: Entity
     },
 
     async whitelist(agentId): Promise<WhitelistEntry[]> {
-      const rows = await em.fork().find(AgentWhitelistSchema, { agentId }, { orderBy: { createdAt: 'asc', address: 'asc' } })
-      return rows.map((r) => ({ address: r.address, label: r.label ?? null, usableAt: r.usableAt, createdAt: r.createdAt }))
+      const { rows } = await pool.query<WhitelistRow>({
+        name: 'agent.whitelist',
+        text: 'select address, label, usable_at, created_at from agent_whitelist where agent_id = $1 order by created_at asc, address asc',
+        values: [agentId],
+      })
+      return rows.map(whitelistEntryOf)
     },
 
     // The write and its audit row in one statement (one round trip, one snapshot).
@@ -186,7 +190,8 @@ export function createAgentsRepository({ pool, em }: { pool: pg.Pool; em: Entity
 
     async assertOwned(accountId, agentId) {
       // Every agent row has its actor (both are created in one transaction), so the agent row alone answers.
-      if ((await em.fork().count(AgentSchema, { id: agentId, accountId })) === 0) throw new NotFoundError('Agent')
+      const { rowCount } = await pool.query({ name: 'agent.assertOwned', text: 'select 1 from agent where id = $1 and account_id = $2', values: [agentId, accountId] })
+      if (!rowCount) throw new NotFoundError('Agent')
     },
   }
 }

@@ -99,3 +99,25 @@ export async function mcpKeyFingerprint(db: Db, accountId: string, key: string):
   ])
   return rows[0]?.fingerprint
 }
+
+/**
+ * The store bound to the pool: the port the `Idempotency-Key` middleware and MCP's key claim
+ * reach through `core.idempotencyKeys`, and the hourly sweep.
+ *
+ * @example
+ * const keys = createIdempotencyKeys(pool)
+ * if (!(await keys.claim({ accountId, route: 'swap/execute', key, fingerprint, leaseSeconds: 60 }))) await keys.find(accountId, 'swap/execute', key)
+ */
+export function createIdempotencyKeys(db: Db) {
+  return {
+    claim: (input: Parameters<typeof claimIdempotencyKey>[1]) => claimIdempotencyKey(db, input),
+    find: (accountId: string, route: string, key: string) => findIdempotencyKey(db, accountId, route, key),
+    complete: (input: Parameters<typeof completeIdempotencyKey>[1]) => completeIdempotencyKey(db, input),
+    release: (accountId: string, route: string, key: string) => releaseIdempotencyKey(db, accountId, route, key),
+    /** Drops keys older than 48 hours (they are promised for at least 24); the number dropped. */
+    sweep: () => deleteOldIdempotencyKeys(db),
+    claimMcp: (accountId: string, key: string, fingerprint: string) => claimMcpKey(db, accountId, key, fingerprint),
+    mcpFingerprint: (accountId: string, key: string) => mcpKeyFingerprint(db, accountId, key),
+  }
+}
+export type IdempotencyKeys = ReturnType<typeof createIdempotencyKeys>

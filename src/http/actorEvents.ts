@@ -1,9 +1,6 @@
 import { PassThrough } from 'node:stream'
 import type { Context } from 'koa'
-import type pg from 'pg'
-import type { AnyMachineSnapshot } from 'xstate'
-import type { ActorRuntime } from '../actors/actorRuntime.ts'
-import { journalSince, journalStateAt } from '../db/actorJournal.store.ts'
+import type { ActorJournalWatch } from '../actors/actorJournalWatch.ts'
 
 /** A commit made by another process wakes no watch here: the journal is read again this often. */
 const BACKSTOP_MS = 2000
@@ -38,20 +35,20 @@ export function lastEventIdOf(ctx: Context): number {
  * now, with the status that state had.
  *
  * @example
- * router.get('/:id/events', (ctx) => streamActorEvents(ctx, deps, { actorId: id, kind: 'launch', read, isFinal }))
+ * router.get('/:id/events', (ctx) => streamActorEvents(ctx, core.actorEvents, { actorId: id, kind: 'launch', read, isFinal }))
  */
 export async function streamActorEvents<T extends object>(
   ctx: Context,
-  deps: { pool: pg.Pool; runtime: ActorRuntime },
+  journal: ActorJournalWatch,
   opts: ActorEventsOptions<T>,
 ): Promise<void> {
   await opts.read()
-  const kind = deps.runtime.kinds.get(opts.kind)
+  const kind = journal.kindOf(opts.kind)
   if (!kind) throw new Error(`Unknown actor kind ${opts.kind}`)
-  const statusOf = (value: unknown) => kind.statusOf({ value } as AnyMachineSnapshot)
+  const { statusOf } = kind
   const asOf = opts.asOf ?? ((resource: T, status: string) => ({ ...resource, status }))
   let sent = lastEventIdOf(ctx)
-  const resumedAt = sent > 0 ? await journalStateAt(deps.pool, opts.actorId, sent) : undefined
+  const resumedAt = sent > 0 ? await journal.stateAt(opts.actorId, sent) : undefined
   let lastStatus = resumedAt ? statusOf(resumedAt.stateValue) : undefined
 
   const out = new PassThrough()
@@ -73,7 +70,7 @@ export async function streamActorEvents<T extends object>(
   }
   const pump = async () => {
     for (;;) {
-      const rows = await journalSince(deps.pool, opts.actorId, sent)
+      const rows = await journal.since(opts.actorId, sent)
       // Resumed after the final event: nothing more will come.
       if (lastStatus !== undefined && opts.isFinal(lastStatus)) return close()
       if (rows.length === 0 || closed) return
@@ -105,7 +102,7 @@ export async function streamActorEvents<T extends object>(
         }
       })
   }
-  const off = deps.runtime.onCommit(opts.actorId, wake)
+  const off = journal.onCommit(opts.actorId, wake)
   const backstop = setInterval(wake, BACKSTOP_MS)
   const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS)
   // The response's close: the client went away (the request's own close fires once its body is read).

@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy })
   const { rateLimit: limits } = deps.config
 
-  const metrics = createMetrics({ pool: deps.pool })
+  const metrics = createMetrics(deps.core.metricsCounts)
   app.use(requestId())
   app.use(errorEnvelope({ logger: deps.logger }))
   app.use(metrics.middleware)

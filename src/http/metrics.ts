@@ -1,18 +1,17 @@
 import type { Middleware } from 'koa'
-import type pg from 'pg'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import { actorCounts, openEffectCount, unconfirmedTxCount } from '../db/metrics.store.ts'
+import type { Core } from '../core.ts'
 
 /**
  * Prometheus metrics: process defaults, HTTP requests by route and status, and the number of
  * actors per kind and state (read from Postgres at scrape time, so every node reports the same).
  *
  * @example
- * const metrics = createMetrics({ pool })
+ * const metrics = createMetrics(core.metricsCounts)
  * app.use(metrics.middleware)
  * // GET /metrics (operator key) -> await metrics.render()
  */
-export function createMetrics({ pool }: { pool: pg.Pool }) {
+export function createMetrics(counts: Core['metricsCounts']) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const requests = new Counter({
@@ -35,7 +34,7 @@ export function createMetrics({ pool }: { pool: pg.Pool }) {
     registers: [registry],
     async collect() {
       this.reset()
-      for (const r of await actorCounts(pool)) this.set({ kind: r.kind, status: r.status }, r.n)
+      for (const r of await counts.actors()) this.set({ kind: r.kind, status: r.status }, r.n)
     },
   })
   new Gauge({
@@ -43,7 +42,7 @@ export function createMetrics({ pool }: { pool: pg.Pool }) {
     help: 'Effects not yet finished (pending, prepared or sent).',
     registers: [registry],
     async collect() {
-      this.set(await openEffectCount(pool))
+      this.set(await counts.openEffects())
     },
   })
   new Gauge({
@@ -51,7 +50,7 @@ export function createMetrics({ pool }: { pool: pg.Pool }) {
     help: 'Outbox transactions queued or broadcast, not yet confirmed.',
     registers: [registry],
     async collect() {
-      this.set(await unconfirmedTxCount(pool))
+      this.set(await counts.unconfirmedTransactions())
     },
   })
 

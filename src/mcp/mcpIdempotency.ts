@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
-import type pg from 'pg'
-import { claimMcpKey, mcpKeyFingerprint } from '../db/idempotency.store.ts'
+import type { IdempotencyKeys } from '../db/idempotency.store.ts'
 import { canonicalJson } from '../http/middleware/idempotency.ts'
 import { McpIdempotencyKeyReusedError } from './mcpErrors.ts'
 
@@ -14,13 +13,13 @@ export type ToolKeyClaim = (input: { accountId: string; key: string; name: strin
  * comes from the key, so a retry finds the first result and moves nothing twice.
  *
  * @example
- * await claimToolKey(pool)({ accountId, key: 'k-1', name: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1' } })
+ * await claimToolKey(core.idempotencyKeys)({ accountId, key: 'k-1', name: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1' } })
  */
-export function claimToolKey(pool: pg.Pool): ToolKeyClaim {
+export function claimToolKey(keys: Pick<IdempotencyKeys, 'claimMcp' | 'mcpFingerprint'>): ToolKeyClaim {
   return async ({ accountId, key, name, args }) => {
     const fingerprint = createHash('sha256').update(canonicalJson({ name, args })).digest('hex')
     // A claim made at the same moment by another call is not in the claim's snapshot: read it again.
-    const first = (await claimMcpKey(pool, accountId, key, fingerprint)) ?? (await mcpKeyFingerprint(pool, accountId, key))
+    const first = (await keys.claimMcp(accountId, key, fingerprint)) ?? (await keys.mcpFingerprint(accountId, key))
     if (first !== fingerprint) throw new McpIdempotencyKeyReusedError()
   }
 }

@@ -43,7 +43,7 @@ function bearerKeyOnly(deps: AppDeps): Middleware {
  * the tools; the per-key rate limit is the API's (one budget per key).
  */
 export function mcpRoutes(deps: AppDeps): Router {
-  const claimKey = claimToolKey(deps.pool)
+  const claimKey = claimToolKey(deps.core.idempotencyKeys)
   const requestOf = (ctx: Context): McpRequest => ({
     claimKey,
     core: deps.core,

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import { stableUuid } from '../../domain/util/stableUuid.ts'
 import type { Context, Middleware } from 'koa'
-import type pg from 'pg'
 import { IdempotencyKeyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { InvalidHeaderError } from '../inputErrors.ts'
 import { principalOf } from './auth.ts'
-import { claimIdempotencyKey, completeIdempotencyKey, deleteOldIdempotencyKeys, findIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency.store.ts'
+import type { IdempotencyKeys } from '../../db/idempotency.store.ts'
 
 /** How long an in-flight claim blocks a retry before a crashed request's key can be taken over. */
 const IN_FLIGHT_LEASE_SECONDS = 60
@@ -49,9 +48,12 @@ const invalidHeader = () =>
  * flight, 409 `idempotency_key_in_progress`. Non-2xx answers are not stored (the key can be
  * retried). Keys are kept 48 hours. The route may use `ctx.state.idempotency.resourceId` as the
  * id of what it creates, so that a retry after a crash finds the same resource instead of
- * making a second one.
+ * making a second one. The keys are stored through `core.idempotencyKeys`.
+ *
+ * @example
+ * router.post('/swap/execute', idempotency({ keys: core.idempotencyKeys, route: 'swap/execute', required: false }), handler)
  */
-export function idempotency({ pool, route, required }: { pool: pg.Pool; route: string; required: boolean }): Middleware {
+export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; route: string; required: boolean }): Middleware {
   return async (ctx: Context, next) => {
     const key = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined)
     if (!key) {
@@ -62,9 +64,9 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
     }
     const { accountId } = principalOf(ctx)
     const fingerprint = createHash('sha256').update(canonicalJson(ctx.request.body ?? null)).digest('hex')
-    const claimed = await claimIdempotencyKey(pool, { accountId, route, key, fingerprint, leaseSeconds: IN_FLIGHT_LEASE_SECONDS })
+    const claimed = await keys.claim({ accountId, route, key, fingerprint, leaseSeconds: IN_FLIGHT_LEASE_SECONDS })
     if (!claimed) {
-      const row = await findIdempotencyKey(pool, accountId, route, key)
+      const row = await keys.find(accountId, route, key)
       if (!row) throw new IdempotencyKeyInProgressError()
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReusedError()
@@ -84,20 +86,15 @@ export function idempotency({ pool, route, required }: { pool: pg.Pool; route: s
     try {
       await next()
       if (ctx.status >= 200 && ctx.status < 300) {
-        await completeIdempotencyKey(pool, { accountId, route, key, status: ctx.status, body: ctx.body })
+        await keys.complete({ accountId, route, key, status: ctx.status, body: ctx.body })
         stored = true
       }
     } finally {
       if (!stored) {
-        await releaseIdempotencyKey(pool, accountId, route, key)
+        await keys.release(accountId, route, key)
       }
     }
   }
-}
-
-/** Drops keys older than 48 hours (they are promised for at least 24). */
-export async function sweepIdempotencyKeys(pool: pg.Pool): Promise<number> {
-  return deleteOldIdempotencyKeys(pool)
 }
 
 /**

@@ -23,7 +23,7 @@ const automationId = (ctx: Context): string => {
  * resume, rename, parameters) and `DELETE` (cancel; answers the automation) on
  * `/automations/:id`, and `POST /automations/:id/trigger` (fire now, once).
  */
-export function automationRoutes({ core, pool, runtime }: AppDeps): Router {
+export function automationRoutes({ core }: AppDeps): Router {
   const router = new Router()
   const account = (ctx: Context) => principalOf(ctx).accountId
 
@@ -31,7 +31,7 @@ export function automationRoutes({ core, pool, runtime }: AppDeps): Router {
     '/automations',
     rejectQuery,
     requireScope('trade'),
-    (ctx: Context, next: Next) => idempotency({ pool, route: 'automations', required: false })(ctx, next),
+    (ctx: Context, next: Next) => idempotency({ keys: core.idempotencyKeys, route: 'automations', required: false })(ctx, next),
     async (ctx: Context) => {
       const body = parse(createAutomationSchema, ctx.request.body)
       const id = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
@@ -57,7 +57,7 @@ export function automationRoutes({ core, pool, runtime }: AppDeps): Router {
   router.get('/automations/:id/events', rejectQuery, requireScope('read'), async (ctx) => {
     const id = automationId(ctx)
     const read = () => core.getAutomation({ accountId: account(ctx), automationId: id })
-    await streamActorEvents(ctx, { pool, runtime }, { actorId: id, kind: 'automation', read, isFinal: (s) => s === 'completed' || s === 'cancelled' })
+    await streamActorEvents(ctx, core.actorEvents, { actorId: id, kind: 'automation', read, isFinal: (s) => s === 'completed' || s === 'cancelled' })
   })
   router.post('/automations/:id/trigger', rejectQuery, requireScope('trade'), async (ctx) => {
     const id = automationId(ctx)

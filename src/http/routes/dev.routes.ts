@@ -23,9 +23,9 @@ export const faucetBody = z
 export function devRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/dev' })
   router.post('/faucet', rejectQuery, requireScope('trade'), async (ctx) => {
-    if (!deps.faucet) throw new NotFoundError('Route')
+    if (!deps.core.faucetAvailable) throw new NotFoundError('Route')
     const body = parse(faucetBody, ctx.request.body)
-    ok(ctx, await deps.faucet(principalOf(ctx).accountId, body))
+    ok(ctx, await deps.core.fundFromFaucet(principalOf(ctx).accountId, body))
   })
   return router
 }

@@ -15,7 +15,7 @@ export { claimBody, earningsQuery } from '../../domain/fees/fees.schema.ts'
  * (a `claim` wallet operation; `Idempotency-Key` honoured; 200 when it ended, 202 while it is
  * pending), and platform fee totals. Each parses, calls one use case of `core`, answers.
  */
-export function feeRoutes({ core, pool }: AppDeps): Router {
+export function feeRoutes({ core }: AppDeps): Router {
   const router = new Router({ prefix: '/fees' })
 
   router.get('/earnings', requireScope('read'), async (ctx) => {
@@ -26,7 +26,7 @@ export function feeRoutes({ core, pool }: AppDeps): Router {
     '/claim',
     requireScope('trade'),
     rejectQuery,
-    idempotency({ pool, route: 'fees/claim', required: false }),
+    idempotency({ keys: core.idempotencyKeys, route: 'fees/claim', required: false }),
     async (ctx: Context) => {
       const body = parse(claimBody, ctx.request.body ?? {})
       const operationId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()

@@ -16,9 +16,9 @@ import { launchProgress } from '../../domain/launches/launchRules.ts'
  * (`Idempotency-Key` required; 202 once the launch has started) and `GET /launch/:id` to poll
  * one. Each parses, calls one use case of `core`, answers.
  */
-export function launchRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
+export function launchRoutes({ core }: AppDeps): Router {
   const router = new Router({ prefix: '/launch' })
-  if (!wallet) return router
+  if (!core.chainConfigured) return router
 
   router.post('/preview', rejectQuery, requireScope('trade'), async (ctx) => {
     ok(ctx, await core.previewLaunch(readPreviewRequest(principalOf(ctx).accountId, ctx.request.body)))
@@ -28,7 +28,7 @@ export function launchRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
       `/${venue}`,
       requireScope('trade'),
       rejectQuery,
-      idempotency({ pool, route: `launch/${venue}`, required: true }),
+      idempotency({ keys: core.idempotencyKeys, route: `launch/${venue}`, required: true }),
       async (ctx: Context) => {
         const { resourceId } = ctx.state.idempotency as IdempotencyState
         ok(ctx, await core.launchToken({ ...readLaunchRequest(principalOf(ctx).accountId, venue, ctx.request.body), launchId: resourceId }), 202)
@@ -45,7 +45,7 @@ export function launchRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
     const id = (ctx.params as { id?: string }).id
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('Launch')
     const read = () => core.getLaunch({ accountId: principalOf(ctx).accountId, launchId: id! })
-    await streamActorEvents(ctx, { pool, runtime }, {
+    await streamActorEvents(ctx, core.actorEvents, {
       actorId: id!, kind: 'launch', read, isFinal: launchEnded,
       asOf: (launch, status) => ({ ...launch, status, progress: launchProgress(status, { txHash: launch.txHash, gas: null }) }),
     })

@@ -41,7 +41,7 @@ export function marketplacePublicRoutes({ core }: AppDeps): Router {
  * its history, and bids (place, list, accept, reject, withdraw). Another account's listing or bid
  * is 404 wherever only its owner may act.
  */
-export function marketplaceRoutes({ core, pool }: AppDeps): Router {
+export function marketplaceRoutes({ core }: AppDeps): Router {
   const router = new Router({ prefix: '/market' })
   const account = (ctx: Context) => principalOf(ctx).accountId
 
@@ -65,7 +65,7 @@ export function marketplaceRoutes({ core, pool }: AppDeps): Router {
     parse(noBody, ctx.request.body)
     ok(ctx, await core.cancelListing({ accountId: account(ctx), listingId }))
   })
-  router.post('/:id/buy', rejectQuery, requireScope('trade'), idempotency({ pool, route: 'market/buy', required: false }), async (ctx) => {
+  router.post('/:id/buy', rejectQuery, requireScope('trade'), idempotency({ keys: core.idempotencyKeys, route: 'market/buy', required: false }), async (ctx) => {
     const listingId = idOf(ctx, 'id', 'Listing')
     parse(noBody, ctx.request.body)
     ok(ctx, await core.buyListing({ accountId: account(ctx), listingId }))
@@ -74,7 +74,7 @@ export function marketplaceRoutes({ core, pool }: AppDeps): Router {
     const listingId = idOf(ctx, 'id', 'Listing')
     ok(ctx, await core.placeBid({ accountId: account(ctx), listingId, credits: parse(placeBidBody, ctx.request.body).credits }), 201)
   })
-  router.post('/bids/:bidId/accept', rejectQuery, requireScope('trade'), idempotency({ pool, route: 'market/bids/accept', required: false }), async (ctx) => {
+  router.post('/bids/:bidId/accept', rejectQuery, requireScope('trade'), idempotency({ keys: core.idempotencyKeys, route: 'market/bids/accept', required: false }), async (ctx) => {
     const bidId = idOf(ctx, 'bidId', 'Bid')
     parse(noBody, ctx.request.body)
     ok(ctx, await core.acceptBid({ accountId: account(ctx), bidId }))

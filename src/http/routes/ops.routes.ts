@@ -6,12 +6,7 @@ import { limitQuery, parse, rejectQuery } from '../validate.ts'
 import { principalOf, requireOperator } from '../middleware/auth.ts'
 import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
-import { listAudit } from '../../db/auditTrail.store.ts'
-import { actorDetail, actorSummary, findActorRow, listActors } from '../../db/opsActors.store.ts'
 import { actorIdParam, opsConsoleRoutes } from './opsConsole.routes.ts'
-import { setTokenVerified } from '../../db/opsActions.store.ts'
-import { actorCounts } from '../../db/opsOverview.store.ts'
-import { listNodes } from '../../db/shardLease.store.ts'
 
 export const listQuery = z.strictObject({
   kind: z.string().regex(/^[a-z-]{1,32}$/).optional(),
@@ -54,12 +49,13 @@ function decodeCursor(cursor: string | undefined): string | undefined {
  * under the same prefix. Operators only.
  */
 export function opsRoutes(deps: AppDeps): Router {
+  const { core } = deps
   const router = new Router({ prefix: '/ops' })
   router.use(requireOperator())
 
   router.get('/actors', async (ctx) => {
     const { cursor, ...q } = parse(listQuery, ctx.query)
-    const rows = await listActors(deps.pool, { ...q, after: decodeCursor(cursor) })
+    const rows = await core.listActors({ ...q, after: decodeCursor(cursor) })
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
     ok(ctx, { actors: page, nextCursor: rows.length > q.limit && last ? Buffer.from(last.id).toString('base64url') : null })
@@ -70,38 +66,26 @@ export function opsRoutes(deps: AppDeps): Router {
     const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).safeParse((ctx.params as { address?: string }).address)
     if (!address.success) throw new NotFoundError('Token')
     const { verified } = parse(verifiedBody, ctx.request.body)
-    const token = await setTokenVerified(deps.pool, { address: address.data, verified, accountId: principalOf(ctx).accountId, actor: auditActorOf(principalOf(ctx)) })
-    if (!token) throw new NotFoundError('Token')
-    ok(ctx, token)
+    ok(ctx, await core.setTokenVerified({ address: address.data, verified, accountId: principalOf(ctx).accountId, actor: auditActorOf(principalOf(ctx)) }))
   })
 
   // The audit trail of every account (policy, payout wallet, whitelist and token verification changes), newest first.
   router.get('/audit', async (ctx) => {
     const q = parse(auditQuery, ctx.query)
-    ok(ctx, await listAudit(deps.pool, q))
+    ok(ctx, await core.listAudit(q))
   })
 
   // The service's node processes (live ones first, and those seen in the last hour), with the shards and roles each holds.
   router.get('/nodes', rejectQuery, async (ctx) => {
-    const nodes = await listNodes(deps.pool)
-    ok(ctx, { nodes: nodes.map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt })) })
+    ok(ctx, { nodes: await core.listNodes() })
   })
 
   router.get('/actors/counts', rejectQuery, async (ctx) => {
-    ok(ctx, { counts: await actorCounts(deps.pool) })
+    ok(ctx, { counts: await core.countActors() })
   })
 
   router.get('/actors/:id', rejectQuery, async (ctx) => {
-    const actor = await findActorRow(deps.pool, actorIdParam(ctx))
-    if (!actor) throw new NotFoundError('Actor')
-    ok(ctx, {
-      ...actorSummary(actor),
-      machineVersion: actor.machine_version,
-      stateValue: actor.state_value,
-      snapshot: actor.snapshot,
-      liveTimers: actor.timers,
-      ...(await actorDetail(deps.pool, actor.id)),
-    })
+    ok(ctx, await core.getOpsActor({ actorId: actorIdParam(ctx) }))
   })
   router.use(opsConsoleRoutes(deps).routes())
   return router

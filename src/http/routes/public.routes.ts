@@ -9,7 +9,7 @@ import { rejectQuery } from '../validate.ts'
 export function publicRoutes(deps: AppDeps): Router {
   const router = new Router()
   router.get('/health', rejectQuery, async (ctx) => {
-    const report = await deps.health()
+    const report = await deps.core.health()
     ok(ctx, report, report.database.ok ? 200 : 503)
   })
   router.get('/models', rejectQuery, (ctx) => {
@@ -27,7 +27,7 @@ export function publicRoutes(deps: AppDeps): Router {
   // Built once: the same zod schemas the routes validate with, as OpenAPI 3.1.
   let openapi: object | undefined
   router.get('/openapi.json', rejectQuery, (ctx) => {
-    ctx.body = openapi ??= openApiDocument({ models: [...deps.models.keys()], defaultModel: deps.defaultModel.id })
+    ctx.body = openapi ??= openApiDocument(deps.core.modelIds)
   })
   return router
 }

@@ -23,7 +23,7 @@ const param = (ctx: Context, name: string, what: string): string => {
  * honoured: the key's resource id is the run id), `GET /agents/:id/runs` pages an agent's runs,
  * `GET /runs/:id` reads one, `POST /runs/:id/stop` stops one and answers it once it ended.
  */
-export function runRoutes({ core, pool, runtime }: AppDeps): Router {
+export function runRoutes({ core }: AppDeps): Router {
   const router = new Router()
   const account = (ctx: Context) => principalOf(ctx).accountId
 
@@ -31,7 +31,7 @@ export function runRoutes({ core, pool, runtime }: AppDeps): Router {
     '/agents/:id/runs',
     rejectQuery,
     requireScope('trade'),
-    (ctx: Context, next: Next) => idempotency({ pool, route: `agents/${param(ctx, 'id', 'Agent')}/runs`, required: false })(ctx, next),
+    (ctx: Context, next: Next) => idempotency({ keys: core.idempotencyKeys, route: `agents/${param(ctx, 'id', 'Agent')}/runs`, required: false })(ctx, next),
     async (ctx: Context) => {
       const runId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
       const request = parse(startRunRequestSchema, ctx.request.body ?? {})
@@ -49,7 +49,7 @@ export function runRoutes({ core, pool, runtime }: AppDeps): Router {
   router.get('/runs/:id/events', rejectQuery, requireScope('read'), async (ctx) => {
     const runId = param(ctx, 'id', 'Run')
     const read = () => core.getRun({ accountId: account(ctx), runId })
-    await streamActorEvents(ctx, { pool, runtime }, { actorId: runId, kind: 'run', read, isFinal: (s) => RUN_FINAL.has(s) })
+    await streamActorEvents(ctx, core.actorEvents, { actorId: runId, kind: 'run', read, isFinal: (s) => RUN_FINAL.has(s) })
   })
   router.post('/runs/:id/stop', rejectQuery, requireScope('trade'), async (ctx) => {
     const runId = param(ctx, 'id', 'Run')

@@ -15,9 +15,9 @@ import { streamActorEvents } from '../actorEvents.ts'
  * wallet operation; `Idempotency-Key` honoured when sent; 200 when it ended, 202 while it is still
  * pending) and `GET /swap/:id` to poll one. Each parses, calls one use case of `core`, answers.
  */
-export function swapRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
+export function swapRoutes({ core }: AppDeps): Router {
   const router = new Router({ prefix: '/swap' })
-  if (!wallet) return router
+  if (!core.chainConfigured) return router
 
   router.post('/quote', rejectQuery, requireScope('trade'), async (ctx) => {
     ok(ctx, await core.quoteSwap(readSwapRequest(principalOf(ctx).accountId, ctx.request.body)))
@@ -26,7 +26,7 @@ export function swapRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
     '/execute',
     requireScope('trade'),
     rejectQuery,
-    idempotency({ pool, route: 'swap/execute', required: false }),
+    idempotency({ keys: core.idempotencyKeys, route: 'swap/execute', required: false }),
     async (ctx: Context) => {
       const operationId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
       const swap = await core.executeSwap({ ...readSwapRequest(principalOf(ctx).accountId, ctx.request.body), operationId })
@@ -43,7 +43,7 @@ export function swapRoutes({ core, wallet, pool, runtime }: AppDeps): Router {
     const id = (ctx.params as { id?: string }).id
     if (!uuidParam.safeParse(id).success) throw new NotFoundError('Swap')
     const read = () => core.getSwap({ accountId: principalOf(ctx).accountId, swapId: id! })
-    await streamActorEvents(ctx, { pool, runtime }, { actorId: id!, kind: 'walletop', read, isFinal: (s) => s === 'confirmed' || s === 'failed' })
+    await streamActorEvents(ctx, core.actorEvents, { actorId: id!, kind: 'walletop', read, isFinal: (s) => s === 'confirmed' || s === 'failed' })
   })
   return router
 }

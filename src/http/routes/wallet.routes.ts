@@ -20,7 +20,7 @@ export const txQuery = z.strictObject({
  * wallet operation; `Idempotency-Key` honoured when sent) and the wallet's transaction outbox.
  * Each parses, calls one use case of `core`, answers.
  */
-export function walletRoutes({ core, pool }: AppDeps): Router {
+export function walletRoutes({ core }: AppDeps): Router {
   const router = new Router()
 
   router.get('/wallet/portfolio', requireScope('read'), async (ctx) => {
@@ -38,7 +38,7 @@ export function walletRoutes({ core, pool }: AppDeps): Router {
     '/wallet/transfer',
     requireScope('trade'),
     rejectQuery,
-    idempotency({ pool, route: 'wallet/transfer', required: false }),
+    idempotency({ keys: core.idempotencyKeys, route: 'wallet/transfer', required: false }),
     async (ctx: Context) => {
       const body = parse(transferInput, ctx.request.body)
       const operationId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()

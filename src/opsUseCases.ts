@@ -1,0 +1,208 @@
+import type pg from 'pg'
+import type { ActorRuntime } from './actors/actorRuntime.ts'
+import type { ChainHandle } from './chain/chain.ts'
+import type { CreditsRepository } from './domain/billing/ports.ts'
+import { InvalidStateError, NotFoundError } from './domain/errors.ts'
+import { agentFlags } from './domain/agents/agentFlags.ts'
+import type { AuditActor } from './domain/agents/auditTrail.ts'
+import type { AgentView } from './domain/agents/agentView.ts'
+import type { AgentRef } from './domain/agents/getAgent.ts'
+import type { UpdateAgentInput } from './domain/agents/updateAgent.ts'
+import type { stopRun } from './domain/runs/stopRun.ts'
+import type { getPortfolio, GetPortfolioInput } from './domain/wallet/getPortfolio.ts'
+import type { GetPortfolioHistoryInput, PortfolioPoint } from './domain/wallet/getPortfolioHistory.ts'
+import { listAudit } from './db/auditTrail.store.ts'
+import { actorCounts, opsOverviewCounts } from './db/opsOverview.store.ts'
+import { listNodes } from './db/shardLease.store.ts'
+import { actorDetail, actorRelations, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
+import { actorOwner, clearStuck, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
+import { spentTodayUsd } from './db/walletOp.store.ts'
+
+/** How long the overview waits for the chain head before answering without it. */
+const CHAIN_HEAD_TIMEOUT_MS = 500
+/** Points of an agent's value chart. */
+const HISTORY_POINTS = 16
+
+/** What the ops use cases need: the stores' pool, the runtime, the chain, and the feature use cases they act through. */
+export type OpsDeps = {
+  pool: pg.Pool
+  runtime: ActorRuntime
+  chain: ChainHandle | undefined
+  credits: Pick<CreditsRepository, 'balance'>
+  /** The same use cases as the account's own routes: the console acts as the owner would, under the same rules. */
+  features: {
+    getAgent(input: AgentRef): Promise<AgentView>
+    updateAgent(input: UpdateAgentInput): Promise<AgentView>
+    stopRun(input: { accountId: string; runId: string }): ReturnType<typeof stopRun>
+    getPortfolio(input: GetPortfolioInput): ReturnType<typeof getPortfolio>
+    getPortfolioHistory(input: GetPortfolioHistoryInput): Promise<PortfolioPoint[]>
+  }
+}
+
+/** At most `n` distinct blocks evenly spaced from `from` to `to`, both included. */
+export function sampleBlocks(from: bigint, to: bigint, n: number): bigint[] {
+  if (to <= from) return [to]
+  const span = to - from
+  const steps = BigInt(Math.max(1, n - 1))
+  return [...new Set(Array.from({ length: n }, (_, i) => from + (span * BigInt(i)) / steps))].filter((b) => b <= to)
+}
+
+/**
+ * The operator's use cases (GET/POST /api/v1/ops/..., the console): every actor across accounts,
+ * the audit trail, token verification, the overview, one agent's card, dead letters and the
+ * audited actions. Part of the composition root: src/core.ts spreads them into `core`.
+ *
+ * @example
+ * const ops = opsUseCases({ pool, runtime, chain, credits, features: core })
+ * const card = await ops.getOpsAgent({ agentId })
+ */
+export function opsUseCases(deps: OpsDeps) {
+  const { pool } = deps
+  return {
+    /** Actors of every account, ids ascending; one more than `limit` when a next page exists. */
+    listActors: (filter: ActorListFilter) => listActors(pool, filter),
+    countActors: () => actorCounts(pool),
+    /** The service's node processes with the shards and roles each holds (`leaseExpiresAt`: when its heartbeat runs out). */
+    listNodes: async () => (await listNodes(pool)).map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt })),
+    getOpsActor: (input: { actorId: string }) => opsActor(pool, input.actorId),
+    /** Operators vouch for a launched token (swaps then need no acknowledgement for it); 404 for an unknown address. */
+    setTokenVerified: async (input: { address: string; verified: boolean; accountId: string; actor: AuditActor }) =>
+      (await setTokenVerified(pool, input)) ?? notFound('Token'),
+    listAudit: (q: Parameters<typeof listAudit>[1]) => listAudit(pool, q),
+    getOpsOverview: () => opsOverview(deps),
+    getActorTimeline: (input: { actorId: string }) => actorTimeline(pool, input.actorId),
+    /** What the console's live stream of one actor reads: its kind, its summary, and its final states. */
+    opsActorStream: (input: { actorId: string }) => opsActorStream(deps, input.actorId),
+    getOpsAgent: (input: { agentId: string }) => opsAgent(deps, input.agentId),
+    listDeadLetters: (input: { limit: number }) => listOpenDeadLetters(pool, input.limit),
+    getAgentValueHistory: (input: { agentId: string }) => agentValueHistory(deps, input.agentId),
+    resolveDeadLetter: (input: { seq: number; resolution: 'retried' | 'discarded'; operator: OpsOperator; reason: string }) => resolveDead(deps, input),
+    unstickActor: (input: { actorId: string; operator: OpsOperator; reason: string }) => unstick(pool, input),
+    pauseAgent: (input: { agentId: string; actor: AuditActor; operator: OpsOperator; reason: string }) => pauseAgent(deps, input),
+    cancelRun: (input: { runId: string; operator: OpsOperator; reason: string }) => cancelRun(deps, input),
+  }
+}
+
+const notFound = (what: string): never => {
+  throw new NotFoundError(what)
+}
+
+/** One actor in full: its row, its snapshot, its live timers and its detail (effects, journal, dead letters). */
+async function opsActor(pool: pg.Pool, actorId: string) {
+  const actor = (await findActorRow(pool, actorId)) ?? notFound('Actor')
+  return {
+    ...actorSummary(actor),
+    machineVersion: actor.machine_version,
+    stateValue: actor.state_value,
+    snapshot: actor.snapshot,
+    liveTimers: actor.timers,
+    ...(await actorDetail(pool, actor.id)),
+  }
+}
+
+async function chainHead(chain: ChainHandle | undefined): Promise<number | null> {
+  if (!chain) return null
+  const timeout = new Promise<null>((r) => setTimeout(() => r(null), CHAIN_HEAD_TIMEOUT_MS).unref())
+  const head = chain.publicClient.getBlockNumber().then(Number, () => null)
+  return Promise.race([head, timeout])
+}
+
+/** The counts, and how far the indexer is behind the chain's head (null without a chain or when it does not answer in time). */
+async function opsOverview({ pool, chain }: OpsDeps) {
+  const [counts, head] = await Promise.all([opsOverviewCounts(pool), chainHead(chain)])
+  const lag = head !== null && counts.indexedBlock !== null ? Math.max(0, head - counts.indexedBlock) : null
+  return { ...counts, chain: { head, indexedBlock: counts.indexedBlock, lagBlocks: lag }, at: new Date().toISOString() }
+}
+
+/** One actor with its parent and children, its dead letters and its detail (the route lays them out as a timeline). */
+async function actorTimeline(pool: pg.Pool, actorId: string) {
+  const actor = (await findActorRow(pool, actorId)) ?? notFound('Actor')
+  const [detail, relations] = await Promise.all([actorDetail(pool, actor.id), actorRelations(pool, actor.id, actor.parent_id)])
+  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations, detail }
+}
+
+async function opsActorStream({ pool, runtime }: OpsDeps, actorId: string) {
+  const row = await findActorRow(pool, actorId)
+  const kind = row && runtime.kinds.get(row.kind)
+  if (!row || !kind) return notFound('Actor')
+  const read = async () => actorSummary((await findActorRow(pool, actorId)) ?? notFound('Actor'))
+  // A status is final when it names one of the machine's final states.
+  const isFinal = (s: string) => (kind.machine.root.states[s] as { type?: string } | undefined)?.type === 'final'
+  return { kind: row.kind, read, isFinal }
+}
+
+/** One agent's card: the agent, its owner, spend, credits, portfolio, runs, chat turns, automations, audit and flags. */
+async function opsAgent({ pool, chain, credits: ledger, features }: OpsDeps, agentId: string) {
+  const { accountId } = (await actorOwner(pool, agentId, 'agent')) ?? notFound('Agent')
+  const [agent, spent, credits, runs, chatTurns, automations, audit, portfolio] = await Promise.all([
+    features.getAgent({ accountId, agentId }),
+    spentTodayUsd(pool, agentId),
+    ledger.balance(accountId),
+    actorsOfAgent(pool, 'run', agentId),
+    actorsOfAgent(pool, 'chatturn', agentId),
+    actorsOfAgent(pool, 'automation', agentId),
+    listAudit(pool, { subjectId: agentId, limit: 20 }),
+    chain ? features.getPortfolio({ accountId, agentId }).catch(() => null) : Promise.resolve(null),
+  ])
+  return {
+    agent, accountId, spentTodayUsd: spent, credits, portfolio, runs, chatTurns, automations, audit: audit.entries,
+    flags: agentFlags({ portfolio, credits }),
+  }
+}
+
+/** An agent's portfolio value over time: valued on chain at blocks from its first transaction to now (no points without a chain). */
+async function agentValueHistory({ pool, chain, features }: OpsDeps, agentId: string) {
+  const owner = (await actorOwner(pool, agentId, 'agent')) ?? notFound('Agent')
+  const client = chain?.publicClient
+  if (!client) return []
+  const head = await client.getBlockNumber({ cacheTime: 0 })
+  const first = await firstAgentTxBlock(pool, agentId)
+  const from = first === null ? head : first > 0n ? first - 1n : 0n
+  const blocks = await Promise.all(
+    sampleBlocks(from, head, HISTORY_POINTS).map(async (number) => ({
+      number,
+      at: new Date(Number((await client.getBlock({ blockNumber: number })).timestamp) * 1000).toISOString(),
+    })),
+  )
+  return features.getPortfolioHistory({ accountId: owner.accountId, agentId, blocks })
+}
+
+async function resolveDead({ pool, runtime }: OpsDeps, input: { seq: number; resolution: 'retried' | 'discarded'; operator: OpsOperator; reason: string }) {
+  const done = (await resolveDeadLetter(pool, input)) ?? notFound('Dead letter')
+  // The event was enqueued again in that transaction; this processes it now (the dedupe key inserts nothing twice).
+  if (done.dedupeKey) await runtime.enqueue(done.actorId, done.accountId, done.event as { type: string }, done.dedupeKey)
+  return { seq: done.seq, actorId: done.actorId, resolution: done.resolution }
+}
+
+/** Clears a stuck mark: 404 for an unknown actor, 409 for one that is not stuck. */
+async function unstick(pool: pg.Pool, input: { actorId: string; operator: OpsOperator; reason: string }) {
+  const done = await clearStuck(pool, input)
+  if (!done) {
+    if (!(await actorOwner(pool, input.actorId))) notFound('Actor')
+    throw new InvalidStateError({ event: 'unstick', state: 'not stuck' })
+  }
+  return { actorId: input.actorId, stuck: false, stuckReason: done.stuckReason }
+}
+
+/** The kill switch: the agent's policy `paused`, through the same use case as PATCH /agents/:id (tightening: at once), audited with the reason. */
+async function pauseAgent({ pool, features }: OpsDeps, { agentId, actor, operator, reason }: { agentId: string; actor: AuditActor; operator: OpsOperator; reason: string }) {
+  const { accountId } = (await actorOwner(pool, agentId, 'agent')) ?? notFound('Agent')
+  const before = await features.getAgent({ accountId, agentId })
+  const agent = await features.updateAgent({ accountId, agentId, actor, policy: { paused: true } })
+  await writeOpsAudit(pool, {
+    accountId, subjectId: agentId, action: 'ops.agent.pause', operator, reason,
+    before: { paused: before.policy.paused }, after: { paused: agent.policy.paused },
+  })
+  return agent
+}
+
+/** Cancels a run through the stop use case (nothing new starts, what is in flight completes), audited with the reason. */
+async function cancelRun({ pool, features }: OpsDeps, { runId, operator, reason }: { runId: string; operator: OpsOperator; reason: string }) {
+  const owner = (await actorOwner(pool, runId, 'run')) ?? notFound('Run')
+  const run = await features.stopRun({ accountId: owner.accountId, runId })
+  await writeOpsAudit(pool, {
+    accountId: owner.accountId, subjectId: runId, action: 'ops.run.cancel', operator, reason,
+    before: { status: owner.status }, after: { status: run.status },
+  })
+  return run
+}
