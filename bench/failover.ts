@@ -15,22 +15,16 @@ import pg from 'pg'
 import { adminCreateAccount, kill9, startServer, stopServer, type ServerProcess } from '../test/support/server.ts'
 import { apiClient } from '../test/support/app.ts'
 import { shardOf } from '../src/actors/shards.ts'
-import { round, sleep } from './lib.ts'
+import { createDatabase, dropAllDatabases, round, sleep } from './lib.ts'
 
 const LEASE = process.env.FAILOVER_LEASE ?? '10'
 
 async function once(sameHost: boolean): Promise<{ moveMs: number; firstCommitMs: number }> {
-  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-  const dbName = `bench_failover_${Date.now()}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${dbName}`
+  const url = await createDatabase(`bench_failover_${Date.now()}`)
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-failover-'))
-  const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SHARD_LEASE_SECONDS: LEASE }
+  const env = { DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SHARD_LEASE_SECONDS: LEASE }
   const nodes: ServerProcess[] = []
-  const db = new pg.Pool({ connectionString: url.toString(), max: 2 })
+  const db = new pg.Pool({ connectionString: url, max: 2 })
   try {
     nodes.push(await startServer(env))
     const { rpcUrl } = JSON.parse(readFileSync(join(dataDir, 'chain', 'anvil.json'), 'utf8')) as { rpcUrl: string }
@@ -71,14 +65,13 @@ async function once(sameHost: boolean): Promise<{ moveMs: number; firstCommitMs:
   } finally {
     for (const n of nodes) await stopServer(n).catch(() => {})
     await db.end()
-    await admin.query(`drop database if exists ${dbName} with (force)`)
-    await admin.end()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
 const sameHost = await once(true)
 const otherHost = await once(false)
+await dropAllDatabases()
 console.log(`failover with SHARD_LEASE_SECONDS=${LEASE}: kill -9 of one of two nodes`)
 console.log(`  same host (process seen gone): all shards moved ${sameHost.moveMs} ms, first commit of a moved shard ${sameHost.firstCommitMs} ms`)
 console.log(`  other host (lease runs out):   all shards moved ${otherHost.moveMs} ms, first commit of a moved shard ${otherHost.firstCommitMs} ms`)

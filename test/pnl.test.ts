@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatUnits, parseUnits } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { cents, usd } from './support/cents.ts'
 
 /**
  * Cost basis and PnL of a wallet whose trades are scripted: two buys of TSLAx with USDC and a
@@ -11,14 +12,6 @@ let app: TestApp
 let api: Api
 let agent: { id: string; walletAddress: string }
 
-const cents = (usd: string) => {
-  const [i, f = ''] = usd.replace('-', '').split('.')
-  return (usd.startsWith('-') ? -1n : 1n) * (BigInt(i!) * 100n + BigInt((f + '00').slice(0, 2)))
-}
-const usd = (c: bigint) => {
-  const s = (c < 0n ? -c : c).toString().padStart(3, '0')
-  return `${c < 0n ? '-' : ''}${s.slice(0, -2)}.${s.slice(-2)}`
-}
 async function swap(tokenIn: string, tokenOut: string, amountIn: string) {
   const res = await api('POST', '/swap/execute', { agentId: agent.id, tokenIn, tokenOut, amountIn, slippageBps: 300 })
   expect(res.body, JSON.stringify(res.body)).toMatchObject({ status: 'confirmed' })

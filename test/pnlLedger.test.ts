@@ -7,6 +7,7 @@ import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src
 import { createWalletStore } from '../src/db/wallet.store.ts'
 import { createIndexer } from '../src/chain/indexer.ts'
 import { createLogger } from '../src/logger.ts'
+import { cents, usd } from './support/cents.ts'
 
 /**
  * The PnL ledger of a wallet whose history is scripted: USDC and ETH transferred in by an
@@ -23,14 +24,6 @@ let agent: { id: string; walletAddress: Address }
 let outsider: WalletClient
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 
-const cents = (usd: string) => {
-  const [i, f = ''] = usd.replace('-', '').split('.')
-  return (usd.startsWith('-') ? -1n : 1n) * (BigInt(i!) * 100n + BigInt((f + '00').slice(0, 2)))
-}
-const usd = (c: bigint) => {
-  const s = (c < 0n ? -c : c).toString().padStart(3, '0')
-  return `${c < 0n ? '-' : ''}${s.slice(0, -2)}.${s.slice(-2)}`
-}
 
 async function mined(hash: Hex) {
   const r = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
