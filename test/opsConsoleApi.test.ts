@@ -206,7 +206,10 @@ describe('signed in with a SIWE session', () => {
     const runner = (await alice.api('POST', '/agents', { name: 'siwe-target', skills: ['trading'] })).body
     const noCsrf = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'session without token' }, { cookie: operator.cookie })
     expect(noCsrf.body.code).toBe('csrf_token_invalid')
-    const paused = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'from the dashboard' }, { cookie: operator.cookie, 'x-csrf-token': operator.csrf })
+    // The page never saw the sign-in answer: it reads the session's CSRF token with the cookie alone.
+    const current = await pub('GET', '/auth/session', undefined, { cookie: operator.cookie })
+    expect(current.body).toMatchObject({ accountId: operator.accountId, isOperator: true, csrfToken: operator.csrf })
+    const paused = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'from the dashboard' }, { cookie: operator.cookie, 'x-csrf-token': current.body.csrfToken })
     expect(paused.status).toBe(200)
     const trail = (await op.api('GET', `/ops/audit?subjectId=${runner.id}`)).body.entries
     expect(trail[0]).toMatchObject({ action: 'ops.agent.pause', actor: { type: 'operator', accountId: operator.accountId, via: 'session', address: expect.stringMatching(/^0x/) } })
