@@ -133,7 +133,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.locator(`[data-testid=actor-row][data-id="${failedId}"]`).waitFor()
     expect(await page.getByTestId('actor-row').count()).toBeGreaterThan(1)
     await page.getByTestId('failed-only').click()
-    await page.waitForURL(/status=failed/)
+    await page.waitForURL(/failed=true/)
     await expect.poll(() => page.getByTestId('actor-row').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-id')}:${r.getAttribute('data-status')}`)))
       .toEqual([`${failedId}:failed`])
     await shot('5-failed-only')

@@ -19,7 +19,7 @@ const ids = (body: { actors: { id: string }[] }) => body.actors.map((a) => a.id)
 
 beforeAll(async () => {
   model = await startModelServer()
-  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', SIWE_DOMAIN: 'app.test' }, { withChain: true })
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', SIWE_DOMAIN: 'app.test', AUTOMATION_MAX_FAILURES: '1' }, { withChain: true })
   op = await app.account({ operator: true, name: 'ops' })
   alice = await app.account({ name: 'alice' })
   agent = (await alice.api('POST', '/agents', { name: 'card', skills: ['trading', 'token-launch'] })).body
@@ -84,6 +84,45 @@ describe('actor lists with filters and search', () => {
     expect(ids((await op.api('GET', `/ops/actors?q=${launch.tokenAddress}`)).body)).toEqual([launch.id])
     expect(ids((await op.api('GET', `/ops/actors?q=${launch.id}`)).body)).toEqual([launch.id])
     expect((await op.api('GET', '/ops/actors?since=yesterday')).status).toBe(422)
+  })
+
+  it('"failed only" (failed=true) lists each kind\'s failure states: a run out of budget and an automation in error, not a stopped run', async () => {
+    // Another account: its run's model calls leave alice's credits alone (her card's flags are tested below).
+    const bob = await app.account({ name: 'bob' })
+    const bot = (await bob.api('POST', '/agents', { name: 'failing', skills: ['trading'] })).body
+    // A run of one step whose model asks for a tool: the step after it is past maxSteps.
+    const goal = 'look once too often'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_once', name: 'get_portfolio', arguments: '{}' }] })
+    const run = (await bob.api('POST', `/agents/${bot.id}/runs`, { goal, maxSteps: 1 })).body
+    await waitFor(async () => (await bob.api('GET', `/runs/${run.id}`)).body.status === 'budget_exhausted', 20_000)
+    // An automation whose firing fails (a swap from an unfunded wallet); AUTOMATION_MAX_FAILURES is 1 here.
+    expect((await bob.api('POST', `/agents/${bot.id}/start`)).status).toBe(200)
+    const auto = await bob.api('POST', '/automations', {
+      agent_id: bot.id, name: 'doomed', trigger: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01' } },
+    })
+    expect(auto.status, JSON.stringify(auto.body)).toBe(201)
+    expect((await bob.api('POST', `/automations/${auto.body.id}/trigger`)).status).toBe(200)
+    await waitFor(async () => (await bob.api('GET', `/automations/${auto.body.id}`)).body.status === 'error', 20_000)
+    expect((await bob.api('POST', `/agents/${bot.id}/stop`)).status).toBe(200)
+    // A run its owner stopped: not a failure.
+    model.mock.onMessage('wait for the stop', { content: 'stopped anyway' }, { latency: 1500 })
+    const stopped = (await bob.api('POST', `/agents/${bot.id}/runs`, { goal: 'wait for the stop', maxSteps: 3 })).body
+    await waitFor(async () => (await bob.api('GET', `/runs/${stopped.id}`)).body.status === 'running')
+    expect((await bob.api('POST', `/runs/${stopped.id}/stop`)).status).toBe(200)
+    await waitFor(async () => ['stopped', 'completed'].includes((await bob.api('GET', `/runs/${stopped.id}`)).body.status))
+
+    const failures: Record<string, string[]> = { launch: ['failed'], walletop: ['failed'], chatturn: ['failed'], run: ['failed', 'budget_exhausted'], automation: ['error'] }
+    const failed = (await op.api('GET', `/ops/actors?failed=true&agentId=${bot.id}&limit=100`)).body.actors as { id: string; kind: string; status: string }[]
+    expect(failed.map((a) => a.id).sort()).toEqual([run.id, auto.body.id].sort())
+    const all = (await op.api('GET', '/ops/actors?failed=true&limit=100')).body.actors as { kind: string; status: string }[]
+    expect(all.every((a) => failures[a.kind]?.includes(a.status)), JSON.stringify(all)).toBe(true)
+    // With other filters: one kind; `status=failed` alone is still one state name.
+    expect(ids((await op.api('GET', `/ops/actors?failed=true&kind=run&accountId=${bob.accountId}&limit=100`)).body)).toContain(run.id)
+    expect(ids((await op.api('GET', `/ops/actors?failed=true&kind=automation&agentId=${bot.id}`)).body)).toEqual([auto.body.id])
+    expect(ids((await op.api('GET', `/ops/actors?status=failed&agentId=${bot.id}`)).body)).toEqual([])
+    expect(ids((await op.api('GET', `/ops/actors?failed=false&kind=run&agentId=${bot.id}`)).body).sort()).toEqual([run.id, stopped.id].sort())
+    expect((await op.api('GET', '/ops/actors?failed=yes')).status).toBe(422)
   })
 })
 

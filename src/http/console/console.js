@@ -247,9 +247,11 @@ function filterForm(q) {
     field('since', 'created since', { type: 'datetime-local', value: q.get('since')?.slice(0, 16) ?? '' }),
     field('until', 'until', { type: 'datetime-local', value: q.get('until')?.slice(0, 16) ?? '' }),
     field('q', 'id, tx hash or address', { size: 30 }),
+    // Each kind's failure states (launches, operations, turns: failed; runs: failed, budget_exhausted; automations: error).
+    h('label', { title: 'launch, walletop, chatturn: failed · run: failed, budget_exhausted · automation: error' }, h('input', { type: 'checkbox', name: 'failed', value: 'true', checked: q.get('failed') === 'true' }), ' failed only'),
     h('button', { type: 'submit', text: 'Apply' }),
-    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.set('status', 'failed'); go(q) } }),
-    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.set('status', 'stuck'); go(q) } }),
+    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.delete('status'); q.delete('cursor'); q.set('failed', 'true'); go(q) } }),
+    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.delete('failed'); q.delete('cursor'); q.set('status', 'stuck'); go(q) } }),
     h('button', { type: 'button', text: 'Clear', onclick: () => go(new URLSearchParams()) }),
   )
   return form
