@@ -158,6 +158,24 @@ describe('one agent', () => {
     expect((await op.api('GET', '/ops/agents/00000000-0000-4000-8000-000000000000')).status).toBe(404)
   })
 
+  it('its card lists its automations with the next firing (the automation\'s timer)', async () => {
+    const bot = (await alice.api('POST', '/agents', { name: 'scheduled', skills: ['trading'] })).body
+    const startAt = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000).toISOString()
+    const created = await alice.api('POST', '/automations', {
+      agent_id: bot.id, name: 'hourly look', trigger: { type: 'interval', everySeconds: 3600, startAt },
+      action: { type: 'tool_call', tool: 'get_portfolio', args: {} },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const card = (await op.api('GET', `/ops/agents/${bot.id}`)).body
+    expect(card.automations).toEqual([expect.objectContaining({ id: created.body.id, kind: 'automation', status: 'armed', accountId: alice.accountId, nextTimerAt: expect.any(String) })])
+    // The timer is set from the delay to startAt when the creation commits: due within a second of it.
+    expect(created.body.nextRunAt).toBe(startAt)
+    expect(Math.abs(Date.parse(card.automations[0].nextTimerAt) - Date.parse(startAt))).toBeLessThan(1000)
+    // Cancelled: still listed, no next firing.
+    expect((await alice.api('DELETE', `/automations/${created.body.id}`)).status).toBe(200)
+    expect((await op.api('GET', `/ops/agents/${bot.id}`)).body.automations).toEqual([expect.objectContaining({ id: created.body.id, status: 'cancelled', nextTimerAt: null })])
+  })
+
   it('its value over time: the wallet valued on chain at blocks from before its first transaction to now', async () => {
     const res = await op.api('GET', `/ops/agents/${agent.id}/value-history`)
     expect(res.status).toBe(200)

@@ -378,7 +378,7 @@ async function agentView(id) {
     const c = await api(`/ops/agents/${id}`)
     const a = c.agent
     const cap = (label, limit, used) => h('tr', {}, h('td', { text: label }), h('td', { text: limit ?? 'none' }), h('td', { text: used ?? '' }))
-    const actorsTable = (list, testid) => table(['id', 'state', 'created', 'next timer'], list.length
+    const actorsTable = (list, testid, next = 'next timer') => table(['id', 'state', 'created', next], list.length
       ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }), h('td', { text: when(r.nextTimerAt) })))
       : [empty(4, 'None.')], testid)
     put(body, 
@@ -399,7 +399,7 @@ async function agentView(id) {
       h('div', { class: 'row' },
         h('div', {}, h('h2', { text: 'Runs' }), actorsTable(c.runs, 'runs')),
         h('div', {}, h('h2', { text: 'Chat turns' }), actorsTable(c.chatTurns, 'turns')),
-        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations') : h('p', { class: 'muted', text: 'No automation actors yet (the kind is not built).' })),
+        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations', 'next firing') : h('p', { class: 'muted', text: 'No automation for this agent.' })),
       ),
       h('h2', { text: 'Audit trail' }), auditTable(c.audit),
     )
