@@ -319,4 +319,6 @@ export const automationKind: ActorKind = {
     return top === 'settling' ? 'executing' : top
   },
   effects: [AUTOMATION_FIRE],
+  // `maxFailures` failed firings in a row: it waits for a resume (`completed` with a reason is no failure).
+  failureStates: ['error'],
 }
