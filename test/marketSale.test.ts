@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type pg from 'pg'
+import { startTestApp, type Api, type ApiResponse, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/**
+ * What must not cross a sale: a write of the seller's that read the agent before the sale and
+ * lands after it (whitelist, settings, chat) changes nothing of the buyer's; the buyer's own bid
+ * does not block its buy; the card shows PnL, and an ended listing shows the card as it was.
+ */
+let app: TestApp
+let model: ModelServer
+let seller: { accountId: string; api: Api }
+const friend = '0x00000000000000000000000000000000000f00d1'
+
+beforeAll(async () => {
+  model = await startModelServer()
+  app = await startTestApp({ STARTER_CREDITS: '10000', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
+  seller = await app.account({ name: 'seller' })
+})
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+})
+
+async function listed(name: string, priceCredits = 100, { funded = false } = {}) {
+  const agent = (await seller.api('POST', '/agents', { name, model: 'gpt-4o-mini', skills: ['trading', 'wallet'], strategy: 'momentum' })).body as { id: string }
+  if (funded) await seller.api('POST', '/dev/faucet', { agentId: agent.id, eth: '2', usdc: '500' })
+  const listing = await seller.api('POST', '/market', { agentId: agent.id, priceCredits })
+  expect(listing.status).toBe(201)
+  return { agentId: agent.id, listingId: listing.body.id as string }
+}
+
+/** Waits until a statement whose text matches `like` waits on a lock. */
+const waitingOnLock = (like: string) =>
+  waitFor(async () => (await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like $1`, [like])).rows[0].n > 0, 20_000)
+
+/**
+ * A buy held on the agent's row (this test's transaction locks it, as a slow sale would), while
+ * `write` (the seller's, which read the agent before the sale) queues behind it on the same row;
+ * then the sale commits first, and the write goes on.
+ */
+async function saleRacing(listingId: string, agentId: string, buyer: Api, write: () => Promise<ApiResponse>, writeSql: string) {
+  const blocker: pg.PoolClient = await app.services.pool.connect()
+  await blocker.query('begin')
+  await blocker.query('select 1 from agent where id = $1 for update', [agentId])
+  const buy = buyer('POST', `/market/${listingId}/buy`)
+  await waitingOnLock('select skills from agent%')
+  const written = write()
+  await waitingOnLock(writeSql)
+  await blocker.query('rollback')
+  blocker.release()
+  expect((await buy).status).toBe(200)
+  return written
+}
+
+describe("the seller's writes racing the sale", () => {
+  it('a whitelist add that read the agent before the sale inserts nothing after it (404)', async () => {
+    const { agentId, listingId } = await listed('wl-race')
+    const buyer = await app.account({ name: 'wl buyer' })
+    const add = await saleRacing(listingId, agentId, buyer.api, () => seller.api('POST', `/agents/${agentId}/whitelist`, { address: friend }), '%agent_whitelist%')
+    expect(add.status).toBe(404)
+    expect((await buyer.api('GET', `/agents/${agentId}/whitelist`)).body.whitelist).toEqual([])
+    // And a remove by the seller never deletes the buyer's entry.
+    expect((await buyer.api('POST', `/agents/${agentId}/whitelist`, { address: friend })).status).toBe(201)
+    expect((await seller.api('DELETE', `/agents/${agentId}/whitelist`, { address: friend })).status).toBe(404)
+    const { rows } = await app.services.pool.query('select count(*)::int as n from agent_whitelist where agent_id = $1', [agentId])
+    expect(rows[0].n).toBe(1)
+  })
+})
