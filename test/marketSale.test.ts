@@ -68,4 +68,28 @@ describe("the seller's writes racing the sale", () => {
     const { rows } = await app.services.pool.query('select count(*)::int as n from agent_whitelist where agent_id = $1', [agentId])
     expect(rows[0].n).toBe(1)
   })
+
+  it("a chat turn of the seller's still running at the sale never reaches the buyer's chat or model", async () => {
+    const { agentId, listingId } = await listed('chat-race')
+    const buyer = await app.account({ name: 'chat buyer' })
+    // The model answers the seller's turn only once the sale committed.
+    let answer!: () => void
+    const gate = new Promise<void>((r) => (answer = r))
+    model.mock.onMessage('seller plan', async () => {
+      await gate
+      return { content: 'the seller secret answer' }
+    })
+    const chat = seller.api('POST', `/agents/${agentId}/chat`, { message: 'seller plan' })
+    await waitFor(async () => (await app.services.pool.query(`select 1 from chat_message where agent_id = $1 and role = 'user'`, [agentId])).rows.length > 0, 10_000)
+    expect((await buyer.api('POST', `/market/${listingId}/buy`)).status).toBe(200)
+    answer()
+    const turnId = (await chat).body.id as string
+    await app.services.runtime.waitFor(turnId, (e) => e.status === 'completed' || e.status === 'failed', 10_000)
+    expect((await buyer.api('GET', `/agents/${agentId}/messages`)).body.messages).toEqual([])
+    model.mock.onMessage('buyer hello', { content: 'hello buyer' })
+    expect((await buyer.api('POST', `/agents/${agentId}/chat`, { message: 'buyer hello' })).status).toBe(200)
+    const request = model.mock.getRequests().find((r) => JSON.stringify(r.body).includes('buyer hello'))!
+    expect(JSON.stringify(request.body)).not.toContain('seller secret')
+    expect((await buyer.api('GET', `/agents/${agentId}/messages`)).body.messages.map((m: { content: string }) => m.content)).toEqual(['hello buyer', 'buyer hello'])
+  })
 })
