@@ -3,6 +3,8 @@ import type pg from 'pg'
 import { startTestApp, type Api, type ApiResponse, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
+import { applyGuardrailChange } from '../src/db/guardrails.store.ts'
+import { NotFoundError } from '../src/domain/errors.ts'
 
 /**
  * What must not cross a sale: a write of the seller's that read the agent before the sale and
@@ -67,6 +69,17 @@ describe("the seller's writes racing the sale", () => {
     expect((await seller.api('DELETE', `/agents/${agentId}/whitelist`, { address: friend })).status).toBe(404)
     const { rows } = await app.services.pool.query('select count(*)::int as n from agent_whitelist where agent_id = $1', [agentId])
     expect(rows[0].n).toBe(1)
+  })
+
+  it('a settings change that read the agent before the sale answers 404 and changes nothing', async () => {
+    const { agentId, listingId } = await listed('cfg-race')
+    const buyer = await app.account({ name: 'cfg buyer' })
+    const patch = await saleRacing(listingId, agentId, buyer.api, () => seller.api('PATCH', `/agents/${agentId}`, { name: 'seller rename', payout_wallet: friend }), 'update agent set%')
+    expect({ status: patch.status, code: patch.body.code }).toEqual({ status: 404, code: 'not_found' })
+    expect((await buyer.api('GET', `/agents/${agentId}`)).body).toMatchObject({ name: 'cfg-race', payoutWallet: null })
+    // The guardrail store on its own, for the sold agent and its former owner: not found, nothing written.
+    const change = { agentId, accountId: seller.accountId, actor: { type: 'key' as const, keyId: null }, patch: { payout_wallet: friend }, holdSeconds: 0 }
+    await expect(applyGuardrailChange(app.services.pool, change)).rejects.toBeInstanceOf(NotFoundError)
   })
 
   it("a chat turn of the seller's still running at the sale never reaches the buyer's chat or model", async () => {
