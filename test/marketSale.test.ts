@@ -106,3 +106,18 @@ describe("the seller's writes racing the sale", () => {
     expect((await buyer.api('GET', `/agents/${agentId}/messages`)).body.messages.map((m: { content: string }) => m.content)).toEqual(['hello buyer', 'buyer hello'])
   })
 })
+
+describe('buying', () => {
+  it("a buyer's own active bid on the listing does not count against its direct buy", async () => {
+    const { agentId, listingId } = await listed('bid-then-buy', 8000)
+    const buyer = await app.account({ name: 'bidding buyer' })
+    const bid = await buyer.api('POST', `/market/${listingId}/bids`, { credits: 3000 })
+    expect(bid.status).toBe(201)
+    const buy = await buyer.api('POST', `/market/${listingId}/buy`)
+    expect({ status: buy.status, code: buy.body.code }).toEqual({ status: 200, code: undefined })
+    expect((await buyer.api('GET', '/billing')).body).toMatchObject({ credits: 2000, reserved: 0 })
+    const { rows } = await app.services.pool.query('select status from listing_bid where id = $1', [bid.body.id])
+    expect(rows[0].status).toBe('expired')
+    expect((await buyer.api('GET', `/agents/${agentId}`)).status).toBe(200)
+  })
+})

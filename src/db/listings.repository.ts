@@ -279,6 +279,13 @@ async function settleIn(db: Queryable, credits: CreditsRepository, s: Settlement
   const bidders = await db.query<{ bidder_account_id: string }>(`select bidder_account_id from listing_bid where listing_id = $1 and status = 'active' for update`, [s.listingId])
   await lockAccounts(db, [s.buyerAccountId, l.seller_account_id, ...bidders.rows.map((b) => b.bidder_account_id)])
   await db.query('select pg_advisory_xact_lock(hashtext($1))', [l.agent_id])
+  // The buyer's own other bids on this listing end with the sale: released before the balance
+  // check, so the credits they hold do not count against the buyer (a failed check rolls this back).
+  const own = await db.query<{ id: string }>(
+    `update listing_bid set status = 'expired', ended_at = now() where listing_id = $1 and bidder_account_id = $2 and status = 'active' and id is distinct from $3 returning id`,
+    [s.listingId, s.buyerAccountId, s.bidId ?? null],
+  )
+  for (const b of own.rows) await credits.releaseByRef({ accountId: s.buyerAccountId, ref: bidRef(b.id) }, db)
   const fee = s.feeOf(price)
   await credits.transfer(
     { fromAccountId: s.buyerAccountId, toAccountId: l.seller_account_id, credits: price, feeCredits: fee, ref: `listing:${s.listingId}`, releaseRef: s.bidId && bidRef(s.bidId) },

@@ -65,7 +65,8 @@ export interface ListingsRepository {
    * The sale, in one transaction: buyer debited, seller credited less the fee (ledger entries with
    * unique refs), the agent (and its actor) moved to the buyer and `stopped`, its whitelist, payout
    * wallet, pending guardrail changes, scheduled runs, the seller's custom-skill grants and chat
-   * history cleared, the listing `sold`, the other bids expired. `created: false` when this buyer
+   * history cleared, the listing `sold`, the other bids expired (the buyer's own released before
+   * its balance is checked, so they never count against it). `created: false` when this buyer
    * bought it already (a retry).
    */
   settle(s: Settlement): Promise<{ listing: ListingRow; created: boolean }>
