@@ -121,3 +121,19 @@ describe('buying', () => {
     expect((await buyer.api('GET', `/agents/${agentId}`)).status).toBe(200)
   })
 })
+
+describe('the public card', () => {
+  it('shows cost basis, realised and unrealised PnL from the portfolio totals after a swap', async () => {
+    const agent = (await seller.api('POST', '/agents', { name: 'pnl card', model: 'gpt-4o-mini', skills: ['trading'] })).body as { id: string }
+    await seller.api('POST', '/dev/faucet', { agentId: agent.id, eth: '2', usdc: '500' })
+    const swap = await seller.api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '100', slippageBps: 300 })
+    expect(swap.body.status).toBe('confirmed')
+    const portfolio = (await seller.api('GET', `/wallet/portfolio?agentId=${agent.id}`)).body
+    const listing = (await seller.api('POST', '/market', { agentId: agent.id, priceCredits: 100 })).body
+    const { pnl } = (await seller.api('GET', `/market/${listing.id}`)).body.agent
+    for (const v of [pnl.costBasisUsd, pnl.realisedUsd, pnl.unrealisedUsd]) expect(Number.isFinite(Number(v)) && v !== null).toBe(true)
+    expect(pnl).toMatchObject({ costBasisUsd: portfolio.costBasisUsd, realisedUsd: portfolio.realisedPnlUsd })
+    expect(pnl.note).not.toContain('not tracked')
+    await seller.api('DELETE', `/market/${listing.id}`)
+  })
+})

@@ -89,9 +89,18 @@ export interface ListingActors {
   forget(agentId: string): void
 }
 
-/** What the public card adds from the chain: portfolio value, creator fees and unrealised PnL, in USD now (null without a chain). */
+/** The card's figures in USD, as GET /wallet/portfolio and GET /fees/earnings give them (null when they cannot be read). */
+export type ListingFigureValues = {
+  portfolioValueUsd: string | null
+  creatorFeesEarnedUsd: string | null
+  costBasisUsd: string | null
+  unrealisedPnlUsd: string | null
+  realisedPnlUsd: string | null
+}
+
+/** What the public card adds from the chain and the agent's ledger: portfolio value, creator fees, cost basis and PnL, in USD now. */
 export interface ListingFigures {
-  valueOf(listing: { sellerAccountId: string; agentId: string; buyerAccountId: string | null; status: string }): Promise<{ portfolioValueUsd: string | null; creatorFeesEarnedUsd: string | null; unrealisedPnlUsd: string | null }>
+  valueOf(listing: { sellerAccountId: string; agentId: string; buyerAccountId: string | null; status: string }): Promise<ListingFigureValues>
 }
 
 export type MarketplaceDeps = {
