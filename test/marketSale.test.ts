@@ -136,4 +136,22 @@ describe('the public card', () => {
     expect(pnl.note).not.toContain('not tracked')
     await seller.api('DELETE', `/market/${listing.id}`)
   })
+
+  it("an ended listing shows the card as it was when it ended, not the agent's current one", async () => {
+    const { agentId, listingId } = await listed('as listed', 100, { funded: true })
+    const before = (await seller.api('GET', `/market/${listingId}`)).body.agent
+    const buyer = await app.account({ name: 'card buyer' })
+    const sold = await buyer.api('POST', `/market/${listingId}/buy`)
+    expect(sold.body.agent).toEqual(before)
+    await buyer.api('PATCH', `/agents/${agentId}`, { name: 'renamed by buyer', strategy: 'secret new strategy', skills: ['trading'] })
+    await buyer.api('POST', '/swap/execute', { agentId, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '200', slippageBps: 300 })
+    const after = (await buyer.api('GET', `/market/${listingId}`)).body.agent
+    expect(after).toEqual(before)
+
+    const cancelled = await listed('cancelled card')
+    const shown = (await seller.api('GET', `/market/${cancelled.listingId}`)).body.agent
+    await seller.api('DELETE', `/market/${cancelled.listingId}`)
+    await seller.api('PATCH', `/agents/${cancelled.agentId}`, { name: 'renamed later', strategy: 'other' })
+    expect((await seller.api('GET', `/market/${cancelled.listingId}`)).body.agent).toEqual(shown)
+  })
 })

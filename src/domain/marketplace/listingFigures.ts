@@ -9,8 +9,8 @@ export type FigureSources = {
 }
 
 /**
- * The card's figures read now, as the agent's owner would read them (the seller while listed, the
- * buyer once sold); each is null when it cannot be read (no chain, an RPC error): a listing is
+ * The card's figures read now, as the seller reads them (an active listing's: an ended one shows
+ * the figures kept when it ended); each is null when it cannot be read (no chain, an RPC error): a listing is
  * still shown without them.
  *
  * @example
@@ -20,7 +20,7 @@ export function listingFigures(sources: FigureSources | undefined): ListingFigur
   return {
     async valueOf(l) {
       if (!sources) return { portfolioValueUsd: null, creatorFeesEarnedUsd: null, costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null }
-      const ref = { accountId: l.status === 'sold' && l.buyerAccountId ? l.buyerAccountId : l.sellerAccountId, agentId: l.agentId }
+      const ref = { accountId: l.sellerAccountId, agentId: l.agentId }
       const [portfolio, fees] = await Promise.all([sources.portfolio(ref).catch(() => null), sources.feeEarnings(ref).catch(() => null)])
       return {
         portfolioValueUsd: portfolio?.totalValueUsd ?? null,

@@ -6,10 +6,12 @@ export const PNL_NOTE =
 
 /**
  * A listing as the API shows it to anyone: the seller's display name only, and the agent's public
- * card (never its wallet key, whitelist, policy, payout wallet, prompt or chat history).
+ * card (never its wallet key, whitelist, policy, payout wallet, prompt or chat history): as it is
+ * now while active, as it was when the listing ended once sold or cancelled.
  */
 export async function listingView(figures: ListingFigures, l: ListingRow) {
-  const value = await figures.valueOf(l)
+  // An ended listing shows the figures kept when it ended, never the agent's current ones.
+  const value = l.figures ?? (await figures.valueOf(l))
   return {
     id: l.id,
     agentId: l.agentId,
