@@ -108,6 +108,15 @@ describe("the seller's writes racing the sale", () => {
 })
 
 describe('buying', () => {
+  it('the system prompt, persona, temperature, isPublic and publicDescription move with the agent, as docs/api.md says', async () => {
+    const set = { system_prompt: 'buy the dip', persona: 'calm', temperature: 0.3, is_public: true, public_description: 'a dip buyer' }
+    const agent = (await seller.api('POST', '/agents', { name: 'moves', model: 'gpt-4o-mini', skills: ['trading'], ...set })).body as { id: string }
+    const listing = (await seller.api('POST', '/market', { agentId: agent.id, priceCredits: 10 })).body
+    const buyer = await app.account({ name: 'prompt buyer' })
+    expect((await buyer.api('POST', `/market/${listing.id}/buy`)).status).toBe(200)
+    expect((await buyer.api('GET', `/agents/${agent.id}`)).body).toMatchObject({ systemPrompt: 'buy the dip', persona: 'calm', temperature: 0.3, isPublic: true, publicDescription: 'a dip buyer' })
+  })
+
   it("a buyer's own active bid on the listing does not count against its direct buy", async () => {
     const { agentId, listingId } = await listed('bid-then-buy', 8000)
     const buyer = await app.account({ name: 'bidding buyer' })
