@@ -98,6 +98,13 @@ describe('automations', () => {
     expect((await other.api('DELETE', `/automations/${mine}`)).status).toBe(404)
     expect((await other.api('POST', `/automations/${mine}/trigger`)).status).toBe(404)
     expect((await other.api('GET', '/automations')).body.automations).toEqual([])
+    // A PATCH gets the checks of a creation: an unknown token, a threshold already met.
+    const patched = await api('PATCH', `/automations/${mine}`, {
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'NOPE', amountIn: '1' } },
+      trigger: { type: 'price_threshold', mint: 'ETH', operator: 'gte', priceUsd: '1' },
+    })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(422)
+    expect(Object.keys(patched.body.field_errors).sort()).toEqual(['action.args.tokenOut', 'trigger.priceUsd'])
   })
 
   it('max_spend_usd holds with 10 firings asked for at once; pause, trigger and cancel answer as documented', async () => {

@@ -148,7 +148,7 @@ export function checkTiming(deps: Pick<AutomationPorts, 'limits' | 'clock'>, t: 
 }
 
 /** The tool is granted and its arguments valid; a swap's tokens are known and differ. */
-async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Expanded): Promise<FieldErrors> {
+export async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Pick<Expanded, 'trigger' | 'action'>): Promise<FieldErrors> {
   if (e.action.type !== 'tool_call') return {}
   const granted = await deps.tools.granted(accountId, skills)
   if (!granted.includes(e.action.tool)) return { 'action.tool': `Not a tool this agent's skills grant (read and trade tools only): ${e.action.tool}.` }
@@ -173,7 +173,7 @@ async function checkAction(deps: AutomationPorts, accountId: string, skills: str
 }
 
 /** A price threshold's token is known and the threshold not already met. */
-async function checkTrigger(deps: AutomationPorts, t: AutomationTrigger): Promise<FieldErrors> {
+export async function checkTrigger(deps: AutomationPorts, t: AutomationTrigger): Promise<FieldErrors> {
   if (t.type !== 'price_threshold') return {}
   if (!(await deps.tokens.resolve(t.mint))) return { 'trigger.mint': `Unknown token: ${t.mint}.` }
   const price = await deps.tokens.priceUsd(t.mint)
