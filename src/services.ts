@@ -130,7 +130,7 @@ export async function createServices(
   })
   // What core feeds: revocations from other nodes, automations fired as blocks are indexed, the key sweep.
   nodes.subscribe(KEY_REVOKED_CHANNEL, (hash) => core.forgetApiKey(hash))
-  indexer?.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger }).onIndexed)
+  if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
   return {
     config,
