@@ -65,6 +65,12 @@ export function createAutomationsStore(pool: pg.Pool) {
       await pool.query(`update automation_trigger_checkpoint set block_number = $3, updated_at = now() where chain_id = $1 and block_number = $2`, [chainId, from, to])
     },
 
+    /** The first actor there is among `ids` (the ids a firing's child or run may have): what an earlier attempt of the firing started. */
+    async startedAmong(ids: readonly string[]): Promise<{ id: string; status: string } | undefined> {
+      const { rows } = await pool.query<{ id: string; status: string }>(`select id, status from actor where id = any($1::text[]) order by created_at limit 1`, [ids])
+      return rows[0]
+    },
+
     /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */
     tellAgentAutomations: (p: { agentId: string; event: { type: string }; dedupePrefix: string }) => tellAgentAutomations(pool, p),
 
