@@ -59,8 +59,8 @@ export function sampleBlocks(from: bigint, to: bigint, n: number): bigint[] {
 export function opsUseCases(deps: OpsDeps) {
   const { pool } = deps
   return {
-    /** Actors of every account, ids ascending; one more than `limit` when a next page exists. */
-    listActors: (filter: ActorListFilter) => listActors(pool, filter),
+    /** Actors of every account, ids ascending; one more than `limit` when a next page exists. `failed`: in a failure state of their kind. */
+    listActors: (filter: ActorListFilter) => listActors(pool, filter, failureStatesOf(deps.runtime)),
     countActors: () => actorCounts(pool),
     /** The service's node processes with the shards and roles each holds (`leaseExpiresAt`: when its heartbeat runs out). */
     listNodes: async () => (await listNodes(pool)).map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt })),
@@ -81,6 +81,11 @@ export function opsUseCases(deps: OpsDeps) {
     pauseAgent: (input: { agentId: string; actor: AuditActor; operator: OpsOperator; reason: string }) => pauseAgent(deps, input),
     cancelRun: (input: { runId: string; operator: OpsOperator; reason: string }) => cancelRun(deps, input),
   }
+}
+
+/** Each kind's failure states (ActorKind.failureStates), the one list "failed only" reads. */
+export function failureStatesOf(runtime: Pick<ActorRuntime, 'kinds'>): Record<string, readonly string[]> {
+  return Object.fromEntries([...runtime.kinds.values()].map((k) => [k.kind, k.failureStates ?? []]))
 }
 
 const notFound = (what: string): never => {

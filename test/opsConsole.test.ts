@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createSiweMessage } from 'viem/siwe'
+import { apiClient, startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 
 /** Debian's chromium (CI installs it: .ci/run); the test never downloads a browser. */
@@ -35,7 +37,7 @@ async function signIn(apiKey: string): Promise<number> {
 describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
-    app = await startTestApp({}, { withChain: true })
+    app = await startTestApp({ SIWE_DOMAIN: 'app.test' }, { withChain: true })
     op = await app.account({ operator: true, name: 'ops' })
     alice = await app.account({ name: 'alice' })
     agentId = (await alice.api('POST', '/agents', { name: 'watched', skills: ['trading', 'token-launch'] })).body.id
@@ -131,7 +133,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.locator(`[data-testid=actor-row][data-id="${failedId}"]`).waitFor()
     expect(await page.getByTestId('actor-row').count()).toBeGreaterThan(1)
     await page.getByTestId('failed-only').click()
-    await page.waitForURL(/status=failed/)
+    await page.waitForURL(/failed=true/)
     await expect.poll(() => page.getByTestId('actor-row').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-id')}:${r.getAttribute('data-status')}`)))
       .toEqual([`${failedId}:failed`])
     await shot('5-failed-only')
@@ -161,5 +163,40 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
     const audit = await op.api('GET', `/ops/audit?subjectId=${id}`)
     expect(audit.body.entries[0]).toMatchObject({ action: 'ops.deadletter.retry', actor: { type: 'operator', accountId: op.accountId }, after: { reason: 'accepted since the parser fix' } })
+  })
+
+  it('an operator signed in with Sign-In with Ethereum (the session cookie alone) acts from the page; signing out ends the session', async () => {
+    // A wallet signs in (as a dashboard would) and its account is made an operator.
+    const pub = apiClient(`${app.url}/api/v1`)
+    const signer = privateKeyToAccount(generatePrivateKey())
+    const { nonce } = (await pub('GET', '/auth/nonce')).body
+    const message = createSiweMessage({ address: signer.address, chainId: 31337, domain: 'app.test', nonce, uri: 'https://app.test', version: '1' })
+    const signedIn = await pub('POST', '/auth/siwe', { message, signature: await signer.signMessage({ message }) })
+    expect(signedIn.status).toBe(200)
+    const operatorId = signedIn.body.account.id as string
+    await app.services.pool.query('update account set is_operator = true where id = $1', [operatorId])
+    const sid = /sid=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')![1]!
+    const target = (await alice.api('POST', '/agents', { name: 'siwe-watched', skills: ['trading'] })).body.id as string
+
+    // No key in this tab: only the browser's cookie (the page never saw the sign-in answer nor its CSRF token).
+    await page.evaluate(() => sessionStorage.clear())
+    await browser.addCookies([{ name: 'sid', value: sid, url: app.url, httpOnly: true, sameSite: 'Lax' }])
+    await page.goto('about:blank')
+    const session = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session'))
+    await page.goto(`${app.url}/ops#/agent/${target}`)
+    expect((await session).status()).toBe(200)
+    await page.getByTestId('pause-agent').click()
+    await page.getByTestId('reason').fill('paused from a wallet session')
+    await page.getByTestId('confirm').click()
+    await page.getByTestId('audit-row').filter({ hasText: 'paused from a wallet session' }).waitFor()
+    expect(await page.locator('#nav').isHidden()).toBe(false)
+    await shot('8-siwe-session-action')
+    const audit = await op.api('GET', `/ops/audit?subjectId=${target}`)
+    expect(audit.body.entries[0]).toMatchObject({ action: 'ops.agent.pause', actor: { type: 'operator', accountId: operatorId, via: 'session', address: signer.address.toLowerCase() } })
+
+    // Sign out ends the session itself: the cookie no longer signs in.
+    await page.locator('#signout').click()
+    await page.getByTestId('api-key').waitFor()
+    await waitFor(async () => (await pub('GET', '/auth/session', undefined, { cookie: `sid=${sid}` })).status === 401)
   })
 })

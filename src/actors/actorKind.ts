@@ -27,6 +27,11 @@ export type ActorKind = {
    * was signed and stored must not end as "failed" while that transaction can still land.
    */
   persistentEffects?: readonly string[]
+  /**
+   * The states that mean this kind of actor failed (ended in error, or halted until someone acts):
+   * what the operator console's "failed only" lists (GET /ops/actors?failed=true). Default: none.
+   */
+  failureStates?: readonly string[]
   /** For a child actor: whether its final snapshot is a failure (its parent hears `child.failed`). Default: status `failed`. */
   isFailure?(snapshot: AnyMachineSnapshot): boolean
 }

@@ -134,7 +134,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const poller = createPoller({
     pollMs: opts.pollMs ?? 250,
     logger,
-    poll: () => pollOnce(pool, leases.shards(), { drain, worker, logger }),
+    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger }),
   })
 
   return {
@@ -184,20 +184,21 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
 
 /**
  * One poll of the shards this node holds (null: all; none while its leases are not known to be
- * valid): due timers become inbox events, pending inboxes are drained, due effects claimed.
+ * valid): due timers become inbox events, pending inboxes are drained, due effects claimed. Each
+ * statement checks the leases again on the database clock, so a lease lost since takes nothing.
  */
 async function pollOnce(
   pool: pg.Pool,
-  shards: number[] | null,
+  scope: store.ShardScope,
   { drain, worker, logger }: { drain(id: string): Promise<void>; worker: { claimAndRun(shards: number[] | null): Promise<void> }; logger: Logger },
 ): Promise<number | undefined> {
-  if (shards?.length === 0) return undefined
-  const fired = await store.claimDueTimers(pool, shards)
-  const pending = await store.actorsWithPendingInbox(pool, shards)
+  if (scope.shards?.length === 0) return undefined
+  const fired = await store.claimDueTimers(pool, scope)
+  const pending = await store.actorsWithPendingInbox(pool, scope)
   await Promise.all(
     [...new Set([...fired, ...pending])].map((id) => drain(id).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
   )
-  await worker.claimAndRun(shards)
+  await worker.claimAndRun(scope.shards)
   return store.nextTimerDelay(pool)
 }
 

@@ -1,5 +1,5 @@
 import type { EffectRow } from './actorKind.ts'
-import type { Queryable } from './actorStore.ts'
+import { heldShardSql, type Queryable, type ShardScope } from './actorStore.ts'
 
 type EffectDbRow = {
   id: string
@@ -30,15 +30,14 @@ const OPEN = `status in ('pending', 'prepared', 'sent')`
 /**
  * Claims open effects for one worker: rows nobody holds (or whose lease expired) are locked with
  * SKIP LOCKED, so two workers never claim the same row, and get `claimed_by` and `lease_until`.
- * Pick the ones due for a (re)try of the actors in `shards` (null: all), or one actor's (`actorId`).
+ * Pick the ones due for a (re)try of the actors in scope (the shards whose leases the scope's
+ * node holds at this statement's time; every actor when it names no node), or one actor's.
  */
 export async function claimEffects(
   db: Queryable,
-  { owner, leaseMs, actorId, shards = null, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; shards?: number[] | null; limit?: number },
+  { owner, leaseMs, actorId, scope = { shards: null, node: null }, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; scope?: ShardScope; limit?: number },
 ): Promise<EffectRow[]> {
-  const pick = actorId
-    ? 'actor_id = $4'
-    : `next_attempt_at <= now() and ($4::smallint[] is null or actor_id in (select id from actor where shard = any($4)))`
+  const pick = actorId ? 'actor_id = $4' : `next_attempt_at <= now() and ${heldShardSql('actor_id', '$4', '$5')}`
   const { rows } = await db.query<EffectDbRow>({
     name: `effect.claim.${actorId ? 'actor' : 'due'}`,
     text: `with c as (
@@ -49,7 +48,7 @@ export async function claimEffects(
            update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
              from c where e.id = c.id
            returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts`,
-    values: [owner, leaseMs, limit, actorId ?? shards],
+    values: actorId ? [owner, leaseMs, limit, actorId] : [owner, leaseMs, limit, scope.shards, scope.node],
   })
   return rows.map(toEffect)
 }

@@ -122,5 +122,6 @@ export const launchKind: ActorKind = {
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['launch.simulate', 'launch.submit', 'launch.confirm'],
+  failureStates: ['failed'],
   persistentEffects: ['launch.confirm'],
 }

@@ -7,6 +7,8 @@ export type ActorListFilter = {
   kind?: string | undefined
   /** A state name; `stuck` lists the actors marked for an operator (dead letters, unreadable snapshots). */
   status?: string | undefined
+  /** "Failed only": actors in a failure state of their kind (`failureStates`, each ActorKind's). */
+  failed?: boolean | undefined
   accountId?: string | undefined
   /** The agent itself and every actor whose context names it (launches, operations, turns, runs). */
   agentId?: string | undefined
@@ -63,18 +65,24 @@ function searchCondition(q: string, push: (v: unknown) => number): string {
 
 /**
  * Actors of every account, ids ascending, filtered; one more than `limit` tells the caller a
- * next page exists. The account filter reads `actor_account`, kind and state `actor_kind_status`.
+ * next page exists. The account filter reads `actor_account`, kind and state `actor_kind_status`
+ * (also for `failed`: one (kind, states) condition per kind that has failure states).
  *
  * @example
  * const rows = await listActors(pool, { kind: 'launch', status: 'failed', limit: 50 })
+ * const failed = await listActors(pool, { failed: true, limit: 50 }, { run: ['failed', 'budget_exhausted'], automation: ['error'] })
  */
-export async function listActors(pool: pg.Pool, f: ActorListFilter): Promise<ActorSummary[]> {
+export async function listActors(pool: pg.Pool, f: ActorListFilter, failureStates: Record<string, readonly string[]> = {}): Promise<ActorSummary[]> {
   const params: unknown[] = [f.limit + 1]
   const push = (v: unknown) => params.push(v)
   const where: string[] = []
   if (f.kind) where.push(`kind = $${push(f.kind)}`)
   if (f.status === 'stuck') where.push('stuck_at is not null')
   else if (f.status) where.push(`status = $${push(f.status)}`)
+  if (f.failed) {
+    const kinds = Object.entries(failureStates).filter(([, states]) => states.length > 0)
+    where.push(kinds.length ? `(${kinds.map(([k, states]) => `(kind = $${push(k)} and status = any($${push(states)}::text[]))`).join(' or ')})` : 'false')
+  }
   if (f.accountId) where.push(`account_id = $${push(f.accountId)}`)
   if (f.agentId) {
     const p = push(f.agentId)

@@ -40,6 +40,17 @@ const mcpToolsResponse = {
     },
   },
 }
+const sessionResponse = {
+  type: 'object',
+  required: ['accountId', 'address', 'isOperator', 'expiresAt', 'csrfToken'],
+  properties: {
+    accountId: { type: 'string', format: 'uuid' },
+    address: { type: ['string', 'null'], description: 'The signing address (lower case)' },
+    isOperator: { type: 'boolean' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    csrfToken: { type: 'string', description: 'Send as X-CSRF-Token with every write made with this cookie' },
+  },
+}
 const mcpCallResponse = { type: 'object', required: ['result'], properties: { result: {} } }
 
 type Op = {
@@ -56,6 +67,8 @@ type Op = {
   atRoot?: boolean
   /** The tool server's JSON face: under /api, a bearer key only (no session). */
   toolServer?: boolean
+  /** Answers a SIWE session cookie only (no key, no scope). */
+  sessionOnly?: boolean
   /** The success body is not JSON (e.g. Prometheus text). */
   responseType?: string
   idempotency?: 'required' | 'honoured'
@@ -270,6 +283,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ...skillOps(),
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
+    { method: 'get', path: '/auth/session', summary: "The cookie's signed-in session with its CSRF token (401 without a live session)", sessionOnly: true, response: sessionResponse },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
     { method: 'get', path: '/quotes', summary: "Quote assets of a venue, popular first", query: quotesQuery },
     { method: 'get', path: '/tokens', summary: 'Token board, newest first', query: boardQuery },
@@ -313,7 +327,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ]
     ;(paths[op.path] ??= {})[op.method] = {
       summary: op.summary,
-      ...(op.auth ? { security: op.toolServer ? [{ apiKey: [] }] : [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
+      ...(op.sessionOnly ? { security: [{ session: [] }] } : op.auth ? { security: op.toolServer ? [{ apiKey: [] }] : [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
       ...(params.length ? { parameters: params } : {}),
       ...(op.atRoot ? { servers: [{ url: '/' }] } : op.toolServer ? { servers: [{ url: '/api' }] } : {}),
       ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: schema(op.body) } } } } : {}),

@@ -1,6 +1,7 @@
 // The operator console: one ES module, no framework, no build step. It reads only the ops API
 // (/api/v1/ops/...), with the operator's API key (kept in sessionStorage, sent as Bearer) or the
-// browser's SIWE session cookie. Text from the API is set as text, never as HTML.
+// browser's SIWE session cookie (its CSRF token read from GET /api/v1/auth/session and kept in
+// memory only). Text from the API is set as text, never as HTML.
 
 const API = '/api/v1'
 const KNOWN_KINDS = ['agent', 'launch', 'walletop', 'chatturn', 'run', 'automation']
@@ -9,6 +10,8 @@ const nav = document.getElementById('nav')
 const liveDot = document.getElementById('live')
 /** Cleanups of the current view (timers, streams), run when the view changes. */
 let cleanups = []
+/** The SIWE session's CSRF token (GET /auth/session), sent with every action when no key is used. */
+let sessionCsrf = null
 
 // ---------- DOM and formatting helpers ----------
 
@@ -47,11 +50,10 @@ class ApiError extends Error {
 function headers(write) {
   const key = sessionStorage.getItem('opsKey')
   if (key) return { authorization: `Bearer ${key}` }
-  const csrf = sessionStorage.getItem('opsCsrf')
-  return write && csrf ? { 'x-csrf-token': csrf } : {}
+  return write && sessionCsrf ? { 'x-csrf-token': sessionCsrf } : {}
 }
 
-async function api(path, { method = 'GET', body } = {}) {
+async function api(path, { method = 'GET', body } = {}, retried = false) {
   const res = await fetch(API + path, {
     method,
     credentials: 'same-origin',
@@ -59,8 +61,19 @@ async function api(path, { method = 'GET', body } = {}) {
     body: body ? JSON.stringify(body) : undefined,
   })
   const json = await res.json().catch(() => null)
+  // A session signed in again in another tab has a new CSRF token: read it and try once more.
+  if (res.status === 403 && json?.code === 'csrf_token_invalid' && !retried && (await loadSession())) return api(path, { method, body }, true)
   if (!res.ok) throw new ApiError(res.status, json)
   return json
+}
+
+/** Reads the browser's SIWE session (GET /auth/session: its CSRF token); false when there is none (401). */
+async function loadSession() {
+  sessionCsrf = null
+  const res = await fetch(`${API}/auth/session`, { credentials: 'same-origin' }).catch(() => null)
+  if (!res?.ok) return false
+  sessionCsrf = (await res.json()).csrfToken
+  return true
 }
 
 /** Follows a Server-Sent Events route with fetch (EventSource cannot send a bearer key); resumes with Last-Event-ID. */
@@ -154,11 +167,12 @@ function showSignIn(err) {
   cleanups = []
   nav.hidden = true
   const key = h('input', { type: 'password', name: 'key', placeholder: 'cpk_…', autocomplete: 'off', 'data-testid': 'api-key' })
-  const csrf = h('input', { name: 'csrf', placeholder: 'X-CSRF-Token from your sign-in (for actions)' })
   const message = err
     ? err.status === 403
       ? 'This account is not an operator account (403). The console is for operators only.'
-      : 'Sign in with an operator API key (401).'
+      : err.status === 401 && err.code === 'no_session'
+        ? 'No Sign-In with Ethereum session in this browser (401): sign in with your wallet first, or use an API key.'
+        : 'Sign in with an operator API key (401).'
     : ''
   put(main, 
     h('div', { class: 'signin' },
@@ -167,16 +181,15 @@ function showSignIn(err) {
       message && h('p', { class: 'error', 'data-testid': 'signin-error', text: message }),
       h('form', { onsubmit: (e) => {
         e.preventDefault()
-        sessionStorage.removeItem('opsCsrf')
         sessionStorage.setItem('opsKey', key.value.trim())
         route()
       } }, h('label', { text: 'Operator API key' }), key, h('button', { type: 'submit', 'data-testid': 'signin', text: 'Sign in' })),
-      h('form', { onsubmit: (e) => {
+      h('form', { onsubmit: async (e) => {
         e.preventDefault()
         sessionStorage.removeItem('opsKey')
-        if (csrf.value.trim()) sessionStorage.setItem('opsCsrf', csrf.value.trim())
-        route()
-      } }, h('label', { text: 'Or use this browser’s SIWE session' }), csrf, h('button', { type: 'submit', text: 'Use session' })),
+        if (await loadSession()) route()
+        else showSignIn(new ApiError(401, { code: 'no_session' }))
+      } }, h('label', { text: 'Or use this browser’s Sign-In with Ethereum session' }), h('button', { type: 'submit', 'data-testid': 'use-session', text: 'Use session' })),
     ),
   )
 }
@@ -234,9 +247,11 @@ function filterForm(q) {
     field('since', 'created since', { type: 'datetime-local', value: q.get('since')?.slice(0, 16) ?? '' }),
     field('until', 'until', { type: 'datetime-local', value: q.get('until')?.slice(0, 16) ?? '' }),
     field('q', 'id, tx hash or address', { size: 30 }),
+    // Each kind's failure states (launches, operations, turns: failed; runs: failed, budget_exhausted; automations: error).
+    h('label', { title: 'launch, walletop, chatturn: failed · run: failed, budget_exhausted · automation: error' }, h('input', { type: 'checkbox', name: 'failed', value: 'true', checked: q.get('failed') === 'true' }), ' failed only'),
     h('button', { type: 'submit', text: 'Apply' }),
-    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.set('status', 'failed'); go(q) } }),
-    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.set('status', 'stuck'); go(q) } }),
+    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.delete('status'); q.delete('cursor'); q.set('failed', 'true'); go(q) } }),
+    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.delete('failed'); q.delete('cursor'); q.set('status', 'stuck'); go(q) } }),
     h('button', { type: 'button', text: 'Clear', onclick: () => go(new URLSearchParams()) }),
   )
   return form
@@ -363,7 +378,7 @@ async function agentView(id) {
     const c = await api(`/ops/agents/${id}`)
     const a = c.agent
     const cap = (label, limit, used) => h('tr', {}, h('td', { text: label }), h('td', { text: limit ?? 'none' }), h('td', { text: used ?? '' }))
-    const actorsTable = (list, testid) => table(['id', 'state', 'created', 'next timer'], list.length
+    const actorsTable = (list, testid, next = 'next timer') => table(['id', 'state', 'created', next], list.length
       ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }), h('td', { text: when(r.nextTimerAt) })))
       : [empty(4, 'None.')], testid)
     put(body, 
@@ -384,7 +399,7 @@ async function agentView(id) {
       h('div', { class: 'row' },
         h('div', {}, h('h2', { text: 'Runs' }), actorsTable(c.runs, 'runs')),
         h('div', {}, h('h2', { text: 'Chat turns' }), actorsTable(c.chatTurns, 'turns')),
-        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations') : h('p', { class: 'muted', text: 'No automation actors yet (the kind is not built).' })),
+        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations', 'next firing') : h('p', { class: 'muted', text: 'No automation for this agent.' })),
       ),
       h('h2', { text: 'Audit trail' }), auditTable(c.audit),
     )
@@ -420,6 +435,8 @@ async function route() {
   const [path, query] = location.hash.slice(1).split('?')
   const q = new URLSearchParams(query ?? '')
   try {
+    // Without a key, the browser's SIWE session (if any) signs in: its CSRF token is read once per page load.
+    if (!sessionStorage.getItem('opsKey') && !sessionCsrf) await loadSession()
     await api('/ops/overview') // who is signed in: 401 and 403 show the sign-in page
   } catch (err) {
     return showSignIn(err instanceof ApiError ? err : undefined)
@@ -438,10 +455,14 @@ document.getElementById('search').addEventListener('submit', (e) => {
   const term = new FormData(e.target).get('q')
   if (term) location.hash = `#/actors?q=${encodeURIComponent(String(term).trim())}`
 })
-document.getElementById('signout').addEventListener('click', () => {
+document.getElementById('signout').addEventListener('click', async () => {
+  const usedSession = !sessionStorage.getItem('opsKey')
   sessionStorage.clear()
-  location.hash = '#/'
+  // Signed in with the SIWE session: end it, or the next view would sign in with the cookie again.
+  if (usedSession) await api('/auth/logout', { method: 'POST' }).catch(() => {})
+  sessionCsrf = null
   showSignIn()
+  history.replaceState(null, '', '#/')
 })
 window.addEventListener('hashchange', route)
 void route()
