@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { createPublicClient, createWalletClient, http, parseEther, toHex, type PublicClient } from 'viem'
+import { createPublicClient, createWalletClient, http, parseEther, toHex, type Address, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil } from '../src/chain/anvil.ts'
+import { BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
 import { EMBEDDED_DEPLOYER_KEY } from '../src/chain/chain.ts'
 import { planLaunch } from '../src/chain/launchTx.ts'
 import { readManifest } from '../src/chain/manifest.ts'
@@ -18,7 +19,7 @@ import { adminCreateAccount, serverCleanup, startServer, stopServer } from './su
 /**
  * The automations' trigger feed loses no block to downtime: a launch mined while the service is
  * stopped is seen by the first indexer pass after the restart, and a matching sniper buys it
- * once. A real server as a child process, on a chain of the test's own (CHAIN_RPC_URL: a chain
+ * once; a limit order whose price was crossed meanwhile fires then too. A real server as a child process, on a chain of the test's own (CHAIN_RPC_URL: a chain
  * that outlives the service and keeps the state of past blocks, as a real node does).
  */
 const run = promisify(execFile)
@@ -36,8 +37,8 @@ async function until(api: Api, id: string, done: (a: any) => boolean, timeoutMs 
   }
 }
 
-describe('a sniper across downtime', () => {
-  it('buys, once, a matching launch mined while the service was stopped', { timeout: 180_000 }, async () => {
+describe('price and launch triggers across downtime', () => {
+  it('a sniper buys, once, a matching launch mined while the service was stopped; a limit order crossed meanwhile fires', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'alts-sniper-restart-'))
     const anvil = await startAnvil({ cachePath: join(dir, 'anvil-cache') })
     const database = await createTestDatabase()
@@ -61,6 +62,27 @@ describe('a sniper across downtime', () => {
     const agent = (await api('POST', '/agents', { name: 'sniper', skills: ['trading'] })).body
     await chain.request({ method: 'anvil_setBalance' as never, params: [agent.walletAddress, toHex(parseEther('5'))] as never })
     expect((await api('POST', `/agents/${agent.id}/start`)).status).toBe(200)
+    const account = privateKeyToAccount(OUTSIDER_KEY)
+    const wallet = createWalletClient({ account, transport: http(anvil.rpcUrl) })
+    const launchOnChain = async (symbol: string) => {
+      const nonce = await chain.getTransactionCount({ address: account.address })
+      const [tx] = planLaunch(manifest, { venue: 'venue-a', symbol, name: symbol, quote: 'ETH', seedAmount: null }, account.address, nonce)
+      const receipt = await chain.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ chain: null, to: tx!.to, data: tx!.data, nonce }) })
+      expect(receipt.status).toBe('success')
+      return Number(receipt.blockNumber)
+    }
+    // A limit order on a token launched (and indexed) before the outage, 5 % above its price.
+    await launchOnChain('LIMITCAT')
+    let limitToken: Address | undefined
+    for (const end = Date.now() + 20_000; !limitToken && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+      limitToken = (await db.query(`select address from token where symbol = 'LIMITCAT'`)).rows[0]?.address
+    }
+    const [price] = (await api('GET', `/price?tokens=${limitToken}`)).body.prices
+    const limit = await api('POST', '/automations', {
+      agent_id: agent.id, name: 'breakout', kind: 'limit',
+      limit: { tokenIn: 'ETH', tokenOut: limitToken, mint: limitToken, amountIn: '0.01', operator: 'gte', priceUsd: (Number(price.priceUsd) * 1.05).toPrecision(6), slippageBps: 500, acknowledgeUnverified: true },
+    })
+    expect(limit.status, JSON.stringify(limit.body)).toBe(201)
     const created = await api('POST', '/automations', {
       agent_id: agent.id, name: 'downtime sniper', kind: 'sniper',
       sniper: { quote: 'ETH', amountIn: '0.01', maxBuys: 2, venue: 'venue-a', symbolPattern: 'DOWN*', slippageBps: 2000 },
@@ -68,17 +90,15 @@ describe('a sniper across downtime', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     await stopServer(server)
 
-    // While the service is stopped: a matching launch and one that does not match.
-    const account = privateKeyToAccount(OUTSIDER_KEY)
-    const wallet = createWalletClient({ account, transport: http(anvil.rpcUrl) })
-    const launched: number[] = []
-    for (const symbol of ['DOWNCAT', 'UPCAT']) {
-      const nonce = await chain.getTransactionCount({ address: account.address })
-      const [tx] = planLaunch(manifest, { venue: 'venue-a', symbol, name: symbol, quote: 'ETH', seedAmount: null }, account.address, nonce)
-      const receipt = await chain.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ chain: null, to: tx!.to, data: tx!.data, nonce }) })
-      expect(receipt.status).toBe('success')
-      launched.push(Number(receipt.blockNumber))
-    }
+    // While the service is stopped: a matching launch, one that does not match, and a buy that
+    // takes the limit order's token over its threshold.
+    const launched = [await launchOnChain('DOWNCAT'), await launchOnChain('UPCAT')]
+    await chain.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        chain: null, address: manifest.contracts.venueA, abi: BondingCurveLaunchpadArtifact.abi,
+        functionName: 'buy', args: [limitToken!, parseEther('0.2'), 0n, account.address], value: parseEther('0.2'),
+      }),
+    })
 
     server = await startServer(env)
     servers.push(server)
@@ -91,6 +111,8 @@ describe('a sniper across downtime', () => {
     const bought = await db.query(`select x.snapshot->'context'->'params'->>'tokenOut' as token from wallet_op w join actor x on x.id = w.id where w.parent_id = $1`, [created.body.id])
     expect(bought.rows.map((b) => b.token)).toEqual([address.toLowerCase()])
     expect((await api('GET', `/automations/${created.body.id}`)).body).toMatchObject({ runCount: 1, status: 'armed' })
+    const filled = await until(api, limit.body.id, (x) => x.status === 'completed')
+    expect(filled).toMatchObject({ runCount: 1, completedReason: 'fired_once', firings: [{ number: 1, source: 'price', outcome: 'ok' }] })
     await stopServer(server)
   })
 })
