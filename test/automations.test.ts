@@ -76,14 +76,17 @@ describe('automations', () => {
     const theirs = (await other.api('POST', '/agents', { name: 'theirs', skills: ['trading'] })).body.id
     const cases: Array<[unknown, number, string[]]> = [
       [{ ...dca(), agent_id: theirs }, 404, []],
-      [dca({ tokenOut: 'NOPE' }), 422, ['action.args.tokenOut']],
-      [dca({ tokenOut: 'ETH' }), 422, ['action.args.tokenOut']],
+      // A kind's problems are named as the client wrote them, every one in one answer.
+      [dca({ tokenOut: 'NOPE' }), 422, ['dca.tokenOut']],
+      [dca({ tokenOut: 'ETH' }), 422, ['dca.tokenOut']],
+      [dca({ tokenIn: 'NOPE', tokenOut: 'NOPE2' }), 422, ['dca.tokenIn', 'dca.tokenOut']],
       [dca({ amountPerRun: '0' }), 422, ['dca.amountPerRun']],
       [dca({ amountPerRun: '-1' }), 422, ['dca.amountPerRun']],
       [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 0 }, action: { type: 'tool_call', tool: 'get_portfolio', args: {} } }, 422, ['trigger.everySeconds']],
       [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'launch_token', args: {} } }, 422, ['action.tool']],
       [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'set_policy', args: {} } }, 422, ['action.tool']],
-      [{ agent_id: trader, name: 'x', kind: 'limit', limit: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5', priceUsd: '1000000', operator: 'lte' } }, 422, ['trigger.priceUsd']],
+      [{ agent_id: trader, name: 'x', kind: 'limit', limit: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5', priceUsd: '1000000', operator: 'lte' } }, 422, ['limit.priceUsd']],
+      [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'NOPE', amountIn: '1' } } }, 422, ['action.args.tokenOut']],
       [{ agent_id: trader, name: 'x', kind: 'dca' }, 422, ['dca']],
       [{ agent_id: trader, name: 'x' }, 422, ['trigger', 'action']],
     ]
@@ -99,6 +102,13 @@ describe('automations', () => {
     expect((await other.api('DELETE', `/automations/${mine}`)).status).toBe(404)
     expect((await other.api('POST', `/automations/${mine}/trigger`)).status).toBe(404)
     expect((await other.api('GET', '/automations')).body.automations).toEqual([])
+    // A PATCH gets the checks of a creation: an unknown token, a threshold already met.
+    const patched = await api('PATCH', `/automations/${mine}`, {
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'NOPE', amountIn: '1' } },
+      trigger: { type: 'price_threshold', mint: 'ETH', operator: 'gte', priceUsd: '1' },
+    })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(422)
+    expect(Object.keys(patched.body.field_errors).sort()).toEqual(['action.args.tokenOut', 'trigger.priceUsd'])
   })
 
   it('max_spend_usd holds with 10 firings asked for at once; pause, trigger and cancel answer as documented', async () => {

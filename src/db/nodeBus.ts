@@ -29,6 +29,10 @@ export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: str
   let seq = 0
   let queue: { channels: string[]; payloads: string[] } = { channels: [], payloads: [] }
   let sending = false
+  // One statement at a time on the listening connection (pg refuses overlapping queries).
+  let listening: Promise<unknown> = Promise.resolve()
+  const listen = (c: pg.Client, channel: string) =>
+    (listening = listening.then(() => c.query(`listen ${pg.escapeIdentifier(channel)}`)).catch((err: unknown) => logger.warn({ err: String(err), channel }, 'node bus listen failed')))
 
   async function flush(): Promise<void> {
     sending = true
@@ -55,7 +59,7 @@ export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: str
       if (!stopped) retry = setTimeout(() => void reconnect(), retryMs)
     })
     await c.connect()
-    for (const channel of listeners.keys()) await c.query(`listen ${pg.escapeIdentifier(channel)}`)
+    for (const channel of listeners.keys()) await listen(c, channel)
     client = c
   }
 
@@ -83,7 +87,7 @@ export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: str
       let set = listeners.get(channel)
       if (!set) {
         listeners.set(channel, (set = new Set()))
-        void client?.query(`listen ${pg.escapeIdentifier(channel)}`).catch(() => {})
+        if (client) void listen(client, channel)
       }
       set.add(listener)
       return () => void set.delete(listener)
