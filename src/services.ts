@@ -119,7 +119,7 @@ export async function createServices(
   const automationStore = createAutomationsStore(db.pool)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
   // Runtime: the effects that call `core` get it lazily (it is built next).
-  const automationEffects = { ...createAutomationEffects({ core: () => core }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
+  const automationEffects = { ...createAutomationEffects({ core: () => core, store: automationStore }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
   const { runtime, planners } = createRuntime(config, logger, { db, nodes, chain, sender, indexer, loadAccount, runtimePollMs, remotePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
   // Core: every use case, over the adapters above.
   const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
@@ -130,7 +130,7 @@ export async function createServices(
   })
   // What core feeds: revocations from other nodes, automations fired as blocks are indexed, the key sweep.
   nodes.subscribe(KEY_REVOKED_CHANNEL, (hash) => core.forgetApiKey(hash))
-  indexer?.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger }).onIndexed)
+  if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
   return {
     config,

@@ -3,6 +3,10 @@ import type { Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { readSse } from './support/sse.ts'
+import { createAutomationEffects } from '../src/actors/automation.effects.ts'
+import { AUTOMATION_FIRE } from '../src/actors/automation.machine.ts'
+import type { EffectContext, EffectRow } from '../src/actors/actorKind.ts'
+import { createAutomationsStore } from '../src/db/automations.store.ts'
 
 /**
  * Automations end to end on the real app, Postgres and anvil: a DCA fires on its grid, once per
@@ -155,6 +159,29 @@ describe('automations', () => {
     // Deleting the agent cancels its automations.
     await api('DELETE', `/agents/${agent}`)
     await until(a.id, (x) => x.status === 'cancelled')
+  })
+
+  it('a retried firing is the swap it started, even after a PATCH changed its action or the agent stopped', async () => {
+    const agent = (await api('POST', '/agents', { name: 'retried', skills: ['trading'] })).body.id
+    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
+    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const a = (await api('POST', '/automations', { ...dca({ everySeconds: 3600, maxRuns: 100 }), agent_id: agent })).body
+    await until(a.id, (x) => x.runCount === 1)
+    const [op] = await q(`select id from wallet_op where parent_id = $1`, [a.id])
+    // Firing 1's effect attempted again, as after a crash between its swap's start and its outcome.
+    const store = createAutomationsStore(app.services.pool)
+    const fire = createAutomationEffects({ core: () => app.services.core, store })[AUTOMATION_FIRE]!
+    const retry = async () => {
+      const row = (await store.get(a.id))!
+      const effect = { id: 'retry', actorId: a.id, accountId: row.account_id, kind: AUTOMATION_FIRE, params: { number: 1, source: { source: 'timer' } }, status: 'pending', externalRef: null, result: null, attempts: 2 } as EffectRow
+      return fire(effect, { context: async () => row.ctx } as unknown as EffectContext)
+    }
+    const action = (await api('GET', `/automations/${a.id}`)).body.action
+    expect((await api('PATCH', `/automations/${a.id}`, { action: { ...action, args: { ...action.args, amountIn: '0.002' } } })).status).toBe(200)
+    expect(await retry()).toMatchObject({ type: 'fire.started', childId: op.id })
+    expect((await api('POST', `/agents/${agent}/stop`)).status).toBe(200)
+    expect(await retry()).toMatchObject({ type: 'fire.started', childId: op.id })
+    expect(await q(`select id from wallet_op where parent_id = $1`, [a.id])).toEqual([op])
   })
 
   it("a listed agent fires nothing; a sale cancels the seller's automations", async () => {
