@@ -20,6 +20,7 @@ import { Migration20261125130000_shards } from './Migration20261125130000_shards
 import { Migration20261125100000_market_intel } from './Migration20261125100000_market_intel.ts'
 import { Migration20261125130000_transfers_in } from './Migration20261125130000_transfers_in.ts'
 import { Migration20261126150000_listing_card } from './Migration20261126150000_listing_card.ts'
+import { Migration20261126170000_ops_timeline } from './Migration20261126170000_ops_timeline.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   { name: 'Migration20261125130000_shards', class: Migration20261125130000_shards },
   { name: 'Migration20261125130000_transfers_in', class: Migration20261125130000_transfers_in },
   { name: 'Migration20261126150000_listing_card', class: Migration20261126150000_listing_card },
+  { name: 'Migration20261126170000_ops_timeline', class: Migration20261126170000_ops_timeline },
 ]
