@@ -16,6 +16,7 @@ import { actorCounts, opsOverviewCounts } from './db/opsOverview.store.ts'
 import { listNodes } from './db/shardLease.store.ts'
 import { actorDetail, actorRelations, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
 import { actorOwner, clearStuck, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
+import { timelinePage } from './db/opsTimeline.store.ts'
 import { spentTodayUsd } from './db/walletOp.store.ts'
 
 /** How long the overview waits for the chain head before answering without it. */
@@ -70,7 +71,8 @@ export function opsUseCases(deps: OpsDeps) {
       (await setTokenVerified(pool, input)) ?? notFound('Token'),
     listAudit: (q: Parameters<typeof listAudit>[1]) => listAudit(pool, q),
     getOpsOverview: () => opsOverview(deps),
-    getActorTimeline: (input: { actorId: string }) => actorTimeline(pool, input.actorId),
+    /** One page of an actor's timeline (`before`: the journal seq the page before ended at), with its relations and each effect kind's attempt limit. */
+    getActorTimeline: (input: { actorId: string; before?: number | undefined; limit: number }) => actorTimeline(deps, input),
     /** What the console's live stream of one actor reads: its kind, its summary, and its final states. */
     opsActorStream: (input: { actorId: string }) => opsActorStream(deps, input.actorId),
     getOpsAgent: (input: { agentId: string }) => opsAgent(deps, input.agentId),
@@ -119,11 +121,20 @@ async function opsOverview({ pool, chain }: OpsDeps) {
   return { ...counts, chain: { head, indexedBlock: counts.indexedBlock, lagBlocks: lag }, at: new Date().toISOString() }
 }
 
-/** One actor with its parent and children, its dead letters and its detail (the route lays them out as a timeline). */
-async function actorTimeline(pool: pg.Pool, actorId: string) {
-  const actor = (await findActorRow(pool, actorId)) ?? notFound('Actor')
-  const [detail, relations] = await Promise.all([actorDetail(pool, actor.id), actorRelations(pool, actor.id, actor.parent_id)])
-  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations, detail }
+/**
+ * One actor with its parent, children, transactions and latest dead letters, and one page of its
+ * timeline (the route lays it out); `maxAttemptsOf` tells how many attempts an effect kind gets
+ * (null: it never gives up).
+ */
+async function actorTimeline({ pool, runtime }: OpsDeps, input: { actorId: string; before?: number | undefined; limit: number }) {
+  const actor = (await findActorRow(pool, input.actorId)) ?? notFound('Actor')
+  const [page, relations] = await Promise.all([
+    timelinePage(pool, actor.id, { before: input.before, limit: input.limit }),
+    actorRelations(pool, actor.id, actor.parent_id),
+  ])
+  const persistent = new Set([...runtime.kinds.values()].flatMap((k) => k.persistentEffects ?? []))
+  const maxAttemptsOf = (effectKind: string) => (persistent.has(effectKind) ? null : runtime.maxEffectAttempts)
+  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations, page, maxAttemptsOf }
 }
 
 async function opsActorStream({ pool, runtime }: OpsDeps, actorId: string) {

@@ -29,7 +29,7 @@ describe('stuck actors for operators', () => {
     expect(listed).toMatchObject({ id, kind: 'agent', status: 'stopped', stuckReason: expect.stringContaining('dead letter') })
     const one = await op.api('GET', `/ops/actors/${id}`)
     expect(one.body.deadLetters).toEqual([
-      { seq: expect.any(Number), event: { type: 'agent.explode' }, error: expect.stringContaining('validation'), deadAt: expect.any(String), resolvedAt: null, resolution: null },
+      { seq: expect.any(Number), event: { type: 'agent.explode' }, eventType: 'agent.explode', error: expect.stringContaining('validation'), deadAt: expect.any(String), resolvedAt: null, resolution: null },
     ])
     // The machine never saw it.
     expect(one.body.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['xstate.init'])
@@ -113,5 +113,63 @@ describe('dead letters and stuck actors: operator actions', () => {
     expect(await auditOf(id)).toEqual([])
     const { rows } = await app.services.pool.query('select resolved_at from actor_inbox where seq = $1', [seq])
     expect(rows[0].resolved_at).toBeNull()
+  })
+})
+
+describe('the timeline in pages', () => {
+  it('an actor with more than 100 journal entries: the newest 100 first, nextCursor pages to the older ones, each entry once', async () => {
+    const op = await app.account({ operator: true })
+    const alice = await app.account()
+    const id = randomUUID()
+    const runtime = app.services.runtime
+    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    for (let i = 0; i < 65; i++) {
+      await runtime.send(id, { type: 'agent.start' })
+      await runtime.send(id, { type: 'agent.stop' })
+    }
+    // 1 + 130 journal entries.
+    const first = await op.api('GET', `/ops/actors/${id}/timeline`)
+    expect(first.status).toBe(200)
+    const seqs = (body: { timeline: { type: string; seq?: number }[] }) => body.timeline.filter((e) => e.type === 'event').map((e) => e.seq!)
+    expect(seqs(first.body)).toHaveLength(100)
+    expect(first.body.nextCursor).toEqual(expect.any(String))
+    const second = await op.api('GET', `/ops/actors/${id}/timeline?cursor=${encodeURIComponent(first.body.nextCursor)}`)
+    expect(second.status).toBe(200)
+    expect(seqs(second.body)).toHaveLength(31)
+    expect(second.body.nextCursor).toBeNull()
+    const all = [...seqs(second.body), ...seqs(first.body)]
+    expect(all).toEqual([...all].sort((a, b) => a - b))
+    expect(new Set(all).size).toBe(131)
+    expect(second.body.timeline[0]).toMatchObject({ type: 'event', event: 'xstate.init' })
+    // The other entries are split by the same span of time: each effect on exactly one page.
+    const effectIds = [...first.body.timeline, ...second.body.timeline].filter((e: { type: string }) => e.type === 'effect').map((e: { id: string }) => e.id)
+    const stored = (await app.services.pool.query('select id from effect where actor_id = $1', [id])).rows.map((r) => r.id as string)
+    expect(stored.length).toBeGreaterThan(100)
+    expect(effectIds.sort()).toEqual(stored.sort())
+    // Smaller pages, and a cursor not signed by the service is refused.
+    const small = await op.api('GET', `/ops/actors/${id}/timeline?limit=10`)
+    expect(seqs(small.body)).toHaveLength(10)
+    expect((await op.api('GET', `/ops/actors/${id}/timeline?cursor=${Buffer.from('5').toString('base64url')}`)).status).toBe(422)
+    expect((await op.api('GET', `/ops/actors/${id}/timeline?limit=101`)).status).toBe(422)
+    expect((await op.api('GET', `/ops/actors/${id}/timeline?nope=1`)).status).toBe(422)
+  })
+
+  it('a timer that fired shows with its due time; a pending one as pending', async () => {
+    const op = await app.account({ operator: true })
+    const alice = await app.account()
+    const id = randomUUID()
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    const due = new Date(Date.now() - 1000)
+    await app.services.pool.query(
+      `insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event) values ($1, 'nudge', $2, 1, $3, '{"type":"agent.stop"}')`,
+      [id, alice.accountId, due],
+    )
+    await app.services.runtime.wake()
+    await waitFor(async () => (await app.services.pool.query('select 1 from actor_timer where actor_id = $1', [id])).rowCount === 0)
+    await app.services.runtime.send(id, { type: 'agent.start' })
+    const { timeline } = (await op.api('GET', `/ops/actors/${id}/timeline`)).body
+    const timers = timeline.filter((e: { type: string }) => e.type === 'timer')
+    expect(timers).toContainEqual(expect.objectContaining({ key: 'nudge', fired: true, dueAt: due.toISOString(), firedAt: expect.any(String), seq: expect.any(Number) }))
+    expect(timers.filter((t: { fired: boolean }) => !t.fired)).toEqual([expect.objectContaining({ key: expect.any(String), fired: false, dueAt: expect.any(String) })])
   })
 })
