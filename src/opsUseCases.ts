@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
 import type { ChainHandle } from './chain/chain.ts'
 import type { CreditsRepository } from './domain/billing/ports.ts'
-import { InvalidStateError, NotFoundError } from './domain/errors.ts'
+import { InvalidStateError, NotFoundError, ServiceError } from './domain/errors.ts'
 import { agentFlags } from './domain/agents/agentFlags.ts'
 import type { AuditActor } from './domain/agents/auditTrail.ts'
 import type { AgentView } from './domain/agents/agentView.ts'
@@ -14,8 +14,8 @@ import type { GetPortfolioHistoryInput, PortfolioPoint } from './domain/wallet/g
 import { listAudit } from './db/auditTrail.store.ts'
 import { actorCounts, opsOverviewCounts } from './db/opsOverview.store.ts'
 import { listNodes } from './db/shardLease.store.ts'
-import { actorDetail, actorRelations, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
-import { actorOwner, clearStuck, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
+import { actorDetail, actorRelations, eventTypeOf, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
+import { actorOwner, clearStuck, openDeadLetter, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
 import { timelinePage } from './db/opsTimeline.store.ts'
 import { spentTodayUsd } from './db/walletOp.store.ts'
 
@@ -183,7 +183,22 @@ async function agentValueHistory({ pool, chain, features }: OpsDeps, agentId: st
   return features.getPortfolioHistory({ accountId: owner.accountId, agentId, blocks })
 }
 
+/**
+ * Retries or discards a dead letter. A retry of an event its actor's kind lists as unsafe to
+ * replay (it would start a fund-moving effect whose policy check ran at the request) is refused:
+ * 409 `retry_moves_funds`, nothing written; discard it, and let the owner ask again.
+ */
 async function resolveDead({ pool, runtime }: OpsDeps, input: { seq: number; resolution: 'retried' | 'discarded'; operator: OpsOperator; reason: string }) {
+  if (input.resolution === 'retried') {
+    const open = (await openDeadLetter(pool, input.seq)) ?? notFound('Dead letter')
+    const type = eventTypeOf(open.event)
+    if (type !== null && runtime.kinds.get(open.kind)?.unsafeToReplay?.includes(type)) {
+      throw new ServiceError(
+        `A retry of ${type} would start a ${open.kind} that moves funds under the policy checked when it was requested, not today's; discard it instead, and have the owner ask again.`,
+        { code: 'retry_moves_funds', status: 409 },
+      )
+    }
+  }
   const done = (await resolveDeadLetter(pool, input)) ?? notFound('Dead letter')
   // The event was enqueued again in that transaction; this processes it now (the dedupe key inserts nothing twice).
   if (done.dedupeKey) await runtime.enqueue(done.actorId, done.accountId, done.event as { type: string }, done.dedupeKey)

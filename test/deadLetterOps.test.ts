@@ -116,6 +116,31 @@ describe('dead letters and stuck actors: operator actions', () => {
   })
 })
 
+describe('dead-letter retries that would move funds', () => {
+  it("a launch's launch.begin or launch.simulated is refused (409 retry_moves_funds): nothing resolved or audited; discard still works", async () => {
+    const op = await app.account({ operator: true })
+    const alice = await app.account()
+    for (const event of [{ type: 'launch.begin' }, { type: 'launch.simulated', effectId: 'e1', gas: '100000' }]) {
+      const id = randomUUID()
+      await app.services.runtime.create('launch', { id, accountId: alice.accountId, input: { launchId: id, accountId: alice.accountId, agentId: randomUUID() } })
+      const { rows } = await app.services.pool.query(
+        `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error) values ($1, $2, $3::jsonb, now(), now(), 'validation failed (older build)') returning seq`,
+        [id, alice.accountId, JSON.stringify(event)],
+      )
+      const seq = Number(rows[0].seq)
+      expect((await op.api('GET', '/ops/dead-letters?limit=100')).body.deadLetters).toContainEqual(expect.objectContaining({ seq, kind: 'launch', eventType: event.type }))
+      const res = await op.api('POST', `/ops/dead-letters/${seq}/retry`, { reason: 'try the launch again' })
+      expect(res.status).toBe(409)
+      expect(res.body.code).toBe('retry_moves_funds')
+      expect(res.body.error).toContain(event.type)
+      expect((await app.services.pool.query('select resolved_at from actor_inbox where seq = $1', [seq])).rows[0].resolved_at).toBeNull()
+      expect(await auditOf(id)).toEqual([])
+      expect((await op.api('GET', `/ops/actors/${id}`)).body.status).toBe('pending')
+      expect((await op.api('POST', `/ops/dead-letters/${seq}/discard`, { reason: 'the owner asks again' })).body).toMatchObject({ resolution: 'discarded' })
+    }
+  })
+})
+
 describe('the timeline in pages', () => {
   it('an actor with more than 100 journal entries: the newest 100 first, nextCursor pages to the older ones, each entry once', async () => {
     const op = await app.account({ operator: true })

@@ -170,7 +170,7 @@ function opsConsoleOps(): Op[] {
     { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
     { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
     { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
-    action('/ops/dead-letters/{seq}/retry', 'Enqueue a dead letter again (audited)'),
+    action('/ops/dead-letters/{seq}/retry', "Enqueue a dead letter's event again, through the actor's machine (audited); 409 retry_moves_funds for an event that would start a launch's transaction"),
     action('/ops/dead-letters/{seq}/discard', 'Drop a dead letter (audited)'),
     action('/ops/actors/{id}/unstick', "Clear an actor's stuck mark (audited)"),
     action('/ops/agents/{id}/pause', "Set an agent's kill switch (audited)"),
