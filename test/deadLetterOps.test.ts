@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
+import { deferEffect } from '../src/actors/effectStore.ts'
 
 let app: TestApp
 beforeAll(async () => {
@@ -177,6 +178,35 @@ describe('the timeline in pages', () => {
     expect((await op.api('GET', `/ops/actors/${id}/timeline?cursor=${Buffer.from('5').toString('base64url')}`)).status).toBe(422)
     expect((await op.api('GET', `/ops/actors/${id}/timeline?limit=101`)).status).toBe(422)
     expect((await op.api('GET', `/ops/actors/${id}/timeline?nope=1`)).status).toBe(422)
+  })
+
+  it('an effect that failed twice: attempts made of its limit, the last error, the next try and each failed attempt', async () => {
+    const op = await app.account({ operator: true })
+    const alice = await app.account()
+    const id = randomUUID()
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    const effectId = `${id}:probe`
+    const claim = () => app.services.pool.query(`update effect set claimed_by = 'probe', lease_until = now() + interval '1 minute' where id = $1`, [effectId])
+    await app.services.pool.query(
+      `insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until)
+       values ($1, $2, $3, 'agent.probe', '{}', 'pending', 'probe', now() + interval '1 minute')`,
+      [effectId, id, alice.accountId],
+    )
+    await deferEffect(app.services.pool, effectId, { owner: 'probe', delayMs: 600_000, error: 'rpc timeout' })
+    await claim()
+    await deferEffect(app.services.pool, effectId, { owner: 'probe', delayMs: 600_000, error: 'nonce too low' })
+    const { timeline } = (await op.api('GET', `/ops/actors/${id}/timeline`)).body
+    const effect = timeline.find((e: { id?: string }) => e.id === effectId)
+    expect(effect).toMatchObject({
+      type: 'effect', status: 'pending', attempts: 2, attemptsMade: 2, maxAttempts: 8, inFlight: false, lastError: 'nonce too low',
+      lastAttemptAt: expect.any(String), nextAttemptAt: expect.any(String), endedAt: null, durationMs: null,
+      failedAttempts: [
+        { attempt: 1, endedAt: expect.any(String), error: 'rpc timeout' },
+        { attempt: 2, endedAt: effect.lastAttemptAt, error: 'nonce too low' },
+      ],
+    })
+    expect(Date.parse(effect.nextAttemptAt) - Date.parse(effect.lastAttemptAt)).toBe(600_000)
+    await app.services.pool.query('delete from effect where id = $1', [effectId])
   })
 
   it('a timer that fired shows with its due time; a pending one as pending', async () => {

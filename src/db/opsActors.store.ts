@@ -110,14 +110,14 @@ export async function findActorRow(pool: pg.Pool, id: string) {
 
 /** The columns of an effect the console shows; `in_flight`: an attempt holds its lease now. */
 export const EFFECT_COLUMNS = `id, kind, params, status, external_ref, result, attempts, last_error, next_attempt_at, created_at, updated_at,
-  (claimed_by is not null and lease_until > now()) as in_flight`
+  (claimed_by is not null and lease_until > now()) as in_flight, attempt_log`
 const ENDED = new Set(['done', 'failed'])
 
 /**
  * An effect as the console shows it. `attempts` is the stored count of failed attempts that were
  * retried; `attemptsMade` the attempts that ended (for an ended effect, its last one too);
  * `lastAttemptAt` when the last of them ended (the row's last update once one did); `endedAt`
- * when the effect ended (null while open).
+ * when the effect ended (null while open); `failedAttempts` the retried ones (the last 20).
  */
 export function effectView(e: Record<string, unknown>) {
   const ended = ENDED.has(e.status as string)
@@ -127,6 +127,7 @@ export function effectView(e: Record<string, unknown>) {
     result: e.result as unknown, attempts, attemptsMade: ended ? attempts + 1 : attempts, inFlight: Boolean(e.in_flight),
     lastError: e.last_error as string | null, nextAttemptAt: iso(e.next_attempt_at as string),
     lastAttemptAt: ended || attempts > 0 ? iso(e.updated_at as string) : null, endedAt: ended ? iso(e.updated_at as string) : null,
+    failedAttempts: ((e.attempt_log ?? []) as { attempt: number; endedAt: string; error: string }[]).map((a) => ({ ...a, endedAt: iso(a.endedAt) })),
     createdAt: iso(e.created_at as string), updatedAt: iso(e.updated_at as string),
   }
 }

@@ -8,7 +8,7 @@ export type TimelineEntry =
       at: string; type: 'effect'; id: string; kind: string; status: string
       attempts: number; attemptsMade: number; maxAttempts: number | null; inFlight: boolean
       lastAttemptAt: string | null; lastError: string | null; nextAttemptAt: string | null
-      endedAt: string | null; durationMs: number | null
+      endedAt: string | null; durationMs: number | null; failedAttempts: { attempt: number; endedAt: string; error: string }[]
     }
   | { at: string; type: 'timer'; key: string; dueAt: string; event: unknown; fired: false }
   | { at: string; type: 'timer'; key: string; dueAt: string | null; event: unknown; fired: true; firedAt: string; seq: number }
@@ -32,7 +32,7 @@ export function buildTimeline(page: Page, maxAttemptsOf: (effectKind: string) =>
       at: e.createdAt, type: 'effect', id: e.id, kind: e.kind, status: e.status,
       attempts: e.attempts, attemptsMade: e.attemptsMade, maxAttempts: maxAttemptsOf(e.kind), inFlight: e.inFlight,
       lastAttemptAt: e.lastAttemptAt, lastError: e.lastError, nextAttemptAt: e.endedAt ? null : e.nextAttemptAt,
-      endedAt: e.endedAt, durationMs: e.endedAt ? Date.parse(e.endedAt) - Date.parse(e.createdAt) : null,
+      endedAt: e.endedAt, durationMs: e.endedAt ? Date.parse(e.endedAt) - Date.parse(e.createdAt) : null, failedAttempts: e.failedAttempts,
     })),
     ...page.timers.map((t): TimelineEntry => ({ at: t.dueAt, type: 'timer', key: t.key, dueAt: t.dueAt, event: t.event, fired: false })),
     ...page.firedTimers.map((t): TimelineEntry => ({ at: t.firedAt, type: 'timer', key: t.key, dueAt: t.dueAt, event: t.event, fired: true, firedAt: t.firedAt, seq: t.seq })),

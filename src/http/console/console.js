@@ -285,6 +285,10 @@ function effectDetail(e) {
   else if (e.attemptsMade > 0) parts.push(` attempt ${e.attemptsMade}${of} failed ${when(e.lastAttemptAt)} · next try ${when(e.nextAttemptAt)}`)
   else parts.push(` waiting for its first attempt (${when(e.nextAttemptAt)})`)
   if (e.lastError) parts.push(h('div', { class: 'error', 'data-testid': 'effect-error', text: `last error: ${e.lastError}` }))
+  if (e.failedAttempts?.length) {
+    parts.push(h('details', { 'data-testid': 'effect-attempts' }, h('summary', { text: `${e.failedAttempts.length} failed attempt${e.failedAttempts.length === 1 ? '' : 's'} retried` }),
+      h('ol', {}, e.failedAttempts.map((a) => h('li', { value: a.attempt, text: `${when(a.endedAt)}: ${a.error}` })))))
+  }
   return parts
 }
 
