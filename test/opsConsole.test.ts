@@ -100,6 +100,9 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     expect(await page.getByTestId('transactions').textContent()).toContain(swap.body.txHash)
     expect(await page.getByTestId('timeline-effect').count()).toBeGreaterThanOrEqual(2)
     expect(await page.getByTestId('timeline').textContent()).toContain('op.submit')
+    // Each effect says its attempts against its limit; the mined transaction its fee.
+    expect(await page.getByTestId('timeline').textContent()).toMatch(/op\.submit\s*done after 1 attempt of 8/)
+    expect(await page.getByTestId('tx-fee').last().textContent()).toMatch(/^\d+\.\d{9} ETH$/)
     await shot('3-walletop-timeline')
 
     await page.goto(`${app.url}/ops#/agent/${agentId}`)
@@ -153,7 +156,11 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
 
     await page.goto(`${app.url}/ops#/dead-letters`)
     const row = page.locator(`[data-testid=dead-letter-row][data-seq="${seq}"]`)
+    // The event a retry would send is named in the list and in the confirmation.
+    expect(await row.getByTestId('dead-letter-type').textContent()).toBe('agent.start')
     await row.getByTestId('retry').click()
+    expect(await row.getByTestId('confirm').textContent()).toBe('Confirm: send agent.start again')
+    expect(await row.getByTestId('confirm-note').textContent()).toContain(`Sends agent.start to agent ${id} again`)
     await row.getByTestId('reason').fill('accepted since the parser fix')
     await shot('6-dead-letter-retry')
     await row.getByTestId('confirm').click()
@@ -163,6 +170,22 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
     const audit = await op.api('GET', `/ops/audit?subjectId=${id}`)
     expect(audit.body.entries[0]).toMatchObject({ action: 'ops.deadletter.retry', actor: { type: 'operator', accountId: op.accountId }, after: { reason: 'accepted since the parser fix' } })
+  })
+
+  it('an actor with more than 100 journal entries: the newest 100, then "Load older" adds the rest', async () => {
+    const id = randomUUID()
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    for (let i = 0; i < 60; i++) {
+      await app.services.runtime.send(id, { type: 'agent.start' })
+      await app.services.runtime.send(id, { type: 'agent.stop' })
+    }
+    await page.goto(`${app.url}/ops#/actor/${id}`)
+    await expect.poll(() => page.getByTestId('timeline-event').count()).toBe(100)
+    await page.getByTestId('load-older').click()
+    await expect.poll(() => page.getByTestId('timeline-event').count()).toBe(121)
+    await page.getByTestId('timeline-start').waitFor()
+    expect(await page.getByTestId('timeline-event').first().textContent()).toContain('xstate.init')
+    await shot('8-timeline-older')
   })
 
   it('an operator signed in with Sign-In with Ethereum (the session cookie alone) acts from the page; signing out ends the session', async () => {

@@ -136,13 +136,40 @@ describe('one actor', () => {
     expect(types).toContain('event')
     expect(res.body.timeline.filter((e: { type: string }) => e.type === 'event').map((e: { state: string }) => e.state)).toEqual(['submitting', 'confirming', 'confirmed'])
     expect(res.body.timeline.filter((e: { type: string }) => e.type === 'effect')).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: 'op.submit', status: 'done', attempts: expect.any(Number), durationMs: expect.any(Number), lastError: null })]),
+      expect.arrayContaining([expect.objectContaining({
+        kind: 'op.submit', status: 'done', attempts: 0, attemptsMade: 1, maxAttempts: 8, inFlight: false, lastAttemptAt: expect.any(String),
+        endedAt: expect.any(String), durationMs: expect.any(Number), lastError: null, nextAttemptAt: null,
+      })]),
     )
+    // Waiting for a receipt never gives up: no attempt limit.
+    expect(res.body.timeline).toContainEqual(expect.objectContaining({ type: 'effect', kind: 'op.confirm', maxAttempts: null }))
     const at = res.body.timeline.map((e: { at: string }) => e.at)
     expect(at).toEqual([...at].sort())
-    expect(res.body.transactions.at(-1)).toMatchObject({ hash: swap.txHash, status: 'confirmed', nonce: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), blockNumber: expect.any(Number) })
+    const mined = res.body.transactions.at(-1)
+    expect(mined).toMatchObject({ hash: swap.txHash, status: 'confirmed', nonce: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), blockNumber: expect.any(Number), effectiveGasPrice: expect.stringMatching(/^\d+$/) })
+    expect(BigInt(mined.feeWei)).toBe(BigInt(mined.gasUsed) * BigInt(mined.effectiveGasPrice))
     expect((await op.api('GET', '/ops/actors/nope/timeline')).status).toBe(404)
     expect((await alice.api('GET', `/ops/actors/${swap.id}/timeline`)).status).toBe(403)
+  })
+})
+
+describe('one actor: replacements', () => {
+  it('a replaced transaction names the one that replaced it (id and hash)', async () => {
+    const { rows } = await app.services.pool.query(`select * from chain_tx where hash = $1`, [swap.txHash])
+    const t = rows[0]
+    // As the sender stores a fee bump: the stuck one keeps its id, the bump is <id>:r1; here the stored one plays the bump.
+    const stuck = `${t.id}:stuck`
+    const stuckHash = `0x${'ab'.repeat(32)}`
+    await app.services.pool.query(
+      `insert into chain_tx (id, request_id, account_id, agent_id, effect_id, kind, chain_id, from_address, to_address, nonce, raw, hash,
+                             max_fee_per_gas, max_priority_fee_per_gas, status, replaced_by)
+       select $2, request_id, account_id, agent_id, effect_id, kind, chain_id, from_address, to_address, nonce, raw, $3,
+              max_fee_per_gas / 2, max_priority_fee_per_gas, 'replaced', id from chain_tx where id = $1`,
+      [t.id, stuck, stuckHash],
+    )
+    const txs = (await op.api('GET', `/ops/actors/${swap.id}/timeline`)).body.transactions
+    expect(txs.find((x: { id: string }) => x.id === stuck)).toMatchObject({ status: 'replaced', replacedBy: t.id, replacedByHash: swap.txHash, feeWei: null })
+    await app.services.pool.query('delete from chain_tx where id = $1', [stuck])
   })
 })
 

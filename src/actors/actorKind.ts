@@ -32,6 +32,13 @@ export type ActorKind = {
    * what the operator console's "failed only" lists (GET /ops/actors?failed=true). Default: none.
    */
   failureStates?: readonly string[]
+  /**
+   * Event types an operator may not replay from a dead letter (POST /ops/dead-letters/:seq/retry
+   * answers 409 `retry_moves_funds`): each starts a fund-moving effect whose policy check ran
+   * when the actor was requested, not when the effect runs, so a late replay could move funds
+   * under a policy that has changed since (the kill switch set, the day's cap spent). Default: none.
+   */
+  unsafeToReplay?: readonly string[]
   /** For a child actor: whether its final snapshot is a failure (its parent hears `child.failed`). Default: status `failed`. */
   isFailure?(snapshot: AnyMachineSnapshot): boolean
 }

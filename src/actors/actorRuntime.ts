@@ -29,6 +29,7 @@ export type ActorRuntimeOptions = {
   cacheSize?: number
   /** How often due timers, unprocessed inbox rows and open effects are polled for. */
   pollMs?: number
+  /** Attempts an effect gets before it fails for good (default 8; `persistentEffects` have no limit). The runtime answers it as `maxEffectAttempts`. */
   maxEffectAttempts?: number
   /** Group commit: statements in flight at once (default 1); more commits wait and go out together. */
   commitConcurrency?: number
@@ -75,7 +76,6 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, roles: opts.roles ?? {} })
   const remote = opts.bus && createRemoteCommits({ bus: opts.bus, node: owner, watch, reload: (id) => core.load(id, { fresh: true }), alone: () => leases.alone() })
   const remotePollMs = opts.remotePollMs ?? (opts.bus ? 2_000 : 250)
-
   const core: RuntimeCore = {
     pool,
     logger,
@@ -164,6 +164,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** The current entry: from the cache while this node is alone, else the row (any node may commit any actor). */
     get: (id: string) => core.load(id, { fresh: !leases.alone() }),
     kinds,
+    maxEffectAttempts: opts.maxEffectAttempts ?? 8,
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
       await leases.start()

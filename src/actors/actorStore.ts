@@ -331,10 +331,10 @@ export async function claimDueTimers(db: Queryable, scope: ShardScope = { shards
      ), del as (
        delete from actor_timer t using due
         where t.actor_id = due.actor_id and t.timer_key = due.timer_key
-       returning t.actor_id, t.account_id, t.timer_key, t.generation, t.event
+       returning t.actor_id, t.account_id, t.timer_key, t.generation, t.event, t.due_at
      )
-     insert into actor_inbox (actor_id, account_id, event, dedupe_key, timer_key, timer_generation)
-     select actor_id, account_id, event, 'timer:' || actor_id || ':' || timer_key || ':' || generation, timer_key, generation
+     insert into actor_inbox (actor_id, account_id, event, dedupe_key, timer_key, timer_generation, timer_due_at)
+     select actor_id, account_id, event, 'timer:' || actor_id || ':' || timer_key || ':' || generation, timer_key, generation, due_at
        from del
      on conflict (dedupe_key) do nothing
      returning actor_id`,

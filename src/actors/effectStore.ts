@@ -103,7 +103,7 @@ export async function finishEffect(
   return rows.length > 0
 }
 
-/** Releases the lease and schedules another attempt. */
+/** Releases the lease and schedules another attempt; the failed attempt joins the effect's `attempt_log` (its last 20). */
 export async function deferEffect(
   db: Queryable,
   id: string,
@@ -111,7 +111,10 @@ export async function deferEffect(
 ): Promise<void> {
   await db.query(
     `update effect set attempts = attempts + 1, last_error = $3, claimed_by = null, lease_until = null,
-            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now(),
+            attempt_log = (select case when jsonb_array_length(l) > 20 then l - 0 else l end from (
+              select coalesce(attempt_log, '[]'::jsonb)
+                     || jsonb_build_array(jsonb_build_object('attempt', attempts + 1, 'endedAt', now(), 'error', left($3, 500))) as l) x)
       where id = $1 and claimed_by = $4`,
     [id, delayMs, error, owner],
   )

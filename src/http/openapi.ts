@@ -12,7 +12,7 @@ import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
-import { deadLettersQuery, reasonBody } from './routes/opsConsole.routes.ts'
+import { deadLettersQuery, reasonBody, timelineQuery } from './routes/opsConsole.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { txQuery } from './routes/wallet.routes.ts'
 import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
@@ -162,12 +162,15 @@ function opsConsoleOps(): Op[] {
   const action = (path: string, summary: string): Op => ({ method: 'post', path, summary, auth: 'operator', body: reasonBody })
   return [
     { method: 'get', path: '/ops/overview', summary: 'Counts per kind and state, work, effects, dead letters, stuck actors, credits, chain lag', auth: 'operator' },
-    { method: 'get', path: '/ops/actors/{id}/timeline', summary: 'One actor: events, effects, timers, children, dead letters, transactions', auth: 'operator' },
+    {
+      method: 'get', path: '/ops/actors/{id}/timeline', auth: 'operator', query: timelineQuery,
+      summary: 'One actor: a page of its timeline (events, effects with attempts, timers pending and fired, children, dead letters), newest page first; nextCursor pages to older; its transactions with fees and replacements',
+    },
     { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
     { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
     { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
     { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
-    action('/ops/dead-letters/{seq}/retry', 'Enqueue a dead letter again (audited)'),
+    action('/ops/dead-letters/{seq}/retry', "Enqueue a dead letter's event again, through the actor's machine (audited); 409 retry_moves_funds for an event that would start a launch's transaction"),
     action('/ops/dead-letters/{seq}/discard', 'Drop a dead letter (audited)'),
     action('/ops/actors/{id}/unstick', "Clear an actor's stuck mark (audited)"),
     action('/ops/agents/{id}/pause', "Set an agent's kill switch (audited)"),

@@ -20,7 +20,7 @@ export type Rebroadcast = { id: string; raw: Hex; hash: string; from_address: st
 /** Puts outbox rows mined in removed blocks back to `broadcast`; returns them for re-broadcast. */
 async function resetOutbox(ctx: IndexerContext, db: pg.PoolClient, removedBlocks: string[]): Promise<Rebroadcast[]> {
   const { rows } = await db.query<Rebroadcast>(
-    `update chain_tx set status = 'broadcast', block_number = null, block_hash = null, gas_used = null, contract_address = null,
+    `update chain_tx set status = 'broadcast', block_number = null, block_hash = null, gas_used = null, effective_gas_price = null, contract_address = null,
             error = null, reorged_at = now(), reorg_count = reorg_count + 1, updated_at = now()
       where chain_id = $1 and status in ('confirmed', 'failed') and (block_hash = any($2))
       returning id, raw, hash, from_address, nonce`,

@@ -139,7 +139,7 @@ function every(ms, fn) {
 }
 
 /** A button that asks for a reason, then posts the action; every console action is audited with it. */
-function action(label, path, done, { danger = false, testid } = {}) {
+function action(label, path, done, { danger = false, testid, confirm, note } = {}) {
   const wrap = h('span', { class: 'reason' })
   const open = h('button', { type: 'button', class: danger ? 'danger' : '', 'data-testid': testid, text: label, onclick: () => {
     const input = h('input', { name: 'reason', required: true, minlength: 3, placeholder: 'Reason (audited)', 'data-testid': 'reason' })
@@ -152,7 +152,8 @@ function action(label, path, done, { danger = false, testid } = {}) {
       } catch (err) {
         error.textContent = err.message
       }
-    } }, input, h('button', { type: 'submit', 'data-testid': 'confirm', text: `Confirm ${label.toLowerCase()}` }), error)
+    } }, note ? h('div', { class: 'muted', 'data-testid': 'confirm-note', text: note }) : null, input,
+      h('button', { type: 'submit', 'data-testid': 'confirm', text: confirm ?? `Confirm ${label.toLowerCase()}` }), error)
     put(wrap, form)
     input.focus()
   } })
@@ -275,23 +276,77 @@ async function actors(q) {
   })
 }
 
+/** An effect's attempts in words: "attempt 3 of 8 failed", the error, the next try, or how it ended. */
+function effectDetail(e) {
+  const of = e.maxAttempts === null ? ' (retries until it lands)' : ` of ${e.maxAttempts}`
+  const parts = [h('span', { class: 'mono', text: e.kind }), ' ', badge(e.status)]
+  if (e.endedAt) parts.push(` after ${e.attemptsMade} attempt${e.attemptsMade === 1 ? '' : 's'}${of} · ended ${when(e.endedAt)} · ${e.durationMs} ms from creation`)
+  else if (e.inFlight) parts.push(` attempt ${e.attemptsMade + 1}${of} running`)
+  else if (e.attemptsMade > 0) parts.push(` attempt ${e.attemptsMade}${of} failed ${when(e.lastAttemptAt)} · next try ${when(e.nextAttemptAt)}`)
+  else parts.push(` waiting for its first attempt (${when(e.nextAttemptAt)})`)
+  if (e.lastError) parts.push(h('div', { class: 'error', 'data-testid': 'effect-error', text: `last error: ${e.lastError}` }))
+  if (e.failedAttempts?.length) {
+    parts.push(h('details', { 'data-testid': 'effect-attempts' }, h('summary', { text: `${e.failedAttempts.length} failed attempt${e.failedAttempts.length === 1 ? '' : 's'} retried` }),
+      h('ol', {}, e.failedAttempts.map((a) => h('li', { value: a.attempt, text: `${when(a.endedAt)}: ${a.error}` })))))
+  }
+  return parts
+}
+
 function timelineRow(e) {
   const detail = {
     event: () => [h('span', { class: 'mono', text: e.event }), ' → ', badge(typeof e.state === 'string' ? e.state : JSON.stringify(e.state))],
-    effect: () => [h('span', { class: 'mono', text: e.kind }), ' ', badge(e.status), ` attempts ${e.attempts}`, e.durationMs !== null ? ` · ${e.durationMs} ms` : '', e.nextAttemptAt ? ` · next ${when(e.nextAttemptAt)}` : '', e.lastError ? h('div', { class: 'error', text: e.lastError }) : null],
-    timer: () => [h('span', { class: 'mono', text: e.key }), ` due ${when(e.dueAt)}`],
+    effect: () => effectDetail(e),
+    timer: () => e.fired
+      ? [h('span', { class: 'mono', text: e.key }), ` fired ${when(e.firedAt)}`, e.dueAt ? ` (due ${when(e.dueAt)})` : ' (due time not recorded)']
+      : [h('span', { class: 'mono', text: e.key }), ` pending, due ${when(e.dueAt)}`],
     child: () => [actorLink(e.id), ` ${e.kind} `, badge(e.status)],
-    dead_letter: () => [h('span', { class: 'mono', text: JSON.stringify(e.event) }), ' ', badge(e.resolution ?? 'open'), h('div', { class: 'error', text: e.error })],
+    dead_letter: () => [h('span', { class: 'mono', text: e.eventType ?? '(no type)' }), ' ', badge(e.resolution ?? 'open'), h('div', { class: 'error', text: e.error })],
   }[e.type]
   return h('tr', { 'data-testid': `timeline-${e.type}` }, h('td', { text: when(e.at) }), h('td', { text: e.type }), h('td', {}, detail ? detail() : ''))
+}
+
+/** A timeline entry's identity across pages and refreshes (an effect's status changes, its key does not). */
+const entryKey = (e) => ({ event: `e${e.seq}`, effect: `f${e.id}`, timer: e.fired ? `t${e.seq}` : `p${e.key}`, child: `c${e.id}`, dead_letter: `d${e.seq}` })[e.type] ?? JSON.stringify(e)
+
+/** A mined transaction's fee in ETH (gas used × the price it paid), from wei. */
+const feeEth = (wei) => (wei ? `${(Number(BigInt(wei) / 10n ** 9n) / 1e9).toFixed(9)} ETH` : '')
+
+function transactionsTable(txs) {
+  const rowId = (id) => `tx-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`
+  // Replaced-by links move to the replacement's row on this page (the page's own # routes views).
+  const jump = (id) => (ev) => {
+    ev.preventDefault()
+    const row = document.getElementById(rowId(id))
+    row?.scrollIntoView({ block: 'center' })
+    row?.classList.add('flash')
+  }
+  return table(['nonce', 'hash', 'status', 'gas used', 'price paid (wei/gas)', 'fee', 'max fee', 'block', 'replaced by'], txs.map((x) => h('tr', { 'data-testid': 'tx-row', id: rowId(x.id) },
+    h('td', { text: x.nonce }), h('td', { class: 'mono', text: x.hash }), h('td', {}, badge(x.status)), h('td', { text: x.gasUsed ?? '' }),
+    h('td', { text: x.effectiveGasPrice ?? '' }), h('td', { 'data-testid': 'tx-fee', text: feeEth(x.feeWei) }), h('td', { text: x.maxFeePerGas }),
+    h('td', { text: x.blockNumber ?? '' }),
+    h('td', { class: 'mono' }, x.replacedBy ? h('a', { href: '#', 'data-testid': 'replaced-by', title: x.replacedBy, onclick: jump(x.replacedBy), text: short(x.replacedByHash ?? x.replacedBy) }) : ''))), 'transactions')
 }
 
 async function actorView(id) {
   const head = h('div')
   const body = h('div')
   put(main, head, body)
+  // Every timeline entry seen, newest page refreshed live, older pages added by "Load older".
+  const entries = new Map()
+  let older // the cursor of the next older page: undefined before the first answer, null when none is left
+  const merge = (list) => list.forEach((e) => entries.set(entryKey(e), e))
+  const loadOlder = async () => {
+    const page = await api(`/ops/actors/${encodeURIComponent(id)}/timeline?cursor=${encodeURIComponent(older)}`)
+    merge(page.timeline)
+    older = page.nextCursor
+    await render()
+  }
   const render = async () => {
     const t = await api(`/ops/actors/${encodeURIComponent(id)}/timeline`)
+    for (const [k, e] of entries) if (e.type === 'timer' && !e.fired) entries.delete(k)
+    merge(t.timeline)
+    if (older === undefined) older = t.nextCursor
+    const timeline = [...entries.values()].sort((x, y) => x.at.localeCompare(y.at))
     const a = t.actor
     const audit = await api(`/ops/audit?subjectId=${encodeURIComponent(a.id)}&limit=20`).catch(() => ({ entries: [] }))
     const refresh = () => render()
@@ -306,11 +361,10 @@ async function actorView(id) {
     put(body, 
       t.children.length ? h('div', {}, h('h2', { text: 'Children' }), table(['id', 'kind', 'outcome'], t.children.map((c) => h('tr', {}, h('td', { class: 'mono' }, actorLink(c.id)), h('td', { text: c.kind }), h('td', {}, badge(c.status)))))) : null,
       t.deadLetters.length ? h('div', {}, h('h2', { text: 'Dead letters' }), deadLetterTable(t.deadLetters.map((d) => ({ ...d, actorId: a.id, kind: a.kind })), refresh)) : null,
-      t.transactions.length ? h('div', {}, h('h2', { text: 'Transactions' }), table(['nonce', 'hash', 'status', 'gas used', 'max fee', 'block', 'replaced by'], t.transactions.map((x) => h('tr', { 'data-testid': 'tx-row' },
-        h('td', { text: x.nonce }), h('td', { class: 'mono', text: x.hash }), h('td', {}, badge(x.status)), h('td', { text: x.gasUsed ?? '' }), h('td', { text: x.maxFeePerGas }),
-        h('td', { text: x.blockNumber ?? '' }), h('td', { class: 'mono', text: x.replacedBy ?? '' }))), 'transactions')) : null,
+      t.transactions.length ? h('div', {}, h('h2', { text: 'Transactions' }), transactionsTable(t.transactions)) : null,
       h('h2', { text: 'Timeline' }),
-      table(['at', 'type', 'detail'], t.timeline.map(timelineRow), 'timeline'),
+      older ? h('p', {}, h('button', { type: 'button', 'data-testid': 'load-older', text: 'Load older', onclick: () => void loadOlder().catch(() => {}) })) : h('p', { class: 'muted', 'data-testid': 'timeline-start', text: 'From the start.' }),
+      table(['at', 'type', 'detail'], timeline.map(timelineRow), 'timeline'),
       h('h2', { text: 'Audit' }),
       auditTable(audit.entries),
       h('h2', { text: 'Snapshot' }),
@@ -337,13 +391,23 @@ function auditTable(entries) {
     : [empty(4, 'Nothing audited.')], 'audit-table')
 }
 
+/** Retry sends the dead letter's event again: the confirmation names it and the actor it goes to. */
+function retryAction(d, refresh) {
+  const type = d.eventType ?? '(an event with no type)'
+  return action('Retry', `/ops/dead-letters/${d.seq}/retry`, refresh, {
+    testid: 'retry', confirm: `Confirm: send ${type} again`,
+    note: `Sends ${type} to ${d.kind} ${d.actorId} again. It goes through the actor's machine like any event; what it starts runs the same checks (an event that would start a launch's transaction is refused).`,
+  })
+}
+
 function deadLetterTable(rows, refresh) {
-  return table(['seq', 'actor', 'event', 'error', 'dead at', ''], rows.length
+  return table(['seq', 'actor', 'event type', 'event', 'error', 'dead at', ''], rows.length
     ? rows.map((d) => h('tr', { 'data-testid': 'dead-letter-row', 'data-seq': d.seq },
-        h('td', { text: d.seq }), h('td', { class: 'mono' }, actorLink(d.actorId), ` ${d.kind}`), h('td', { class: 'mono', text: JSON.stringify(d.event) }),
+        h('td', { text: d.seq }), h('td', { class: 'mono' }, actorLink(d.actorId), ` ${d.kind}`),
+        h('td', { class: 'mono', 'data-testid': 'dead-letter-type', text: d.eventType ?? '(none)' }), h('td', { class: 'mono', text: JSON.stringify(d.event) }),
         h('td', { class: 'error', text: d.error }), h('td', { text: when(d.deadAt) }),
-        h('td', {}, d.resolution ? badge(d.resolution) : [action('Retry', `/ops/dead-letters/${d.seq}/retry`, refresh, { testid: 'retry' }), ' ', action('Discard', `/ops/dead-letters/${d.seq}/discard`, refresh, { danger: true, testid: 'discard' })])))
-    : [empty(6, 'No dead letter.')], 'dead-letters-table')
+        h('td', {}, d.resolution ? badge(d.resolution) : [retryAction(d, refresh), ' ', action('Discard', `/ops/dead-letters/${d.seq}/discard`, refresh, { danger: true, testid: 'discard' })])))
+    : [empty(7, 'No dead letter.')], 'dead-letters-table')
 }
 
 async function deadLetters() {
