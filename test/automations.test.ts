@@ -62,9 +62,13 @@ describe('automations', () => {
     const ops = await q(`select w.id, x.status, x.snapshot->'context'->>'txHash' as hash from wallet_op w join actor x on x.id = w.id where w.parent_id = $1 order by w.created_at`, [created.body.id])
     expect(ops.map((o) => o.status)).toEqual(['confirmed', 'confirmed', 'confirmed', 'confirmed', 'confirmed'])
     expect(new Set(done.firings.map((f: { txHash: string }) => f.txHash))).toEqual(new Set(ops.map((o) => o.hash)))
-    // The firings kept to their grid: 2 s apart (give or take the swap's own time).
-    const times = [...done.firings].reverse().map((f: { at: string }) => Date.parse(f.at))
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(1000)
+    // The firings kept to their grid (ticks every 2 s from the creation): the k-th swap started no
+    // earlier than its tick (a firing that runs past the next tick delays it, never brings one
+    // forward), and none was a catch-up.
+    const grid = Date.parse(created.body.createdAt)
+    const starts = (await q(`select extract(epoch from w.created_at) * 1000 as ms from wallet_op w where w.parent_id = $1 order by w.created_at`, [created.body.id])).map((r) => Number(r.ms))
+    for (let k = 1; k < starts.length; k++) expect(starts[k]! - grid).toBeGreaterThanOrEqual(k * 2000 - 50)
+    expect(done.firings.filter((f: { catchUp: boolean }) => f.catchUp)).toEqual([])
     // The USDC the wallet holds is what the five receipts say it received.
     const received = await q(`select coalesce(sum((x.snapshot->'context'->'result'->>'amountOutBaseUnits')::numeric), 0)::text as n from wallet_op w join actor x on x.id = w.id where w.parent_id = $1`, [created.body.id])
     const balance = await app.services.chain!.publicClient.readContract({ address: usdc, abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] }], functionName: 'balanceOf', args: [(await api('GET', `/agents/${trader}`)).body.walletAddress] })
