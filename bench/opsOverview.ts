@@ -27,7 +27,7 @@ const progress = (m: string) => process.stderr.write(`[ops] ${m}\n`)
 
 /** 100k stopped agents (agent, actor, journal), 20k wallet operations with two effects each and an outbox row, charges, dead letters. */
 async function seed(db: pg.Pool, accountId: string) {
-  const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId, tickMs: 60_000 })
+  const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId })
   const persisted = JSON.stringify(agentMachine.getPersistedSnapshot(snapshot))
   await db.query(
     `with a as (

@@ -17,7 +17,7 @@ describe('stuck actors for operators', () => {
     const alice = await app.account()
     const id = randomUUID()
     const runtime = app.services.runtime
-    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     expect((await op.api('GET', '/ops/actors?status=stuck')).body.actors.map((a: { id: string }) => a.id)).not.toContain(id)
 
     await runtime.enqueue(id, alice.accountId, { type: 'agent.explode' }, `bad:${id}`)
@@ -40,7 +40,7 @@ describe('stuck actors for operators', () => {
 /** An agent actor of `accountId` with one dead letter carrying `event` (as a build that refused it left it), marked stuck. */
 async function agentWithDeadLetter(accountId: string, event: { type: string }) {
   const id = randomUUID()
-  await app.services.runtime.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+  await app.services.runtime.create('agent', { id, accountId, input: { agentId: id, accountId } })
   const { rows } = await app.services.pool.query(
     `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error) values ($1, $2, $3::jsonb, now(), now(), 'validation failed (older build)') returning seq`,
     [id, accountId, JSON.stringify(event)],

@@ -139,7 +139,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
 
   it('retries a dead letter with a reason and shows the audit row', async () => {
     const id = randomUUID()
-    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     // An event an older build refused (dead-lettered, the actor marked stuck), valid for this one.
     const { rows } = await app.services.pool.query(
       `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error)
