@@ -148,16 +148,9 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
       if (!stopped) await drain(id)
     },
-    /**
-     * Enqueues an event in the caller's transaction `db` (it lands with the caller's writes or not
-     * at all); call the answer once that transaction committed, to process it now.
-     */
-    async enqueueIn(db: Queryable, id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null): Promise<() => void> {
-      await store.enqueue(db, { actorId: id, accountId, event, dedupeKey })
-      return () => {
-        if (!stopped) void drain(id).catch((err: unknown) => logger.error({ err, actorId: id }, 'inbox drain failed'))
-      }
-    },
+    /** Enqueues an event in the caller's transaction `db` (it commits with the caller's writes); call the answer once committed. */
+    enqueueIn: (db: Queryable, id: string, accountId: string, event: AnyEventObject): Promise<() => void> =>
+      store.enqueue(db, { actorId: id, accountId, event, dedupeKey: null }).then(() => () => void (stopped || drain(id).catch((err: unknown) => logger.error({ err, actorId: id }, 'inbox drain failed')))),
     /** Drops an actor from this process's memory: its row was rewritten outside the runtime (a market sale). */
     forget: (id: string) => core.forget(id),
     /** Polls now: inbox rows written outside the runtime (one statement for many actors) are drained without waiting for the next poll. */
