@@ -118,7 +118,7 @@ const scenarios: Scenario[] = [
     next: { type: 'agent.schedule.changed' },
     after: 'running',
     context: { runIntervalSeconds: 600, dueAt: '2026-11-24T10:10:00.000Z', reason: null },
-    effects: [{ id: ':4:0', kind: 'agent.runDue', params: {} }],
+    effects: [{ id: ':4:0', kind: 'agent.runDue', params: { check: 2 } }],
     timersMid: ['agent.due'],
     timersAfter: ['agent.due'],
   },

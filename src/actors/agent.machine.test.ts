@@ -79,6 +79,19 @@ describe('agent machine', () => {
     expect(s4.context.dueAt).toBeNull()
   })
 
+  it("only the latest check's outcome re-arms the timer: an earlier one, overtaken by an interval change, is refused", () => {
+    const [s1, a1] = running()
+    expect(a1.find((a) => a.type === AGENT_RUN_DUE)?.params).toEqual({ check: s1.context.checks })
+    const [s2, a2] = transition(agentMachine, s1, { type: 'agent.schedule.changed' })
+    expect(a2.find((a) => a.type === AGENT_RUN_DUE)?.params).toEqual({ check: s1.context.checks + 1 })
+    // The start's check (it read the old interval) answers after the change's check was asked for.
+    const [stale] = transition(agentMachine, s2, skipped(55_000, { check: s1.context.checks }))
+    expect(stale).toBe(s2)
+    const [s3, a3] = transition(agentMachine, s2, skipped(1500, { check: s2.context.checks }))
+    expect(s3).not.toBe(s2)
+    expect(raised(a3)).toMatchObject([{ id: AGENT_DUE, delay: 1500 }])
+  })
+
   it('a check that failed for good is tried again later: a running agent never loses its timer', () => {
     const [s1] = running()
     const [, a2] = transition(agentMachine, s1, { type: `${AGENT_RUN_DUE}.failed`, effectId: 'fx', error: 'boom' })

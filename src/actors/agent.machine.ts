@@ -23,8 +23,8 @@ export const CHECK_RETRY_MS = 60_000
 
 export type AgentMachineInput = { agentId: string; accountId: string }
 
-/** The next scheduled run as a check computed it: the timer's delay (null: none) and the due time (ISO; null: none). */
-const nextRun = { nextRunInMs: z.number().int().min(0).nullable().optional(), dueAt: z.string().nullable().optional() }
+/** The next scheduled run as check number `check` computed it: the timer's delay (null: none) and the due time (ISO; null: none). */
+const nextRun = { nextRunInMs: z.number().int().min(0).nullable().optional(), dueAt: z.string().nullable().optional(), check: z.number().int().optional() }
 
 /** Events an agent accepts; parsed before they reach the machine. */
 export const agentEventSchema = z.discriminatedUnion('type', [
@@ -50,7 +50,7 @@ export type AgentContext = {
   agentId: string
   accountId: string
   reason: string | null
-  /** Schedule checks asked for since the agent was created (each one an accepted event, journaled). */
+  /** Schedule checks asked for since the agent was created: the number of the latest, whose outcome alone re-arms the timer. */
   checks: number
   /** The agent's run_interval_seconds as the last schedule check saw it (null: not checked since the start). */
   runIntervalSeconds?: number | null
@@ -83,7 +83,7 @@ export const agentMachine = setup({
     input: {} as AgentMachineInput,
   },
   actions: {
-    [AGENT_RUN_DUE]: () => {},
+    [AGENT_RUN_DUE]: (_, _p: { check: number }) => {},
     [AGENT_STOP_RUNS]: () => {},
     [AGENT_AUTOMATIONS]: (_, _p: { signal: 'agentStarted' | 'cancel' }) => {},
   },
@@ -103,7 +103,7 @@ export const agentMachine = setup({
     },
     running: {
       // A (re)started agent checks at once: a run never made, or overdue, starts now.
-      entry: [assign({ reason: null, dueAt: null, checks: ({ context }) => context.checks + 1 }), AGENT_RUN_DUE],
+      entry: [assign({ reason: null, dueAt: null, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }],
       exit: enqueueActions(({ context, enqueue }) => {
         enqueue.cancel(AGENT_DUE)
         if (context.legacyTick) {
@@ -115,14 +115,16 @@ export const agentMachine = setup({
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
-        [AGENT_DUE]: { actions: [assign({ checks: ({ context }) => context.checks + 1 }), AGENT_RUN_DUE] },
+        [AGENT_DUE]: { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
         // A version 1 tick firing (its timer row is gone with it): one check, which arms the due timer.
-        [LEGACY_TICK]: { actions: [assign({ legacyTick: false, checks: ({ context }) => context.checks + 1 }), AGENT_RUN_DUE] },
-        'agent.schedule.changed': { actions: [assign({ checks: ({ context }) => context.checks + 1 }), AGENT_RUN_DUE] },
+        [LEGACY_TICK]: { actions: [assign({ legacyTick: false, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        'agent.schedule.changed': { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
         // A run ended (child.done / child.failed) once the next run was due: check now.
-        'child.*': { guard: ({ context, event }) => endedWhenDue(context, event), actions: [assign({ dueAt: null, checks: ({ context }) => context.checks + 1 }), AGENT_RUN_DUE] },
-        // A check's outcome (started / skipped): re-arm the timer to the next run (none when there is none).
+        'child.*': { guard: ({ context, event }) => endedWhenDue(context, event), actions: [assign({ dueAt: null, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        // The latest check's outcome (started / skipped): re-arm the timer to the next run (none when
+        // there is none). An earlier check's, overtaken by a later one (an interval change), is refused.
         'agent.run.*': {
+          guard: ({ context, event }) => !('check' in event) || event.check === undefined || event.check === context.checks,
           actions: enqueueActions(({ context, event, enqueue }) => {
             if (event.type !== 'agent.run.started' && event.type !== 'agent.run.skipped') return
             enqueue.assign({ runIntervalSeconds: event.runIntervalSeconds, ...(event.dueAt !== undefined ? { dueAt: event.dueAt } : {}) })

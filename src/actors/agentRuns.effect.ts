@@ -30,7 +30,9 @@ export function createAgentRunEffects({ core }: { core(): Core }): Record<string
     async [AGENT_RUN_DUE](effect) {
       const outcome = await core().startScheduledRun({ accountId: effect.accountId, agentId: effect.actorId, runId: uuidOf(effect.id), slackMs: SCHEDULE_SLACK_MS })
       if (outcome.outcome === 'pause') return { type: 'agent.pause', reason: outcome.reason }
-      const next = nextOf(outcome.next)
+      // Which check this answers: only the latest one's outcome re-arms the agent's timer.
+      const { check } = (effect.params ?? {}) as { check?: number }
+      const next = { ...nextOf(outcome.next), ...(check !== undefined ? { check } : {}) }
       if (outcome.outcome === 'started') return { type: 'agent.run.started', runId: outcome.runId, runIntervalSeconds: outcome.runIntervalSeconds, ...next }
       return { type: 'agent.run.skipped', reason: outcome.reason, runIntervalSeconds: outcome.runIntervalSeconds, ...next }
     },
