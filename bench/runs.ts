@@ -39,7 +39,7 @@ async function main() {
     RUN_MIN_INTERVAL_SECONDS: '60', ACTOR_CACHE_SIZE: String(Math.max(10_000, 3 * N)),
   }
   try {
-    await withService('runs', async ({ api, pid, databaseUrl }) => {
+    await withService('runs', async ({ api, pid, databaseUrl, logs }) => {
       const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
       try {
         progress(`creating and starting ${N} agents (interval 60 s)`)
@@ -51,6 +51,15 @@ async function main() {
           if (started.status !== 200) throw new Error(`start answered ${started.status}`)
         })
         progress(`set up in ${round((performance.now() - t0) / 1000, 1)} s`)
+        // A service that died leaves the waits below waiting: fail with its last words instead.
+        const alive = () => {
+          if (pid === undefined) return
+          try {
+            process.kill(pid, 0)
+          } catch {
+            throw new Error(`the service exited:\n${logs().slice(-4000)}`)
+          }
+        }
         // Each agent's scheduled runs, oldest first (the created_at of a run actor is its start).
         const runsOf = async () => {
           const { rows } = await db.query<{ agent: string; at: Date[]; open: number }>(
@@ -63,6 +72,7 @@ async function main() {
         progress('waiting for every first run to end')
         const deadline = Date.now() + 600_000
         for (;;) {
+          alive()
           const ended = round1Ended(await runsOf(), 1)
           if (ended >= N) break
           if (Date.now() > deadline) throw new Error(`only ${ended} of ${N} first runs ended after 10 minutes`)
@@ -81,6 +91,7 @@ async function main() {
         progress('waiting for every second run to start')
         let rows = await runsOf()
         for (;;) {
+          alive()
           rows = await runsOf()
           if (rows.filter((r) => r.at.length >= 2).length >= N) break
           if (Date.now() > deadline + 300_000) throw new Error('second runs did not all start in time')
