@@ -1,14 +1,15 @@
 /**
- * Scheduled runs at scale: N running agents with a 60-second run interval on one node (the
+ * Scheduled runs at scale: N running agents with a 60-second run interval (or INTERVAL) on one node (the
  * scripted model server answering at once), the service as a child process. Each agent's first
  * run starts when its schedule first fires; the measured round is the second: for every agent,
  * the delay from its pending timer's due time to its second run's start (due-to-start p50/p99),
- * the second run's start minus the first's (the interval as honoured: 60 s is exact), and runs
+ * the second run's start minus the first's (the interval as honoured: INTERVAL is exact), and runs
  * started per second; between the two rounds, the service's resident memory (RSS, /proc) and its
  * CPU and Postgres's while idle. It reads only the API and the actor tables, so the same file
  * measures a tree that ticks (AGENT_TICK_SECONDS) and one with a due timer per agent.
  *
- *   npm run -s bench:runs        (BENCH_RUNS_AGENTS: agents, default 10000; BENCH_RUNS_IDLE_SECONDS: idle window, default 20)
+ *   npm run -s bench:runs        (BENCH_RUNS_AGENTS: agents, default 10000; BENCH_RUNS_INTERVAL: run interval in seconds, at
+ *                                 least 60, default 60; BENCH_RUNS_IDLE_SECONDS: idle window, default 20)
  */
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -19,6 +20,7 @@ import { cpuWindow, percentile, round } from './lib.ts'
 
 const N = Number(process.env.BENCH_RUNS_AGENTS ?? 10_000)
 const IDLE_SECONDS = Number(process.env.BENCH_RUNS_IDLE_SECONDS ?? 20)
+const INTERVAL = Number(process.env.BENCH_RUNS_INTERVAL ?? 60)
 const progress = (m: string) => process.stderr.write(`[runs] ${m}\n`)
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
@@ -42,10 +44,10 @@ async function main() {
     await withService('runs', async ({ api, pid, databaseUrl, logs }) => {
       const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
       try {
-        progress(`creating and starting ${N} agents (interval 60 s)`)
+        progress(`creating and starting ${N} agents (interval ${INTERVAL} s)`)
         const t0 = performance.now()
         await pool(16, N, async (i) => {
-          const created = await api('POST', '/agents', { name: `bench-${i}`, skills: [], run_interval_seconds: 60 })
+          const created = await api('POST', '/agents', { name: `bench-${i}`, skills: [], run_interval_seconds: INTERVAL })
           if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`)
           const started = await api('POST', `/agents/${created.body.id}/start`)
           if (started.status !== 200) throw new Error(`start answered ${started.status}`)
@@ -97,6 +99,12 @@ async function main() {
           if (Date.now() > deadline + 300_000) throw new Error('second runs did not all start in time')
           await new Promise((r) => setTimeout(r, 500))
         }
+        // What the schedule cost in agent transitions: timer firings, and checks that found nothing due.
+        const { rows: [cost] } = await db.query<{ firings: number; notDue: number; runs: number }>(
+          `select count(*) filter (where j.event->>'type' in ('xstate.after.tick.agent.running', 'agent.due'))::int as firings,
+                  count(*) filter (where j.event->>'reason' = 'not_due')::int as "notDue",
+                  (select count(*)::int from actor where kind = 'run') as runs
+             from actor_journal j join actor a on a.id = j.actor_id and a.kind = 'agent'`)
         const seconds = rows.map((r) => ({ agent: r.agent, first: new Date(r.at[0]!).getTime(), second: new Date(r.at[1]!).getTime() }))
         const delays = seconds.filter((r) => due.has(r.agent)).map((r) => r.second - due.get(r.agent)!).sort((a, b) => a - b)
         const intervals = seconds.map((r) => r.second - r.first).sort((a, b) => a - b)
@@ -106,6 +114,7 @@ async function main() {
         const result = {
           machine: { cores: cpus().length, node: process.version, load1: round(loadavg()[0]!, 1) },
           agents: N,
+          intervalSeconds: INTERVAL,
           agentsWithTimer: due.size,
           runs: seconds.length,
           secondRunsDueOverSeconds: round(dueSpanS, 1),
@@ -113,12 +122,14 @@ async function main() {
           runsStartSpanSeconds: round(spanS, 1),
           dueToStartMs: { p50: round(percentile(delays, 50)), p99: round(percentile(delays, 99)), max: round(delays[delays.length - 1]!) },
           intervalMs: { p1: round(percentile(intervals, 1)), p50: round(percentile(intervals, 50)), p99: round(percentile(intervals, 99)) },
+          schedule: { timerFirings: cost!.firings, notDueChecks: cost!.notDue, runs: cost!.runs },
           idle: { seconds: round(idleS, 1), serverCpuPctOfOneCore: idleCpu.server, postgresCpuPct: idleCpu.postgres, serverRssMb: rss },
         }
-        process.stdout.write(`\n${N} running agents, 60 s run interval, scripted model answering at once\n`)
+        process.stdout.write(`\n${N} running agents, ${INTERVAL} s run interval, scripted model answering at once\n`)
         process.stdout.write(`  second runs due over ${result.secondRunsDueOverSeconds} s; ${seconds.length} started over ${result.runsStartSpanSeconds} s: ${result.runsStartedPerSecond} runs/s\n`)
         process.stdout.write(`  due-to-start p50 ${result.dueToStartMs.p50} ms, p99 ${result.dueToStartMs.p99} ms, max ${result.dueToStartMs.max} ms\n`)
-        process.stdout.write(`  first to second run p1 ${result.intervalMs.p1} ms, p50 ${result.intervalMs.p50} ms, p99 ${result.intervalMs.p99} ms (60,000 asked)\n`)
+        process.stdout.write(`  first to second run p1 ${result.intervalMs.p1} ms, p50 ${result.intervalMs.p50} ms, p99 ${result.intervalMs.p99} ms (${INTERVAL * 1000} asked)\n`)
+        process.stdout.write(`  schedule: ${cost!.firings} timer firings and ${cost!.notDue} checks that found nothing due, for ${cost!.runs} runs\n`)
         process.stdout.write(`  idle between rounds (${result.idle.seconds} s): service CPU ${result.idle.serverCpuPctOfOneCore}% of a core, postgres ${result.idle.postgresCpuPct}%, service RSS ${result.idle.serverRssMb} MB\n`)
         process.stdout.write(`${JSON.stringify(result)}\n`)
       } finally {
