@@ -106,21 +106,6 @@ describe('the automation machine', () => {
     }
   })
 
-  it('under once, a tick passed by less than a period while a firing ran fires after it as itself, not as a second catch-up', () => {
-    const [s1] = step(start({ ...dca, maxFirings: null })[0], { type: TIMER })
-    vi.setSystemTime(T0 + 35_000)
-    const [s2] = step(s1, { type: 'fire.done', effectId: 'e', result: {} })
-    const [s3] = step(s2, { type: TIMER })
-    // The catch-up firing (for the tick at 30 s) ends just after the tick at 40 s.
-    vi.setSystemTime(T0 + 40_300)
-    const [s4, a4] = step(s3, { type: 'fire.done', effectId: 'e', result: {} })
-    expect([s4.context.nextRunAt, delayOf(a4), s4.context.catchingUp]).toEqual([new Date(T0 + 40_000).toISOString(), 0, false])
-    const [s5] = step(s4, { type: TIMER })
-    const [s6] = step(s5, { type: 'fire.done', effectId: 'e', result: {} })
-    expect(s6.context.firings.map((f: { catchUp: boolean }) => f.catchUp)).toEqual([false, true, false])
-    expect(s6.context.nextRunAt).toBe(new Date(T0 + 50_000).toISOString())
-  })
-
   it('a firing while the agent is not running is skipped and suspends the timer; the agent starting fires the missed tick once', () => {
     const [s1] = step(start()[0], { type: TIMER })
     const [s2, a2] = step(s1, { type: 'fire.skipped', effectId: 'e', reason: 'agent_not_running' })

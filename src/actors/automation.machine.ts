@@ -277,17 +277,14 @@ function startOf(c: AutomationContext, s: FiringSource): NonNullable<AutomationC
 /**
  * After a timer firing an interval moves one tick on its grid. Ticks that passed meanwhile (the
  * firing was slow, or the service was down with it in flight) are served by one catch-up firing
- * now under `once`, or skipped to the next tick under `skip`. Under `once`, a tick passed by less
- * than a period (this firing ran past it) is late, not missed, as for a timer: it fires now as
- * itself, not as a catch-up (so a catch-up firing that ends just after the next tick is followed
- * by that tick, never by a second catch-up). Other firings keep the grid.
+ * now under `once`, or skipped to the next tick under `skip`. Other firings keep the grid.
  */
 function afterFiring(c: AutomationContext): Partial<AutomationContext> {
   const last = c.firings.at(-1)
   if (c.trigger.type !== 'interval' || last?.source !== 'timer' || c.suspended || !c.nextRunAt) return {}
   const at = Date.now()
   const next = Date.parse(c.nextRunAt) + everyMs(c)
-  if (next > at || (c.catchUp === 'once' && at - next < everyMs(c))) return { nextRunAt: new Date(next).toISOString() }
+  if (next > at) return { nextRunAt: new Date(next).toISOString() }
   return c.catchUp === 'once' ? { nextRunAt: lastTick(c, at), catchingUp: true } : { nextRunAt: nextTick(c, at) }
 }
 
