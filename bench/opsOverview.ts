@@ -1,7 +1,8 @@
 /**
  * The operator overview at scale: `GET /api/v1/ops/overview` against a database holding 100,000
  * agents and 1,000,000 journal rows (plus wallet operations with effects, outbox transactions,
- * model charges and dead letters, all seeded with generate_series as the service writes them),
+ * automations with their firings' effects, model charges and dead letters, all seeded with
+ * generate_series as the service writes them),
  * the service as a child process on the embedded chain. Measures the route's latency one request
  * at a time (p50/p99 over BENCH_OPS_REQUESTS after a warm-up) and prints the overview query's
  * plan: the indexes each count reads.
@@ -23,9 +24,15 @@ const AGENTS = Number(process.env.BENCH_OPS_AGENTS ?? 100_000)
 const JOURNAL = Number(process.env.BENCH_OPS_JOURNAL ?? 1_000_000)
 const REQUESTS = Number(process.env.BENCH_OPS_REQUESTS ?? 1000)
 const WALLET_OPS = Math.round(AGENTS / 5)
+/** One agent in ten has an automation; each fired ten times (one effect `automation.fire` and two journal rows a firing). */
+const AUTOMATIONS = Math.round(AGENTS / 10)
+const FIRINGS_EACH = 10
 const progress = (m: string) => process.stderr.write(`[ops] ${m}\n`)
 
-/** 100k stopped agents (agent, actor, journal), 20k wallet operations with two effects each and an outbox row, charges, dead letters. */
+/**
+ * 100k stopped agents (agent, actor, journal), 20k wallet operations with two effects each and an
+ * outbox row, 10k automations with 100k firings (their `automation.fire` effects), charges, dead letters.
+ */
 async function seed(db: pg.Pool, accountId: string) {
   const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId })
   const persisted = JSON.stringify(agentMachine.getPersistedSnapshot(snapshot))
@@ -64,8 +71,37 @@ async function seed(db: pg.Pool, accountId: string) {
        from o`,
     [accountId, WALLET_OPS],
   )
+  // Automations of one agent in ten (1 % in `error`), each with FIRINGS_EACH firings: as wallet
+  // operations, 5 % of the firings in the last hour, the rest over 30 days; 1 % of the firings
+  // failed. A firing is an effect `automation.fire` (what the overview counts, through the partial
+  // index effect_fire_created) and two journal rows (`executing`, back to `armed`).
+  await db.query(
+    `with g as (
+       select a.id as agent_id, row_number() over (order by a.id) as i from agent a order by a.id limit $2::int
+     ), o as (
+       insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, version, created_at, updated_at)
+       select gen_random_uuid()::text, 'automation', $1, 1, s, v,
+              jsonb_build_object('value', v, 'context', jsonb_build_object('agentId', agent_id::text, 'trigger', jsonb_build_object('type', 'interval', 'everySeconds', 3600))),
+              1 + 2 * $3::int, now() - interval '30 days', now()
+         from (select agent_id, s, case when s = 'armed' then '{"armed":"timed"}'::jsonb else to_jsonb(s) end v
+                 from (select agent_id, case when i % 100 = 0 then 'error' else 'armed' end s from g) y) x
+       returning id
+     ), f as (
+       insert into effect (id, actor_id, account_id, kind, params, status, attempts, created_at, updated_at)
+       select o.id || ':fire:' || n, o.id, $1, 'automation.fire', jsonb_build_object('number', n, 'source', jsonb_build_object('source', 'timer')),
+              case when abs(hashtext(o.id || n || 'failed')) % 100 = 0 then 'failed' else 'done' end, 1, t, t
+         from o, generate_series(1, $3::int) n,
+              lateral (select now() - random() * case when abs(hashtext(o.id || n)) % 20 = 0 then interval '1 hour' else interval '30 days' end t) c
+       returning actor_id, created_at, params
+     )
+     insert into actor_journal (actor_id, seq, account_id, event, state_value, at)
+     select f.actor_id, 2 * (f.params->>'number')::int + k, $1, jsonb_build_object('type', case when k = 0 then 'xstate.after.due.automation.armed.timed' else 'fire.done' end),
+            case when k = 0 then '"executing"'::jsonb else '{"armed":"timed"}'::jsonb end, f.created_at
+       from f, generate_series(0, 1) k`,
+    [accountId, AUTOMATIONS, FIRINGS_EACH],
+  )
   // The rest of the journal: older entries of the agents, up to JOURNAL rows in all.
-  const perAgent = Math.max(0, Math.ceil((JOURNAL - AGENTS - 3 * WALLET_OPS) / AGENTS))
+  const perAgent = Math.max(0, Math.ceil((JOURNAL - AGENTS - 3 * WALLET_OPS - 2 * AUTOMATIONS * FIRINGS_EACH) / AGENTS))
   await db.query(
     `insert into actor_journal (actor_id, seq, account_id, event, state_value, at)
      select a.id, s, $1, '{"type":"agent.tick"}'::jsonb, '"stopped"'::jsonb, now() - random() * interval '30 days'
@@ -130,9 +166,10 @@ async function main() {
     const accountId = randomUUID()
     await db.query(`insert into account (id, name) values ($1, 'bench-ops')`, [accountId])
     const t0 = performance.now()
-    progress(`seeding ${AGENTS} agents, ${WALLET_OPS} wallet operations, ${JOURNAL} journal rows`)
+    progress(`seeding ${AGENTS} agents, ${WALLET_OPS} wallet operations, ${AUTOMATIONS} automations with ${AUTOMATIONS * FIRINGS_EACH} firings, ${JOURNAL} journal rows`)
     await seed(db, accountId)
-    const counts = (await db.query(`select (select count(*) from agent)::int agents, (select count(*) from actor_journal)::int journal, (select count(*) from effect)::int effects`)).rows[0]
+    const counts = (await db.query(`select (select count(*) from agent)::int agents, (select count(*) from actor_journal)::int journal, (select count(*) from effect)::int effects,
+      (select count(*) from effect where kind = 'automation.fire')::int firings, (select count(*) from effect where kind = 'automation.fire' and created_at > now() - interval '1 hour')::int firings_last_hour`)).rows[0]
     progress(`seeded in ${round((performance.now() - t0) / 1000, 1)} s: ${JSON.stringify(counts)}`)
     await measure(server.url, apiKey, 50)
     const ms = await measure(server.url, apiKey, REQUESTS)

@@ -39,15 +39,30 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   }
   let stopping = false
   const fork = (): Worker => cluster.fork(env)
+  // A node that dies before it listens (a port in use, a bad setting) is restarted after 1, 2 s;
+  // the third such death in a row stops the service instead of a restart loop.
+  const listened = new Set<number>()
+  let startFailures = 0
+  cluster.on('listening', (worker) => {
+    listened.add(worker.id)
+    startFailures = 0
+  })
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return
-    logger.error({ pid: worker.process.pid, code, signal }, 'a node process died; starting another')
-    fork()
+    if (!listened.delete(worker.id)) startFailures++
+    if (startFailures >= 3) {
+      logger.fatal({ pid: worker.process.pid, code, signal }, 'node processes die before they listen (3 in a row; the error is above); stopping')
+      void shutdown('start failures', 1)
+      return
+    }
+    const restartInMs = startFailures === 0 ? 0 : 1000 * 2 ** (startFailures - 1)
+    logger.error({ pid: worker.process.pid, code, signal, restartInMs }, 'a node process died; starting another')
+    setTimeout(fork, restartInMs)
   })
   for (let i = 0; i < config.workers; i++) fork()
   logger.info({ workers: config.workers, port: config.port }, 'primary started its node processes')
 
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'stopping the node processes')
@@ -60,7 +75,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     await chain?.stop().catch((err: unknown) => logger.error({ err }, 'chain stop failed'))
     await lock?.release()
     await embedded?.stop().catch((err: unknown) => logger.error({ err }, 'postgres stop failed'))
-    process.exit(0)
+    process.exit(exitCode)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))

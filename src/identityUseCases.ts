@@ -16,7 +16,7 @@ import { revokeApiKey } from './domain/accounts/revokeApiKey.ts'
 import { authenticateKey } from './domain/accounts/authenticateKey.ts'
 import { issueNonce } from './domain/accounts/issueNonce.ts'
 import { signIn, type SignInInput } from './domain/accounts/signIn.ts'
-import { resolveSession } from './domain/accounts/resolveSession.ts'
+import { describeSession, resolveSession } from './domain/accounts/resolveSession.ts'
 import { signOut } from './domain/accounts/signOut.ts'
 import type { KeyPage } from './domain/accounts/ports.ts'
 import type { ProfileBody } from './domain/accounts/account.schema.ts'
@@ -66,6 +66,8 @@ export function accountUseCases({ identity: { em, config, chainId, publishKeyRev
     issueNonce: () => issueNonce(signing),
     signIn: (input: SignInInput) => signIn(signing, input),
     resolveSession: (input: { token: string }) => resolveSession({ accounts, sessions }, input),
+    /** The session of a cookie as `GET /auth/session` answers it (with its CSRF token); undefined when it is not live. */
+    describeSession: (input: { token: string }) => describeSession({ accounts, sessions }, input),
     signOut: (input: { token: string }) => signOut({ sessions }, input),
   }
 }

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
 import type { ChainHandle } from './chain/chain.ts'
 import type { CreditsRepository } from './domain/billing/ports.ts'
-import { InvalidStateError, NotFoundError } from './domain/errors.ts'
+import { InvalidStateError, NotFoundError, ServiceError } from './domain/errors.ts'
 import { agentFlags } from './domain/agents/agentFlags.ts'
 import type { AuditActor } from './domain/agents/auditTrail.ts'
 import type { AgentView } from './domain/agents/agentView.ts'
@@ -14,8 +14,9 @@ import type { GetPortfolioHistoryInput, PortfolioPoint } from './domain/wallet/g
 import { listAudit } from './db/auditTrail.store.ts'
 import { actorCounts, opsOverviewCounts } from './db/opsOverview.store.ts'
 import { listNodes } from './db/shardLease.store.ts'
-import { actorDetail, actorRelations, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
-import { actorOwner, clearStuck, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
+import { actorDetail, actorRelations, eventTypeOf, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
+import { actorOwner, clearStuck, openDeadLetter, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
+import { timelinePage } from './db/opsTimeline.store.ts'
 import { spentTodayUsd } from './db/walletOp.store.ts'
 
 /** How long the overview waits for the chain head before answering without it. */
@@ -59,8 +60,8 @@ export function sampleBlocks(from: bigint, to: bigint, n: number): bigint[] {
 export function opsUseCases(deps: OpsDeps) {
   const { pool } = deps
   return {
-    /** Actors of every account, ids ascending; one more than `limit` when a next page exists. */
-    listActors: (filter: ActorListFilter) => listActors(pool, filter),
+    /** Actors of every account, ids ascending; one more than `limit` when a next page exists. `failed`: in a failure state of their kind. */
+    listActors: (filter: ActorListFilter) => listActors(pool, filter, failureStatesOf(deps.runtime)),
     countActors: () => actorCounts(pool),
     /** The service's node processes with the shards and roles each holds (`leaseExpiresAt`: when its heartbeat runs out). */
     listNodes: async () => (await listNodes(pool)).map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt })),
@@ -70,7 +71,8 @@ export function opsUseCases(deps: OpsDeps) {
       (await setTokenVerified(pool, input)) ?? notFound('Token'),
     listAudit: (q: Parameters<typeof listAudit>[1]) => listAudit(pool, q),
     getOpsOverview: () => opsOverview(deps),
-    getActorTimeline: (input: { actorId: string }) => actorTimeline(pool, input.actorId),
+    /** One page of an actor's timeline (`before`: the journal seq the page before ended at), with its relations and each effect kind's attempt limit. */
+    getActorTimeline: (input: { actorId: string; before?: number | undefined; limit: number }) => actorTimeline(deps, input),
     /** What the console's live stream of one actor reads: its kind, its summary, and its final states. */
     opsActorStream: (input: { actorId: string }) => opsActorStream(deps, input.actorId),
     getOpsAgent: (input: { agentId: string }) => opsAgent(deps, input.agentId),
@@ -81,6 +83,11 @@ export function opsUseCases(deps: OpsDeps) {
     pauseAgent: (input: { agentId: string; actor: AuditActor; operator: OpsOperator; reason: string }) => pauseAgent(deps, input),
     cancelRun: (input: { runId: string; operator: OpsOperator; reason: string }) => cancelRun(deps, input),
   }
+}
+
+/** Each kind's failure states (ActorKind.failureStates), the one list "failed only" reads. */
+export function failureStatesOf(runtime: Pick<ActorRuntime, 'kinds'>): Record<string, readonly string[]> {
+  return Object.fromEntries([...runtime.kinds.values()].map((k) => [k.kind, k.failureStates ?? []]))
 }
 
 const notFound = (what: string): never => {
@@ -114,11 +121,20 @@ async function opsOverview({ pool, chain }: OpsDeps) {
   return { ...counts, chain: { head, indexedBlock: counts.indexedBlock, lagBlocks: lag }, at: new Date().toISOString() }
 }
 
-/** One actor with its parent and children, its dead letters and its detail (the route lays them out as a timeline). */
-async function actorTimeline(pool: pg.Pool, actorId: string) {
-  const actor = (await findActorRow(pool, actorId)) ?? notFound('Actor')
-  const [detail, relations] = await Promise.all([actorDetail(pool, actor.id), actorRelations(pool, actor.id, actor.parent_id)])
-  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations, detail }
+/**
+ * One actor with its parent, children, transactions and latest dead letters, and one page of its
+ * timeline (the route lays it out); `maxAttemptsOf` tells how many attempts an effect kind gets
+ * (null: it never gives up).
+ */
+async function actorTimeline({ pool, runtime }: OpsDeps, input: { actorId: string; before?: number | undefined; limit: number }) {
+  const actor = (await findActorRow(pool, input.actorId)) ?? notFound('Actor')
+  const [page, relations] = await Promise.all([
+    timelinePage(pool, actor.id, { before: input.before, limit: input.limit }),
+    actorRelations(pool, actor.id, actor.parent_id),
+  ])
+  const persistent = new Set([...runtime.kinds.values()].flatMap((k) => k.persistentEffects ?? []))
+  const maxAttemptsOf = (effectKind: string) => (persistent.has(effectKind) ? null : runtime.maxEffectAttempts)
+  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations, page, maxAttemptsOf }
 }
 
 async function opsActorStream({ pool, runtime }: OpsDeps, actorId: string) {
@@ -167,7 +183,22 @@ async function agentValueHistory({ pool, chain, features }: OpsDeps, agentId: st
   return features.getPortfolioHistory({ accountId: owner.accountId, agentId, blocks })
 }
 
+/**
+ * Retries or discards a dead letter. A retry of an event its actor's kind lists as unsafe to
+ * replay (it would start a fund-moving effect whose policy check ran at the request) is refused:
+ * 409 `retry_moves_funds`, nothing written; discard it, and let the owner ask again.
+ */
 async function resolveDead({ pool, runtime }: OpsDeps, input: { seq: number; resolution: 'retried' | 'discarded'; operator: OpsOperator; reason: string }) {
+  if (input.resolution === 'retried') {
+    const open = (await openDeadLetter(pool, input.seq)) ?? notFound('Dead letter')
+    const type = eventTypeOf(open.event)
+    if (type !== null && runtime.kinds.get(open.kind)?.unsafeToReplay?.includes(type)) {
+      throw new ServiceError(
+        `A retry of ${type} would start a ${open.kind} that moves funds under the policy checked when it was requested, not today's; discard it instead, and have the owner ask again.`,
+        { code: 'retry_moves_funds', status: 409 },
+      )
+    }
+  }
   const done = (await resolveDeadLetter(pool, input)) ?? notFound('Dead letter')
   // The event was enqueued again in that transaction; this processes it now (the dedupe key inserts nothing twice).
   if (done.dedupeKey) await runtime.enqueue(done.actorId, done.accountId, done.event as { type: string }, done.dedupeKey)

@@ -44,11 +44,12 @@ import { createAgentAutomationsEffect, createAutomationTriggers } from './actors
 import { createAutomationsStore } from './db/automations.store.ts'
 import { MAX_PRICE_TOKENS } from './domain/tokens/getPrice.ts'
 import { createChatBus } from './actors/chatBus.ts'
+import { createNodeBus, type NodeBus } from './db/nodeBus.ts'
 import { createChatMessagesRepository } from './db/chatMessages.repository.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
 import type { Model } from './llm/modelCatalog.ts'
 
-const KEY_REVOKED_CHANNEL = 'api-key-revoked'
+const KEY_REVOKED_CHANNEL = 'api_key_revoked'
 const EMBEDDED_CHAIN_ID = 31337
 
 /**
@@ -89,11 +90,14 @@ export async function createServices(
   {
     pgMode = 'own',
     runtimePollMs,
+    remotePollMs,
     withChain = true,
     sharedDatabase = false,
   }: {
     pgMode?: 'own' | 'attach'
     runtimePollMs?: number
+    /** While other nodes live, how often a waiter reads the row besides the bus's nudges (tests set it high to see the nudge alone). */
+    remotePollMs?: number
     withChain?: boolean
     /** Several processes on this data directory on purpose (tests): no data directory lock is taken. */
     sharedDatabase?: boolean
@@ -105,28 +109,28 @@ export async function createServices(
   // there would stop them under it. Nodes that share a database and a chain join freely.
   const ownsEmbedded = !config.databaseUrl || (withChain && !config.chain.rpcUrl)
   const stores = await openStores(config, logger, { pgMode, dataDirLock: ownsEmbedded && !sharedDatabase })
-  const { db, redis } = stores
+  const { db, redis, nodes } = stores
   const masterKey = await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
   // Stores: the repositories, then the chain's indexer, deposit addresses and outbox.
   const { agentsRepository, credits } = createRepositories(db)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, withChain, credits, masterKey })
-  const chat = createChatParts({ pool: db.pool, config, credits, agents: agentsRepository, models, core: () => core })
+  const chat = createChatParts({ pool: db.pool, nodes, config, credits, agents: agentsRepository, models, core: () => core })
   const automationStore = createAutomationsStore(db.pool)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
   // Runtime: the effects that call `core` get it lazily (it is built next).
-  const automationEffects = { ...createAutomationEffects({ core: () => core }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
-  const { runtime, planners } = createRuntime(config, logger, { db, chain, sender, indexer, loadAccount, runtimePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
+  const automationEffects = { ...createAutomationEffects({ core: () => core, store: automationStore }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
+  const { runtime, planners } = createRuntime(config, logger, { db, nodes, chain, sender, indexer, loadAccount, runtimePollMs, remotePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
   // Core: every use case, over the adapters above.
   const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
   const faucet = chain && config.chain.embedded ? createDevFaucet({ agents: agentsRepository, chain, depositAddress: deposits!.address, confirmations: config.depositConfirmations }) : undefined
   const core: Core = createCore({
-    pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, redis, chain, masterKey }), chat: chat.adapters,
+    pool: db.pool, runtime, wallet, agents: agentsRepository, identity: identityOf(config, { db, nodes, chain, masterKey }), chat: chat.adapters,
     logger, credits, deposits: deposits?.ports, models, redis, faucet,
   })
   // What core feeds: revocations from other nodes, automations fired as blocks are indexed, the key sweep.
-  const subscriber = await subscribeKeyRevocations(config, core)
-  indexer?.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger }).onIndexed)
+  nodes.subscribe(KEY_REVOKED_CHANNEL, (hash) => core.forgetApiKey(hash))
+  if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
   return {
     config,
@@ -152,7 +156,6 @@ export async function createServices(
       await indexer?.stop()
       await runtime.stop()
       if ('close' in rateLimitStore && typeof rateLimitStore.close === 'function') rateLimitStore.close()
-      subscriber?.disconnect()
       redis?.disconnect()
       await stores.close()
       await chain?.stop()
@@ -176,6 +179,9 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock 
       })
     : undefined
   const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger, idleInTransactionMs: config.shardLeaseMs })
+  // Nudges between nodes (commits, chat streams, key revocations) over the same database.
+  const nodes = createNodeBus({ url, pool: db.pool, logger })
+  await nodes.start()
   let redis: Redis | undefined
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
@@ -185,7 +191,9 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock 
   return {
     db,
     redis,
+    nodes,
     async close() {
+      await nodes.stop()
       await db.close()
       await nodeLock?.release()
     },
@@ -237,9 +245,9 @@ async function startChainParts(config: Config, logger: Logger, { stores, withCha
 function createRuntime(
   config: Config,
   logger: Logger,
-  { db, chain, sender, indexer, loadAccount, runtimePollMs, chatEffects }: {
-    db: Database; chain: ChainHandle | undefined; sender: TxSender | undefined; indexer: Indexer | undefined; loadAccount(agentId: string): Promise<LocalAccount>
-    runtimePollMs: number | undefined; chatEffects: Record<string, EffectHandler>
+  { db, nodes, chain, sender, indexer, loadAccount, runtimePollMs, remotePollMs, chatEffects }: {
+    db: Database; nodes: NodeBus; chain: ChainHandle | undefined; sender: TxSender | undefined; indexer: Indexer | undefined; loadAccount(agentId: string): Promise<LocalAccount>
+    runtimePollMs: number | undefined; remotePollMs: number | undefined; chatEffects: Record<string, EffectHandler>
   },
 ) {
   /** Each kind of wallet operation (swap, transfer, claim) registers how it builds its transactions. */
@@ -255,9 +263,11 @@ function createRuntime(
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
     shardLeaseMs: config.shardLeaseMs,
+    bus: nodes,
     // One node indexes the chain; the others read what it wrote.
     roles: indexer ? { indexer: { gained: () => indexer.start(), lost: () => indexer.stop() } } : {},
     ...(runtimePollMs ? { pollMs: runtimePollMs } : {}),
+    ...(remotePollMs ? { remotePollMs } : {}),
   })
   return { runtime, planners }
 }
@@ -286,22 +296,12 @@ function startIdempotencySweep(core: Core, logger: Logger) {
 /** What the accounts, keys, sessions and agents use cases need: the ORM, their settings, the master key, key revocations. */
 function identityOf(
   config: Config,
-  { db, redis, chain, masterKey }: { db: Database; redis: Redis | undefined; chain: ChainHandle | undefined; masterKey: Buffer },
+  { db, nodes, chain, masterKey }: { db: Database; nodes: NodeBus; chain: ChainHandle | undefined; masterKey: Buffer },
 ): IdentityAdapters {
   return {
     em: db.orm.em, config, masterKey, chainId: chain?.chainId ?? EMBEDDED_CHAIN_ID,
-    publishKeyRevoked: (hash) => void redis?.publish(KEY_REVOKED_CHANNEL, hash).catch(() => {}),
+    publishKeyRevoked: (hash) => nodes.publish(KEY_REVOKED_CHANNEL, hash),
   }
-}
-
-/** Other nodes drop a deleted key from their caches at once (Redis pub/sub); undefined without Redis. */
-async function subscribeKeyRevocations(config: Config, core: Core): Promise<Redis | undefined> {
-  if (!config.redisUrl) return undefined
-  const subscriber = new Redis(config.redisUrl, { lazyConnect: true })
-  subscriber.on('error', () => {})
-  subscriber.on('message', (_channel, hash: string) => core.forgetApiKey(hash))
-  await subscriber.connect().then(() => subscriber.subscribe(KEY_REVOKED_CHANNEL)).catch(() => {})
-  return subscriber
 }
 
 /** The repositories over the database, built once and shared by the app, the effects and the indexer. */
@@ -310,9 +310,9 @@ function createRepositories(db: Database) {
 }
 
 /** Hosted chat's parts: the model provider, the messages, the live bus, and the chat turn's effects (which call `core`, built later). */
-function createChatParts(p: { pool: Database['pool']; config: Config; credits: CreditsRepository; agents: AgentsRepository; models: Map<string, Model>; core(): Core }) {
+function createChatParts(p: { pool: Database['pool']; nodes: NodeBus; config: Config; credits: CreditsRepository; agents: AgentsRepository; models: Map<string, Model>; core(): Core }) {
   const provider = createOpenAiProvider(p.config.modelProvider)
-  const bus = createChatBus()
+  const bus = createChatBus(p.nodes)
   const messages = createChatMessagesRepository(p.pool)
   const effects = createChatTurnEffects({
     provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core,

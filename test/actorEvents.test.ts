@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from './support/app.ts'
 import { readSse } from './support/sse.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
 
 let app: TestApp
+let model: ModelServer
 let alice: Awaited<ReturnType<TestApp['account']>>
 let bob: Awaited<ReturnType<TestApp['account']>>
 let agentId: string
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 
 beforeAll(async () => {
-  app = await startTestApp({}, { withChain: true })
+  model = await startModelServer()
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
   alice = await app.account({ name: 'alice' })
   bob = await app.account({ name: 'bob' })
   const a = await alice.api('POST', '/agents', { name: 'streamer', model: 'gpt-4o-mini', skills: ['token-launch', 'trading'] })
@@ -18,6 +21,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await app?.close()
+  await model?.stop()
 })
 
 describe('Server-Sent Events for launches and swaps', () => {
@@ -65,6 +69,23 @@ describe('Server-Sent Events for launches and swaps', () => {
     const got = await alice.api('GET', `/swap/${x.body.id}`)
     expect(stream.events.at(-1)!.data).toMatchObject({ id: x.body.id, status: 'confirmed', txHash: got.body.txHash })
     expect((await readSse(`${app.url}/api/v1/swap/${x.body.id}/events`, { apiKey: bob.apiKey })).status).toBe(404)
+  })
+})
+
+describe('Server-Sent Events for runs', () => {
+  it('a run streams its states up to completed, ending with the run as GET /runs/:id answers it; another account gets 404', async () => {
+    model.mock.onMessage('stream this run', { content: 'Nothing to do.' })
+    const started = await alice.api('POST', `/agents/${agentId}/runs`, { goal: 'stream this run', maxSteps: 2 })
+    expect(started.status).toBe(202)
+    const url = `${app.url}/api/v1/runs/${started.body.id}/events`
+    const stream = await readSse(url, { apiKey: alice.apiKey })
+    expect(stream.status).toBe(200)
+    expect(stream.events.at(-1)!.data.status).toBe('completed')
+    const got = await alice.api('GET', `/runs/${started.body.id}`)
+    expect(stream.events.at(-1)!.data).toMatchObject({ id: started.body.id, status: 'completed', agentId: got.body.agentId })
+    const other = await readSse(url, { apiKey: bob.apiKey })
+    expect(other.status).toBe(404)
+    expect(other.body.code).toBe('not_found')
   })
 })
 

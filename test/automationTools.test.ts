@@ -85,7 +85,7 @@ describe('automation tools over MCP', () => {
     for (const extra of [{}, { confirm: true, idempotencyKey: 'limit-1' }]) {
       const res = await call(tradeKey, 'limit_order_create', { ...limit, ...extra })
       expect(res.status, JSON.stringify(res.body)).toBe(422)
-      expect(Object.keys(res.body.field_errors)).toEqual(['trigger.priceUsd'])
+      expect(Object.keys(res.body.field_errors)).toEqual(['limit.priceUsd'])
     }
     // A threshold not yet met is previewed as a once-only price trigger on ETH.
     const ok = await call(tradeKey, 'limit_order_create', { ...limit, priceUsd: '0.01' })

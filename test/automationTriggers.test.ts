@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWalletClient, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { planLaunch } from '../src/chain/launchTx.ts'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 
@@ -34,6 +37,19 @@ async function launch(symbol: string) {
   await waitFor(async () => (l = (await api('GET', `/launch/${res.body.id}`)).body).status === 'live', 30_000)
   return l as { tokenAddress: string; txHash: string }
 }
+
+/** anvil's third dev account: launches straight on the chain, from a wallet the service does not manage. */
+const OUTSIDER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a'
+
+/** Sends a venue-a launch of `symbol` to the chain and answers its hash (mined by the caller when automine is off). */
+async function sendLaunch(symbol: string) {
+  const { chain, rpcUrl, manifest, publicClient } = app.services.chain!
+  const account = privateKeyToAccount(OUTSIDER_KEY)
+  const nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' })
+  const [tx] = planLaunch(manifest, { venue: 'venue-a', symbol, name: symbol, quote: 'ETH', seedAmount: null }, account.address, nonce)
+  return createWalletClient({ account, chain, transport: http(rpcUrl) }).sendTransaction({ to: tx!.to, data: tx!.data, nonce, gas: 5_000_000n })
+}
+const rpc = (method: string, params: unknown[] = []) => app.services.chain!.publicClient.request({ method: method as never, params: params as never })
 
 beforeAll(async () => {
   app = await startTestApp({ AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
@@ -91,5 +107,35 @@ describe('automations fired by the chain', () => {
     const bought = await q(`select x.snapshot->'context'->'params'->>'tokenOut' as token from wallet_op w join actor x on x.id = w.id where w.parent_id = $1`, [created.body.id])
     expect(bought.map((b) => b.token)).toEqual([moon.tokenAddress.toLowerCase()])
     expect(bought.map((b) => b.token)).not.toContain(ignored.tokenAddress.toLowerCase())
+  })
+  it('a launch mined while the sniper is executing a firing is bought after that firing', async () => {
+    const sniper = await agent('busy-sniper', ['trading'])
+    const wallet = (await api('GET', `/agents/${sniper}`)).body.walletAddress as `0x${string}`
+    const created = await api('POST', '/automations', {
+      agent_id: sniper, name: 'busy sniper', kind: 'sniper',
+      sniper: { quote: 'ETH', amountIn: '0.01', maxBuys: 2, venue: 'venue-a', symbolPattern: 'BUSY*', slippageBps: 2000 },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const { publicClient } = app.services.chain!
+    // Blocks are mined by hand: the first launch's block starts firing 1, whose swap then waits
+    // in the mempool (the automation is executing) until the block that also holds the second launch.
+    await rpc('evm_setAutomine', [false])
+    try {
+      await sendLaunch('BUSYONE')
+      await rpc('evm_mine')
+      const sent = async () => (await publicClient.getTransactionCount({ address: wallet, blockTag: 'pending' })) > (await publicClient.getTransactionCount({ address: wallet }))
+      await waitFor(sent, 30_000)
+      expect((await api('GET', `/automations/${created.body.id}`)).body.status).toBe('executing')
+      await sendLaunch('BUSYTWO')
+      await rpc('evm_mine')
+    } finally {
+      await rpc('evm_setAutomine', [true])
+    }
+    // Firing 2 (the launch that came during firing 1) follows once firing 1 ends.
+    const done = await until(created.body.id, (a) => a.status === 'completed')
+    expect(done).toMatchObject({ status: 'completed', runCount: 2, completedReason: 'max_firings_reached' })
+    const tokens = await q(`select address from token where symbol in ('BUSYONE', 'BUSYTWO') order by block_number`)
+    const bought = await q(`select x.snapshot->'context'->'params'->>'tokenOut' as token from wallet_op w join actor x on x.id = w.id where w.parent_id = $1 order by w.created_at`, [created.body.id])
+    expect(bought.map((b) => b.token)).toEqual(tokens.map((t) => t.address.toLowerCase()))
   })
 })

@@ -3,6 +3,10 @@ import type { Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { readSse } from './support/sse.ts'
+import { createAutomationEffects } from '../src/actors/automation.effects.ts'
+import { AUTOMATION_FIRE } from '../src/actors/automation.machine.ts'
+import type { EffectContext, EffectRow } from '../src/actors/actorKind.ts'
+import { createAutomationsStore } from '../src/db/automations.store.ts'
 
 /**
  * Automations end to end on the real app, Postgres and anvil: a DCA fires on its grid, once per
@@ -58,9 +62,13 @@ describe('automations', () => {
     const ops = await q(`select w.id, x.status, x.snapshot->'context'->>'txHash' as hash from wallet_op w join actor x on x.id = w.id where w.parent_id = $1 order by w.created_at`, [created.body.id])
     expect(ops.map((o) => o.status)).toEqual(['confirmed', 'confirmed', 'confirmed', 'confirmed', 'confirmed'])
     expect(new Set(done.firings.map((f: { txHash: string }) => f.txHash))).toEqual(new Set(ops.map((o) => o.hash)))
-    // The firings kept to their grid: 2 s apart (give or take the swap's own time).
-    const times = [...done.firings].reverse().map((f: { at: string }) => Date.parse(f.at))
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(1000)
+    // The firings kept to their grid (ticks every 2 s from the creation): the k-th swap started no
+    // earlier than its tick (a firing that runs past the next tick delays it, never brings one
+    // forward), and none was a catch-up.
+    const grid = Date.parse(created.body.createdAt)
+    const starts = (await q(`select extract(epoch from w.created_at) * 1000 as ms from wallet_op w where w.parent_id = $1 order by w.created_at`, [created.body.id])).map((r) => Number(r.ms))
+    for (let k = 1; k < starts.length; k++) expect(starts[k]! - grid).toBeGreaterThanOrEqual(k * 2000 - 50)
+    expect(done.firings.filter((f: { catchUp: boolean }) => f.catchUp)).toEqual([])
     // The USDC the wallet holds is what the five receipts say it received.
     const received = await q(`select coalesce(sum((x.snapshot->'context'->'result'->>'amountOutBaseUnits')::numeric), 0)::text as n from wallet_op w join actor x on x.id = w.id where w.parent_id = $1`, [created.body.id])
     const balance = await app.services.chain!.publicClient.readContract({ address: usdc, abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] }], functionName: 'balanceOf', args: [(await api('GET', `/agents/${trader}`)).body.walletAddress] })
@@ -72,14 +80,17 @@ describe('automations', () => {
     const theirs = (await other.api('POST', '/agents', { name: 'theirs', skills: ['trading'] })).body.id
     const cases: Array<[unknown, number, string[]]> = [
       [{ ...dca(), agent_id: theirs }, 404, []],
-      [dca({ tokenOut: 'NOPE' }), 422, ['action.args.tokenOut']],
-      [dca({ tokenOut: 'ETH' }), 422, ['action.args.tokenOut']],
+      // A kind's problems are named as the client wrote them, every one in one answer.
+      [dca({ tokenOut: 'NOPE' }), 422, ['dca.tokenOut']],
+      [dca({ tokenOut: 'ETH' }), 422, ['dca.tokenOut']],
+      [dca({ tokenIn: 'NOPE', tokenOut: 'NOPE2' }), 422, ['dca.tokenIn', 'dca.tokenOut']],
       [dca({ amountPerRun: '0' }), 422, ['dca.amountPerRun']],
       [dca({ amountPerRun: '-1' }), 422, ['dca.amountPerRun']],
       [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 0 }, action: { type: 'tool_call', tool: 'get_portfolio', args: {} } }, 422, ['trigger.everySeconds']],
       [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'launch_token', args: {} } }, 422, ['action.tool']],
       [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'set_policy', args: {} } }, 422, ['action.tool']],
-      [{ agent_id: trader, name: 'x', kind: 'limit', limit: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5', priceUsd: '1000000', operator: 'lte' } }, 422, ['trigger.priceUsd']],
+      [{ agent_id: trader, name: 'x', kind: 'limit', limit: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5', priceUsd: '1000000', operator: 'lte' } }, 422, ['limit.priceUsd']],
+      [{ agent_id: trader, name: 'x', trigger: { type: 'interval', everySeconds: 5 }, action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'NOPE', amountIn: '1' } } }, 422, ['action.args.tokenOut']],
       [{ agent_id: trader, name: 'x', kind: 'dca' }, 422, ['dca']],
       [{ agent_id: trader, name: 'x' }, 422, ['trigger', 'action']],
     ]
@@ -95,6 +106,13 @@ describe('automations', () => {
     expect((await other.api('DELETE', `/automations/${mine}`)).status).toBe(404)
     expect((await other.api('POST', `/automations/${mine}/trigger`)).status).toBe(404)
     expect((await other.api('GET', '/automations')).body.automations).toEqual([])
+    // A PATCH gets the checks of a creation: an unknown token, a threshold already met.
+    const patched = await api('PATCH', `/automations/${mine}`, {
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'NOPE', amountIn: '1' } },
+      trigger: { type: 'price_threshold', mint: 'ETH', operator: 'gte', priceUsd: '1' },
+    })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(422)
+    expect(Object.keys(patched.body.field_errors).sort()).toEqual(['action.args.tokenOut', 'trigger.priceUsd'])
   })
 
   it('max_spend_usd holds with 10 firings asked for at once; pause, trigger and cancel answer as documented', async () => {
@@ -145,6 +163,29 @@ describe('automations', () => {
     // Deleting the agent cancels its automations.
     await api('DELETE', `/agents/${agent}`)
     await until(a.id, (x) => x.status === 'cancelled')
+  })
+
+  it('a retried firing is the swap it started, even after a PATCH changed its action or the agent stopped', async () => {
+    const agent = (await api('POST', '/agents', { name: 'retried', skills: ['trading'] })).body.id
+    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
+    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const a = (await api('POST', '/automations', { ...dca({ everySeconds: 3600, maxRuns: 100 }), agent_id: agent })).body
+    await until(a.id, (x) => x.runCount === 1)
+    const [op] = await q(`select id from wallet_op where parent_id = $1`, [a.id])
+    // Firing 1's effect attempted again, as after a crash between its swap's start and its outcome.
+    const store = createAutomationsStore(app.services.pool)
+    const fire = createAutomationEffects({ core: () => app.services.core, store })[AUTOMATION_FIRE]!
+    const retry = async () => {
+      const row = (await store.get(a.id))!
+      const effect = { id: 'retry', actorId: a.id, accountId: row.account_id, kind: AUTOMATION_FIRE, params: { number: 1, source: { source: 'timer' } }, status: 'pending', externalRef: null, result: null, attempts: 2 } as EffectRow
+      return fire(effect, { context: async () => row.ctx } as unknown as EffectContext)
+    }
+    const action = (await api('GET', `/automations/${a.id}`)).body.action
+    expect((await api('PATCH', `/automations/${a.id}`, { action: { ...action, args: { ...action.args, amountIn: '0.002' } } })).status).toBe(200)
+    expect(await retry()).toMatchObject({ type: 'fire.started', childId: op.id })
+    expect((await api('POST', `/agents/${agent}/stop`)).status).toBe(200)
+    expect(await retry()).toMatchObject({ type: 'fire.started', childId: op.id })
+    expect(await q(`select id from wallet_op where parent_id = $1`, [a.id])).toEqual([op])
   })
 
   it("a listed agent fires nothing; a sale cancels the seller's automations", async () => {

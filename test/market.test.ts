@@ -65,7 +65,7 @@ describe('listing, browsing and cancelling', () => {
       id: expect.any(String), agentId: agent.id, status: 'active', priceCredits: 1500, description: 'A momentum trader',
       seller: { name: 'Seller Co' },
       agent: { name: 'Momo', strategy: 'momentum', model: 'gpt-4o-mini', skills: ['trading', 'wallet'], walletAddress: agent.walletAddress, launches: 0,
-        pnl: { realisedUsd: null, note: expect.any(String) }, createdAt: expect.any(String) },
+        pnl: { costBasisUsd: expect.any(String), realisedUsd: expect.any(String), unrealisedUsd: expect.any(String), note: expect.any(String) }, createdAt: expect.any(String) },
       createdAt: expect.any(String), meta: { requestId: expect.any(String) },
     })
     expect(Number(res.body.agent.portfolioValueUsd)).toBeGreaterThan(500)

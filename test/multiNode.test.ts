@@ -14,7 +14,16 @@ import { apiClient } from './support/app.ts'
 import { createTestDatabase } from './support/db.ts'
 
 const redisUrl = inject('redisUrl')
-if (!redisUrl) console.warn('[tests] multiNode.test.ts skipped: it needs a reachable Redis (REDIS_URL or 127.0.0.1:6379)')
+if (!redisUrl) console.warn('[tests] multiNode.test.ts: the shared rate-limit case is skipped: it needs a reachable Redis (REDIS_URL or 127.0.0.1:6379)')
+
+/** Waits for a condition (never for a fixed time), up to 20 s. */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 20_000
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
 
 type Node = { url: string; services: Services; server: Server }
 const nodes: Node[] = []
@@ -23,18 +32,20 @@ let dataDir: string
 
 async function startNode(databaseUrl: string): Promise<Node> {
   const config = loadConfig({
-    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl!, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0',
+    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl ?? undefined, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0',
     API_KEY_CACHE_SECONDS: '60', RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_WINDOW_SECONDS: '60',
   })
-  // Two processes on one database on purpose: they must not take the boot lock.
-  const services = await createServices(config, createLogger({ level: 'silent' }), { withChain: false, sharedDatabase: true })
+  // Two nodes on one database on purpose. A waiter reads the row only every 10 minutes besides
+  // the nodes' nudges (LISTEN/NOTIFY), so what it hears of another node's commit is the nudge.
+  const services = await createServices(config, createLogger({ level: 'silent' }), { withChain: false, sharedDatabase: true, remotePollMs: 600_000 })
+  await services.start()
   const server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const addr = server.address()
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/api/v1`, services, server }
 }
 
-describe.skipIf(!redisUrl)('two nodes sharing Postgres and Redis', () => {
+describe('two nodes sharing Postgres (and Redis when there is one)', () => {
   beforeAll(async () => {
     const db = await createTestDatabase()
     drop = db.drop
@@ -52,7 +63,7 @@ describe.skipIf(!redisUrl)('two nodes sharing Postgres and Redis', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('a key deleted on one node is refused at once on the other, despite its key cache', async () => {
+  it('a key deleted on one node is refused at once on the other, despite its key cache (no Redis needed)', async () => {
     const [a, b] = nodes as [Node, Node]
     const { apiKey } = await a.services.core.createAccount({ name: 'multi' })
     const admin = apiClient(a.url, apiKey)
@@ -69,7 +80,24 @@ describe.skipIf(!redisUrl)('two nodes sharing Postgres and Redis', () => {
     expect(status).toBe(401)
   })
 
-  it('rate limits are shared: the per-key budget spans both nodes', async () => {
+  it('a request waiting on one node hears of a commit made on the other at once (LISTEN/NOTIFY), not at its next read', async () => {
+    const [a, b] = nodes as [Node, Node]
+    // Both nodes know of each other once each holds its half of the shards.
+    await until(() => a.services.runtime.node().shards.length === 32 && b.services.runtime.node().shards.length === 32)
+    const { apiKey } = await a.services.core.createAccount({ name: 'waiter' })
+    const created = await apiClient(a.url, apiKey)('POST', '/agents', { name: 'w', model: 'gpt-4o-mini', skills: [] })
+    expect(created.status).toBe(201)
+    const id: string = created.body.id
+    const started = Date.now()
+    const waiting = a.services.runtime.waitFor(id, (e) => e.snapshot.value === 'running', 60_000)
+    expect((await apiClient(b.url, apiKey)('POST', `/agents/${id}/start`)).status).toBe(200)
+    const entry = await waiting
+    expect(entry?.snapshot.value).toBe('running')
+    // Neither the 60 s timeout nor the 10-minute read answered it: the nudge did.
+    expect(Date.now() - started).toBeLessThan(30_000)
+  })
+
+  it.skipIf(!redisUrl)('rate limits are shared: the per-key budget spans both nodes', async () => {
     const [a, b] = nodes as [Node, Node]
     const { apiKey } = await a.services.core.createAccount({ name: 'limited' })
     const statuses: number[] = []

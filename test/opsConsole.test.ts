@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createSiweMessage } from 'viem/siwe'
+import { apiClient, startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 
 /** Debian's chromium (CI installs it: .ci/run); the test never downloads a browser. */
@@ -35,7 +37,7 @@ async function signIn(apiKey: string): Promise<number> {
 describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
-    app = await startTestApp({}, { withChain: true })
+    app = await startTestApp({ SIWE_DOMAIN: 'app.test' }, { withChain: true })
     op = await app.account({ operator: true, name: 'ops' })
     alice = await app.account({ name: 'alice' })
     agentId = (await alice.api('POST', '/agents', { name: 'watched', skills: ['trading', 'token-launch'] })).body.id
@@ -98,6 +100,9 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     expect(await page.getByTestId('transactions').textContent()).toContain(swap.body.txHash)
     expect(await page.getByTestId('timeline-effect').count()).toBeGreaterThanOrEqual(2)
     expect(await page.getByTestId('timeline').textContent()).toContain('op.submit')
+    // Each effect says its attempts against its limit; the mined transaction its fee.
+    expect(await page.getByTestId('timeline').textContent()).toMatch(/op\.submit\s*done after 1 attempt of 8/)
+    expect(await page.getByTestId('tx-fee').last().textContent()).toMatch(/^\d+\.\d{9} ETH$/)
     await shot('3-walletop-timeline')
 
     await page.goto(`${app.url}/ops#/agent/${agentId}`)
@@ -131,7 +136,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.locator(`[data-testid=actor-row][data-id="${failedId}"]`).waitFor()
     expect(await page.getByTestId('actor-row').count()).toBeGreaterThan(1)
     await page.getByTestId('failed-only').click()
-    await page.waitForURL(/status=failed/)
+    await page.waitForURL(/failed=true/)
     await expect.poll(() => page.getByTestId('actor-row').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-id')}:${r.getAttribute('data-status')}`)))
       .toEqual([`${failedId}:failed`])
     await shot('5-failed-only')
@@ -151,7 +156,11 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
 
     await page.goto(`${app.url}/ops#/dead-letters`)
     const row = page.locator(`[data-testid=dead-letter-row][data-seq="${seq}"]`)
+    // The event a retry would send is named in the list and in the confirmation.
+    expect(await row.getByTestId('dead-letter-type').textContent()).toBe('agent.start')
     await row.getByTestId('retry').click()
+    expect(await row.getByTestId('confirm').textContent()).toBe('Confirm: send agent.start again')
+    expect(await row.getByTestId('confirm-note').textContent()).toContain(`Sends agent.start to agent ${id} again`)
     await row.getByTestId('reason').fill('accepted since the parser fix')
     await shot('6-dead-letter-retry')
     await row.getByTestId('confirm').click()
@@ -161,5 +170,56 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
     const audit = await op.api('GET', `/ops/audit?subjectId=${id}`)
     expect(audit.body.entries[0]).toMatchObject({ action: 'ops.deadletter.retry', actor: { type: 'operator', accountId: op.accountId }, after: { reason: 'accepted since the parser fix' } })
+  })
+
+  it('an actor with more than 100 journal entries: the newest 100, then "Load older" adds the rest', async () => {
+    const id = randomUUID()
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
+    for (let i = 0; i < 60; i++) {
+      await app.services.runtime.send(id, { type: 'agent.start' })
+      await app.services.runtime.send(id, { type: 'agent.stop' })
+    }
+    await page.goto(`${app.url}/ops#/actor/${id}`)
+    await expect.poll(() => page.getByTestId('timeline-event').count()).toBe(100)
+    await page.getByTestId('load-older').click()
+    await expect.poll(() => page.getByTestId('timeline-event').count()).toBe(121)
+    await page.getByTestId('timeline-start').waitFor()
+    expect(await page.getByTestId('timeline-event').first().textContent()).toContain('xstate.init')
+    await shot('8-timeline-older')
+  })
+
+  it('an operator signed in with Sign-In with Ethereum (the session cookie alone) acts from the page; signing out ends the session', async () => {
+    // A wallet signs in (as a dashboard would) and its account is made an operator.
+    const pub = apiClient(`${app.url}/api/v1`)
+    const signer = privateKeyToAccount(generatePrivateKey())
+    const { nonce } = (await pub('GET', '/auth/nonce')).body
+    const message = createSiweMessage({ address: signer.address, chainId: 31337, domain: 'app.test', nonce, uri: 'https://app.test', version: '1' })
+    const signedIn = await pub('POST', '/auth/siwe', { message, signature: await signer.signMessage({ message }) })
+    expect(signedIn.status).toBe(200)
+    const operatorId = signedIn.body.account.id as string
+    await app.services.pool.query('update account set is_operator = true where id = $1', [operatorId])
+    const sid = /sid=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')![1]!
+    const target = (await alice.api('POST', '/agents', { name: 'siwe-watched', skills: ['trading'] })).body.id as string
+
+    // No key in this tab: only the browser's cookie (the page never saw the sign-in answer nor its CSRF token).
+    await page.evaluate(() => sessionStorage.clear())
+    await browser.addCookies([{ name: 'sid', value: sid, url: app.url, httpOnly: true, sameSite: 'Lax' }])
+    await page.goto('about:blank')
+    const session = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session'))
+    await page.goto(`${app.url}/ops#/agent/${target}`)
+    expect((await session).status()).toBe(200)
+    await page.getByTestId('pause-agent').click()
+    await page.getByTestId('reason').fill('paused from a wallet session')
+    await page.getByTestId('confirm').click()
+    await page.getByTestId('audit-row').filter({ hasText: 'paused from a wallet session' }).waitFor()
+    expect(await page.locator('#nav').isHidden()).toBe(false)
+    await shot('8-siwe-session-action')
+    const audit = await op.api('GET', `/ops/audit?subjectId=${target}`)
+    expect(audit.body.entries[0]).toMatchObject({ action: 'ops.agent.pause', actor: { type: 'operator', accountId: operatorId, via: 'session', address: signer.address.toLowerCase() } })
+
+    // Sign out ends the session itself: the cookie no longer signs in.
+    await page.locator('#signout').click()
+    await page.getByTestId('api-key').waitFor()
+    await waitFor(async () => (await pub('GET', '/auth/session', undefined, { cookie: `sid=${sid}` })).status === 401)
   })
 })

@@ -19,7 +19,7 @@ const ids = (body: { actors: { id: string }[] }) => body.actors.map((a) => a.id)
 
 beforeAll(async () => {
   model = await startModelServer()
-  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', SIWE_DOMAIN: 'app.test' }, { withChain: true })
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', SIWE_DOMAIN: 'app.test', AUTOMATION_MAX_FAILURES: '1' }, { withChain: true })
   op = await app.account({ operator: true, name: 'ops' })
   alice = await app.account({ name: 'alice' })
   agent = (await alice.api('POST', '/agents', { name: 'card', skills: ['trading', 'token-launch'] })).body
@@ -85,6 +85,45 @@ describe('actor lists with filters and search', () => {
     expect(ids((await op.api('GET', `/ops/actors?q=${launch.id}`)).body)).toEqual([launch.id])
     expect((await op.api('GET', '/ops/actors?since=yesterday')).status).toBe(422)
   })
+
+  it('"failed only" (failed=true) lists each kind\'s failure states: a run out of budget and an automation in error, not a stopped run', async () => {
+    // Another account: its run's model calls leave alice's credits alone (her card's flags are tested below).
+    const bob = await app.account({ name: 'bob' })
+    const bot = (await bob.api('POST', '/agents', { name: 'failing', skills: ['trading'] })).body
+    // A run of one step whose model asks for a tool: the step after it is past maxSteps.
+    const goal = 'look once too often'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_once', name: 'get_portfolio', arguments: '{}' }] })
+    const run = (await bob.api('POST', `/agents/${bot.id}/runs`, { goal, maxSteps: 1 })).body
+    await waitFor(async () => (await bob.api('GET', `/runs/${run.id}`)).body.status === 'budget_exhausted', 20_000)
+    // An automation whose firing fails (a swap from an unfunded wallet); AUTOMATION_MAX_FAILURES is 1 here.
+    expect((await bob.api('POST', `/agents/${bot.id}/start`)).status).toBe(200)
+    const auto = await bob.api('POST', '/automations', {
+      agent_id: bot.id, name: 'doomed', trigger: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01' } },
+    })
+    expect(auto.status, JSON.stringify(auto.body)).toBe(201)
+    expect((await bob.api('POST', `/automations/${auto.body.id}/trigger`)).status).toBe(200)
+    await waitFor(async () => (await bob.api('GET', `/automations/${auto.body.id}`)).body.status === 'error', 20_000)
+    expect((await bob.api('POST', `/agents/${bot.id}/stop`)).status).toBe(200)
+    // A run its owner stopped: not a failure.
+    model.mock.onMessage('wait for the stop', { content: 'stopped anyway' }, { latency: 1500 })
+    const stopped = (await bob.api('POST', `/agents/${bot.id}/runs`, { goal: 'wait for the stop', maxSteps: 3 })).body
+    await waitFor(async () => (await bob.api('GET', `/runs/${stopped.id}`)).body.status === 'running')
+    expect((await bob.api('POST', `/runs/${stopped.id}/stop`)).status).toBe(200)
+    await waitFor(async () => ['stopped', 'completed'].includes((await bob.api('GET', `/runs/${stopped.id}`)).body.status))
+
+    const failures: Record<string, string[]> = { launch: ['failed'], walletop: ['failed'], chatturn: ['failed'], run: ['failed', 'budget_exhausted'], automation: ['error'] }
+    const failed = (await op.api('GET', `/ops/actors?failed=true&agentId=${bot.id}&limit=100`)).body.actors as { id: string; kind: string; status: string }[]
+    expect(failed.map((a) => a.id).sort()).toEqual([run.id, auto.body.id].sort())
+    const all = (await op.api('GET', '/ops/actors?failed=true&limit=100')).body.actors as { kind: string; status: string }[]
+    expect(all.every((a) => failures[a.kind]?.includes(a.status)), JSON.stringify(all)).toBe(true)
+    // With other filters: one kind; `status=failed` alone is still one state name.
+    expect(ids((await op.api('GET', `/ops/actors?failed=true&kind=run&accountId=${bob.accountId}&limit=100`)).body)).toContain(run.id)
+    expect(ids((await op.api('GET', `/ops/actors?failed=true&kind=automation&agentId=${bot.id}`)).body)).toEqual([auto.body.id])
+    expect(ids((await op.api('GET', `/ops/actors?status=failed&agentId=${bot.id}`)).body)).toEqual([])
+    expect(ids((await op.api('GET', `/ops/actors?failed=false&kind=run&agentId=${bot.id}`)).body).sort()).toEqual([run.id, stopped.id].sort())
+    expect((await op.api('GET', '/ops/actors?failed=yes')).status).toBe(422)
+  })
 })
 
 describe('one actor', () => {
@@ -97,13 +136,40 @@ describe('one actor', () => {
     expect(types).toContain('event')
     expect(res.body.timeline.filter((e: { type: string }) => e.type === 'event').map((e: { state: string }) => e.state)).toEqual(['submitting', 'confirming', 'confirmed'])
     expect(res.body.timeline.filter((e: { type: string }) => e.type === 'effect')).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: 'op.submit', status: 'done', attempts: expect.any(Number), durationMs: expect.any(Number), lastError: null })]),
+      expect.arrayContaining([expect.objectContaining({
+        kind: 'op.submit', status: 'done', attempts: 0, attemptsMade: 1, maxAttempts: 8, inFlight: false, lastAttemptAt: expect.any(String),
+        endedAt: expect.any(String), durationMs: expect.any(Number), lastError: null, nextAttemptAt: null,
+      })]),
     )
+    // Waiting for a receipt never gives up: no attempt limit.
+    expect(res.body.timeline).toContainEqual(expect.objectContaining({ type: 'effect', kind: 'op.confirm', maxAttempts: null }))
     const at = res.body.timeline.map((e: { at: string }) => e.at)
     expect(at).toEqual([...at].sort())
-    expect(res.body.transactions.at(-1)).toMatchObject({ hash: swap.txHash, status: 'confirmed', nonce: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), blockNumber: expect.any(Number) })
+    const mined = res.body.transactions.at(-1)
+    expect(mined).toMatchObject({ hash: swap.txHash, status: 'confirmed', nonce: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), blockNumber: expect.any(Number), effectiveGasPrice: expect.stringMatching(/^\d+$/) })
+    expect(BigInt(mined.feeWei)).toBe(BigInt(mined.gasUsed) * BigInt(mined.effectiveGasPrice))
     expect((await op.api('GET', '/ops/actors/nope/timeline')).status).toBe(404)
     expect((await alice.api('GET', `/ops/actors/${swap.id}/timeline`)).status).toBe(403)
+  })
+})
+
+describe('one actor: replacements', () => {
+  it('a replaced transaction names the one that replaced it (id and hash)', async () => {
+    const { rows } = await app.services.pool.query(`select * from chain_tx where hash = $1`, [swap.txHash])
+    const t = rows[0]
+    // As the sender stores a fee bump: the stuck one keeps its id, the bump is <id>:r1; here the stored one plays the bump.
+    const stuck = `${t.id}:stuck`
+    const stuckHash = `0x${'ab'.repeat(32)}`
+    await app.services.pool.query(
+      `insert into chain_tx (id, request_id, account_id, agent_id, effect_id, kind, chain_id, from_address, to_address, nonce, raw, hash,
+                             max_fee_per_gas, max_priority_fee_per_gas, status, replaced_by)
+       select $2, request_id, account_id, agent_id, effect_id, kind, chain_id, from_address, to_address, nonce, raw, $3,
+              max_fee_per_gas / 2, max_priority_fee_per_gas, 'replaced', id from chain_tx where id = $1`,
+      [t.id, stuck, stuckHash],
+    )
+    const txs = (await op.api('GET', `/ops/actors/${swap.id}/timeline`)).body.transactions
+    expect(txs.find((x: { id: string }) => x.id === stuck)).toMatchObject({ status: 'replaced', replacedBy: t.id, replacedByHash: swap.txHash, feeWei: null })
+    await app.services.pool.query('delete from chain_tx where id = $1', [stuck])
   })
 })
 
@@ -117,6 +183,24 @@ describe('one agent', () => {
     expect(Number(res.body.portfolio.totalValueUsd)).toBeGreaterThan(10)
     expect(res.body.credits).toEqual({ credits: expect.any(Number), reserved: 0 })
     expect((await op.api('GET', '/ops/agents/00000000-0000-4000-8000-000000000000')).status).toBe(404)
+  })
+
+  it('its card lists its automations with the next firing (the automation\'s timer)', async () => {
+    const bot = (await alice.api('POST', '/agents', { name: 'scheduled', skills: ['trading'] })).body
+    const startAt = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000).toISOString()
+    const created = await alice.api('POST', '/automations', {
+      agent_id: bot.id, name: 'hourly look', trigger: { type: 'interval', everySeconds: 3600, startAt },
+      action: { type: 'tool_call', tool: 'get_portfolio', args: {} },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const card = (await op.api('GET', `/ops/agents/${bot.id}`)).body
+    expect(card.automations).toEqual([expect.objectContaining({ id: created.body.id, kind: 'automation', status: 'armed', accountId: alice.accountId, nextTimerAt: expect.any(String) })])
+    // The timer is set from the delay to startAt when the creation commits: due within a second of it.
+    expect(created.body.nextRunAt).toBe(startAt)
+    expect(Math.abs(Date.parse(card.automations[0].nextTimerAt) - Date.parse(startAt))).toBeLessThan(1000)
+    // Cancelled: still listed, no next firing.
+    expect((await alice.api('DELETE', `/automations/${created.body.id}`)).status).toBe(200)
+    expect((await op.api('GET', `/ops/agents/${bot.id}`)).body.automations).toEqual([expect.objectContaining({ id: created.body.id, status: 'cancelled', nextTimerAt: null })])
   })
 
   it('its value over time: the wallet valued on chain at blocks from before its first transaction to now', async () => {
@@ -206,7 +290,10 @@ describe('signed in with a SIWE session', () => {
     const runner = (await alice.api('POST', '/agents', { name: 'siwe-target', skills: ['trading'] })).body
     const noCsrf = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'session without token' }, { cookie: operator.cookie })
     expect(noCsrf.body.code).toBe('csrf_token_invalid')
-    const paused = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'from the dashboard' }, { cookie: operator.cookie, 'x-csrf-token': operator.csrf })
+    // The page never saw the sign-in answer: it reads the session's CSRF token with the cookie alone.
+    const current = await pub('GET', '/auth/session', undefined, { cookie: operator.cookie })
+    expect(current.body).toMatchObject({ accountId: operator.accountId, isOperator: true, csrfToken: operator.csrf })
+    const paused = await pub('POST', `/ops/agents/${runner.id}/pause`, { reason: 'from the dashboard' }, { cookie: operator.cookie, 'x-csrf-token': current.body.csrfToken })
     expect(paused.status).toBe(200)
     const trail = (await op.api('GET', `/ops/audit?subjectId=${runner.id}`)).body.entries
     expect(trail[0]).toMatchObject({ action: 'ops.agent.pause', actor: { type: 'operator', accountId: operator.accountId, via: 'session', address: expect.stringMatching(/^0x/) } })

@@ -5,7 +5,7 @@ import { assign, setup, type AnyEventObject } from 'xstate'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/actors/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
-import { enqueue } from '../src/actors/actorStore.ts'
+import { actorsWithPendingInbox, enqueue } from '../src/actors/actorStore.ts'
 import { SHARD_COUNT, shardOf } from '../src/actors/shards.ts'
 import { listNodes } from '../src/db/shardLease.store.ts'
 import { useMigratedDatabase } from './support/db.ts'
@@ -107,6 +107,22 @@ describe('shards', () => {
     await waitFor(async () => [...(await owners()).values()].filter((o) => o === 'split-b').length === SHARD_COUNT)
     expect((await listNodes(db().pool)).find((n) => n.id === 'split-a')).toMatchObject({ shards: [], stoppedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })
     await b.stop()
+  })
+
+  it('a poll is fenced on the database clock: a lease that ran out takes nothing, though the node still names its shard', async () => {
+    const id = randomUUID()
+    await node('fence-creator', byNode('fence-creator')).create('job', { id, accountId: randomUUID(), input: {} })
+    await enqueue(db().pool, { actorId: id, accountId: randomUUID(), event: { type: 'job.run' }, dedupeKey: null })
+    const shard = shardOf(id)
+    const lease = (expiresInMs: number) => db().pool.query(
+      `update shard_lease set owner = 'fence-n', expires_at = now() + $2 * interval '1 millisecond' where shard = $1`, [shard, expiresInMs])
+    await lease(-1000)
+    expect(await actorsWithPendingInbox(db().pool, { shards: [shard], node: 'fence-n' })).toEqual([])
+    await lease(10_000)
+    expect(await actorsWithPendingInbox(db().pool, { shards: [shard], node: 'fence-n' })).toEqual([id])
+    // "All shards" is a claim the database checks too: this node holds one of 64.
+    expect(await actorsWithPendingInbox(db().pool, { shards: null, node: 'fence-n' })).toEqual([])
+    await db().pool.query(`update shard_lease set owner = null, expires_at = now() where shard = $1`, [shard])
   })
 
   it('a node cut off past its lease loses its shards and its effect; when it comes back it finishes nothing', async () => {

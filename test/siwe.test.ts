@@ -57,6 +57,31 @@ describe('Sign-In with Ethereum', () => {
     expect((await session('GET', '/me', undefined, { cookie })).status).toBe(401)
   })
 
+  it("GET /auth/session answers the cookie's session with its CSRF token; without a live session cookie it is 401", async () => {
+    const { res, account } = await signIn()
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!
+    const session = apiClient(`${app.url}/api/v1`)
+    const got = await session('GET', '/auth/session', undefined, { cookie })
+    expect(got.status).toBe(200)
+    expect(got.headers.get('cache-control')).toBe('no-store')
+    expect(got.body).toMatchObject({ accountId: res.body.account.id, address: account.address.toLowerCase(), isOperator: false, csrfToken: res.body.csrfToken })
+    const ttl = Date.parse(got.body.expiresAt) - Date.now()
+    expect(ttl).toBeGreaterThan(6 * 86_400_000)
+    expect(ttl).toBeLessThanOrEqual(7 * 86_400_000)
+    // The token it answers is the one writes with the cookie need.
+    const agent = await session('POST', '/agents', { name: 'from-session', model: 'gpt-4o-mini', skills: [] }, { cookie, 'x-csrf-token': got.body.csrfToken })
+    expect(agent.status).toBe(201)
+    // No cookie, a bearer key alone, a forged cookie, a query: refused.
+    expect((await pub('GET', '/auth/session')).body.code).toBe('unauthorized')
+    const keyed = await app.account({ name: 'keyed' })
+    expect((await keyed.api('GET', '/auth/session')).status).toBe(401)
+    expect((await session('GET', '/auth/session', undefined, { cookie: `sid=${'x'.repeat(43)}` })).status).toBe(401)
+    expect((await session('GET', '/auth/session?x=1', undefined, { cookie })).status).toBe(422)
+    // Signed out: the session is gone.
+    expect((await session('POST', '/auth/logout', undefined, { cookie })).status).toBe(200)
+    expect((await session('GET', '/auth/session', undefined, { cookie })).status).toBe(401)
+  })
+
   it('a dashboard session may change an agent\'s guardrails; the audit trail names the signing address', async () => {
     const { res, account } = await signIn()
     const headers = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, 'x-csrf-token': res.body.csrfToken }

@@ -27,6 +27,18 @@ export type ActorKind = {
    * was signed and stored must not end as "failed" while that transaction can still land.
    */
   persistentEffects?: readonly string[]
+  /**
+   * The states that mean this kind of actor failed (ended in error, or halted until someone acts):
+   * what the operator console's "failed only" lists (GET /ops/actors?failed=true). Default: none.
+   */
+  failureStates?: readonly string[]
+  /**
+   * Event types an operator may not replay from a dead letter (POST /ops/dead-letters/:seq/retry
+   * answers 409 `retry_moves_funds`): each starts a fund-moving effect whose policy check ran
+   * when the actor was requested, not when the effect runs, so a late replay could move funds
+   * under a policy that has changed since (the kill switch set, the day's cap spent). Default: none.
+   */
+  unsafeToReplay?: readonly string[]
   /** For a child actor: whether its final snapshot is a failure (its parent hears `child.failed`). Default: status `failed`. */
   isFailure?(snapshot: AnyMachineSnapshot): boolean
 }

@@ -17,6 +17,8 @@ import { createGroupCommitter } from './groupCommit.ts'
 import { finishAndApply } from './effectOutcome.ts'
 import { createPoller } from './poller.ts'
 import { createShardLeases, type RoleHooks, type ShardLeases } from './shardLeases.ts'
+import { createRemoteCommits } from './remoteCommits.ts'
+import type { NodeBus } from '../db/nodeBus.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -27,6 +29,7 @@ export type ActorRuntimeOptions = {
   cacheSize?: number
   /** How often due timers, unprocessed inbox rows and open effects are polled for. */
   pollMs?: number
+  /** Attempts an effect gets before it fails for good (default 8; `persistentEffects` have no limit). The runtime answers it as `maxEffectAttempts`. */
   maxEffectAttempts?: number
   /** Group commit: statements in flight at once (default 1); more commits wait and go out together. */
   commitConcurrency?: number
@@ -38,6 +41,10 @@ export type ActorRuntimeOptions = {
   shardLeaseMs?: number
   /** Jobs only one node may do at a time (the chain indexer), with what to do on taking or losing one. */
   roles?: Record<string, RoleHooks>
+  /** Nudges between nodes (Postgres LISTEN/NOTIFY): a commit made on another node wakes this one's waiters at once. */
+  bus?: NodeBus
+  /** While other nodes live, how often a waiter also reads the row (default 250 ms; 2 s with a bus, whose nudges come at once). */
+  remotePollMs?: number
 }
 
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
@@ -67,7 +74,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const owner = opts.nodeId ?? randomUUID()
   const leaseMs = opts.effectLeaseMs ?? 30_000
   const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, roles: opts.roles ?? {} })
-
+  const remote = opts.bus && createRemoteCommits({ bus: opts.bus, node: owner, watch, reload: (id) => core.load(id, { fresh: true }), alone: () => leases.alone() })
+  const remotePollMs = opts.remotePollMs ?? (opts.bus ? 2_000 : 250)
   const core: RuntimeCore = {
     pool,
     logger,
@@ -87,6 +95,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     committed({ entry, effects, timerDelays, notify }) {
       cache.remember(entry)
       watch.emit(entry)
+      remote?.committed(entry.id)
       if (timerDelays.length > 0) poller.wake(Math.min(...timerDelays))
       // Written claimed by this runtime: they run now, with no claim statement (a stop in between
       // leaves them to the lease's expiry, or to whoever retires this node).
@@ -125,7 +134,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const poller = createPoller({
     pollMs: opts.pollMs ?? 250,
     logger,
-    poll: () => pollOnce(pool, leases.shards(), { drain, worker, logger }),
+    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger }),
   })
 
   return {
@@ -138,10 +147,10 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     },
     /** Sends a command and answers once the new state is committed; 409 when the state refuses it. */
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),
-    /** Waits for a committed state that satisfies `done`, up to `timeoutMs` (woken by commits; while other nodes live, reads every 250 ms). */
+    /** Waits for a committed state that satisfies `done`, up to `timeoutMs` (woken by commits, other nodes' too; while other nodes live, also reads the row every `remotePollMs`). */
     waitFor: (id: string, done: (entry: ActorEntry) => boolean, timeoutMs: number) =>
-      waitForCommit({ watch, load: core.load, pollMs: leases.alone() ? undefined : 250 }, id, done, timeoutMs),
-    /** Calls `listener` after each commit of actor `id` in this process (a wake-up for streams); returns the unsubscribe. */
+      waitForCommit({ watch, load: core.load, pollMs: leases.alone() ? undefined : remotePollMs }, id, done, timeoutMs),
+    /** Calls `listener` after each commit of actor `id` heard by this process (its own, and other nodes' through the bus); returns the unsubscribe. */
     onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
     async enqueue(id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) {
@@ -158,6 +167,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** The current entry: from the cache while this node is alone, else the row (any node may commit any actor). */
     get: (id: string) => core.load(id, { fresh: !leases.alone() }),
     kinds,
+    maxEffectAttempts: opts.maxEffectAttempts ?? 8,
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
       await leases.start()
@@ -178,20 +188,21 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
 
 /**
  * One poll of the shards this node holds (null: all; none while its leases are not known to be
- * valid): due timers become inbox events, pending inboxes are drained, due effects claimed.
+ * valid): due timers become inbox events, pending inboxes are drained, due effects claimed. Each
+ * statement checks the leases again on the database clock, so a lease lost since takes nothing.
  */
 async function pollOnce(
   pool: pg.Pool,
-  shards: number[] | null,
+  scope: store.ShardScope,
   { drain, worker, logger }: { drain(id: string): Promise<void>; worker: { claimAndRun(shards: number[] | null): Promise<void> }; logger: Logger },
 ): Promise<number | undefined> {
-  if (shards?.length === 0) return undefined
-  const fired = await store.claimDueTimers(pool, shards)
-  const pending = await store.actorsWithPendingInbox(pool, shards)
+  if (scope.shards?.length === 0) return undefined
+  const fired = await store.claimDueTimers(pool, scope)
+  const pending = await store.actorsWithPendingInbox(pool, scope)
   await Promise.all(
     [...new Set([...fired, ...pending])].map((id) => drain(id).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
   )
-  await worker.claimAndRun(shards)
+  await worker.claimAndRun(scope.shards)
   return store.nextTimerDelay(pool)
 }
 

@@ -179,4 +179,6 @@ export const agentKind: ActorKind = {
   },
   statusOf: (snapshot: AnyMachineSnapshot) => String(snapshot.value),
   effects: [AGENT_RUN_DUE, AGENT_STOP_RUNS, AGENT_AUTOMATIONS],
+  // None: `paused` is a kill switch someone set, not a failure.
+  failureStates: [],
 }

@@ -2,7 +2,8 @@ import type { Core } from '../core.ts'
 import type { AutomationAction, FiringSource } from '../domain/automations/automation.types.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
 import { callTool } from '../tools/callTool.ts'
-import { findTool } from '../tools/registry.ts'
+import { findTool, TOOLS } from '../tools/registry.ts'
+import type { AutomationsStore } from '../db/automations.store.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
 
@@ -15,25 +16,33 @@ export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call'
   return { ...action.args, tokenOut: source.token.address, acknowledgeUnverified: true }
 }
 
+/** The ids a firing's operation may have: a fund-moving tool derives it from the call id (`tool/<name>`), whichever tool the action names now. */
+const childIdsOf = (accountId: string, firingKey: string) => TOOLS.filter((t) => t.movesFunds).map((t) => stableUuid(accountId, `tool/${t.name}`, firingKey))
+
 /**
  * The firing effect: only while the agent is `running` (else `fire.skipped`), the action runs
  * through the same registry and use cases as a model's tool call, under the agent's policy and
  * the tools its skills grant. The call id is (automation, firing number): a retried effect finds
- * the swap it started and sends nothing new, so each firing moves funds at most once. A
+ * the swap it started and sends nothing new, so each firing moves funds at most once. What an
+ * earlier attempt started is looked for first, by its derived id: it is the firing's, even when
+ * the agent stopped or a PATCH changed the action since (its swap may be on chain). A
  * fund-moving tool starts its operation as the automation's child (`fire.started`); the
  * automation hears its end. `agent_prompt` starts a run under an id derived the same way.
  */
-export function createAutomationEffects({ core }: { core(): Core }): Record<string, EffectHandler> {
+export function createAutomationEffects({ core, store }: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
   return {
     async [AUTOMATION_FIRE](effect, ctx) {
       const a = await ctx.context<AutomationContext>()
       const { number, source } = effect.params as FireParams
       const c = core()
+      const firingKey = `automation:${a.automationId}:${number}`
+      const runId = stableUuid(a.accountId, 'automation/run', firingKey)
+      const started = await store.startedAmong([runId, ...childIdsOf(a.accountId, firingKey)])
+      if (started?.id === runId) return { type: 'fire.done', result: { runId, status: started.status } }
+      if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
       if (!agent || agent.status !== 'running') return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${agent?.status ?? 'gone'}` }
-      const firingKey = `automation:${a.automationId}:${number}`
       if (a.action.type === 'agent_prompt') {
-        const runId = stableUuid(a.accountId, 'automation/run', firingKey)
         try {
           const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation' })
           return { type: 'fire.done', result: { runId: run.id, status: run.status } }

@@ -106,6 +106,24 @@ describe('the automation machine', () => {
     }
   })
 
+  it('a tick that came due while the catch-up firing ran fires as itself, not as a second catch-up', () => {
+    vi.setSystemTime(T0)
+    const [s1] = step(start({ ...dca, maxFirings: null })[0], { type: TIMER })
+    // The service was down with firing 1 in flight; it comes back at T0 + 39 s (ticks every 10 s).
+    vi.setSystemTime(T0 + 39_000)
+    const [s2] = step(s1, { type: 'fire.done', effectId: 'e', result: {} })
+    const [s3] = step(s2, { type: TIMER })
+    // The catch-up firing (for the tick at T0 + 30 s) ends after the tick at T0 + 40 s.
+    vi.setSystemTime(T0 + 41_000)
+    const [s4, a4] = step(s3, { type: 'fire.done', effectId: 'e', result: {} })
+    expect([s4.context.nextRunAt, delayOf(a4)]).toEqual([new Date(T0 + 40_000).toISOString(), 0])
+    const [s5, a5] = step(s4, { type: TIMER })
+    expect(fire(a5)?.number).toBe(3)
+    const [s6] = step(s5, { type: 'fire.done', effectId: 'e', result: {} })
+    expect(s6.context.firings.map((f: { catchUp: boolean }) => f.catchUp)).toEqual([false, true, false])
+    expect(s6.context.nextRunAt).toBe(new Date(T0 + 50_000).toISOString())
+  })
+
   it('a firing while the agent is not running is skipped and suspends the timer; the agent starting fires the missed tick once', () => {
     const [s1] = step(start()[0], { type: TIMER })
     const [s2, a2] = step(s1, { type: 'fire.skipped', effectId: 'e', reason: 'agent_not_running' })

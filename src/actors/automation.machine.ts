@@ -275,16 +275,18 @@ function startOf(c: AutomationContext, s: FiringSource): NonNullable<AutomationC
 }
 
 /**
- * After a timer firing an interval moves one tick on its grid. Ticks that passed meanwhile (the
- * firing was slow, or the service was down with it in flight) are served by one catch-up firing
- * now under `once`, or skipped to the next tick under `skip`. Other firings keep the grid.
+ * After a timer firing an interval moves one tick on its grid. A tick that came due while the
+ * firing ran, less than a period ago, fires now as itself (late, not missed). Ticks missed by a
+ * whole period or more (the service was down with the firing in flight) are served by one
+ * catch-up firing now under `once`, or skipped to the next tick under `skip`. Other firings keep
+ * the grid.
  */
 function afterFiring(c: AutomationContext): Partial<AutomationContext> {
   const last = c.firings.at(-1)
   if (c.trigger.type !== 'interval' || last?.source !== 'timer' || c.suspended || !c.nextRunAt) return {}
   const at = Date.now()
   const next = Date.parse(c.nextRunAt) + everyMs(c)
-  if (next > at) return { nextRunAt: new Date(next).toISOString() }
+  if (next > at || at - next < everyMs(c)) return { nextRunAt: new Date(next).toISOString() }
   return c.catchUp === 'once' ? { nextRunAt: lastTick(c, at), catchingUp: true } : { nextRunAt: nextTick(c, at) }
 }
 
@@ -317,4 +319,6 @@ export const automationKind: ActorKind = {
     return top === 'settling' ? 'executing' : top
   },
   effects: [AUTOMATION_FIRE],
+  // `maxFailures` failed firings in a row: it waits for a resume (`completed` with a reason is no failure).
+  failureStates: ['error'],
 }

@@ -56,21 +56,32 @@ export function launchMatches(t: Extract<AutomationTrigger, { type: 'new_launch'
   return (!t.venue || t.venue === l.venue) && (!t.quote || t.quote === l.quote_symbol) && (!t.creator || t.creator === l.creator_address.toLowerCase()) && (!t.symbolPattern || symbolMatches(t.symbolPattern, l.symbol))
 }
 
+/** Statuses a sniper hears launches in: one executing a firing queues them (its pending triggers). */
+const LAUNCH_LISTENERS = ['armed', 'executing'] as const
+/** Statuses a price threshold is evaluated in: a threshold still met after a firing ends is met on the next block. */
+const PRICE_LISTENERS = ['armed'] as const
+
 /**
- * What fires automations besides their own timers, on each range of blocks the indexer adds:
- * price thresholds read from pool reserves at the latest block, and launches in the new blocks
- * matched against each sniper's filters. Only armed automations of running agents are asked. Each
- * firing is an inbox event deduplicated by (automation, block) or (automation, token), so a
- * block seen twice (a reorg, a restart) fires nothing twice.
+ * What fires automations besides their own timers: the trigger feed. It keeps a durable
+ * checkpoint, the last block it evaluated (`automation_trigger_checkpoint`), and each time the
+ * indexer has run a pass (the first after a start or a failover included) it evaluates every
+ * block after it up to the indexed one: launches in those blocks matched against the filters of
+ * each sniper that is armed or executing (one executing queues them as pending triggers), and
+ * price thresholds of armed automations read from pool reserves at the newest block. Only
+ * automations of running agents are asked. The checkpoint moves only once the triggers are in
+ * the automations' inboxes, so a failure or a crash evaluates the same blocks again; each
+ * trigger is deduplicated by (automation, block) or (automation, token), so nothing fires twice.
+ * A reorg moves the checkpoint back with the index's (indexer/reorg.ts).
  */
 export function createAutomationTriggers(deps: {
   runtime: ActorRuntime
   store: AutomationsStore
   prices(mints: string[]): Promise<Map<string, string | null>>
   logger: Logger
+  chainId: number
 }) {
   async function prices(block: number) {
-    const armed = await deps.store.armedOfRunningAgents('price_threshold')
+    const armed = await deps.store.ofRunningAgents('price_threshold', PRICE_LISTENERS)
     if (armed.length === 0) return
     const mints = [...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))]
     const now = await deps.prices(mints)
@@ -85,7 +96,7 @@ export function createAutomationTriggers(deps: {
   async function launches(from: number, to: number) {
     const launched = await deps.store.launchedBetween(from, to)
     if (launched.length === 0) return
-    for (const a of await deps.store.armedOfRunningAgents('new_launch')) {
+    for (const a of await deps.store.ofRunningAgents('new_launch', LAUNCH_LISTENERS)) {
       const t = (a.ctx as unknown as AutomationContext).trigger as Extract<AutomationTrigger, { type: 'new_launch' }>
       for (const l of launched.filter((x) => launchMatches(t, x))) {
         const token = { address: l.address, symbol: l.symbol, venue: l.venue, quote: l.quote_symbol, creator: l.creator_address }
@@ -93,10 +104,34 @@ export function createAutomationTriggers(deps: {
       }
     }
   }
+  /** Evaluates the blocks after the checkpoint up to `indexedTo`, then moves the checkpoint there. */
+  async function catchUp(indexedTo: number) {
+    const from = await deps.store.triggerCheckpoint(deps.chainId, indexedTo)
+    if (from >= indexedTo) return
+    await Promise.all([prices(indexedTo), launches(from, indexedTo)])
+    await deps.store.advanceTriggerCheckpoint(deps.chainId, from, indexedTo)
+  }
+  // One evaluation at a time; what the indexer reached meanwhile is evaluated right after.
+  let wanted: number | null = null
+  let running: Promise<void> | null = null
+  function drain(): Promise<void> {
+    running ??= (async () => {
+      while (wanted !== null) {
+        const to = wanted
+        wanted = null
+        await catchUp(to).catch((err) => deps.logger.warn({ err: String(err), indexedTo: to }, 'automation triggers failed; the blocks are evaluated again after the next pass'))
+      }
+    })().finally(() => {
+      running = null
+      if (wanted !== null) void drain()
+    })
+    return running
+  }
   return {
-    /** Blocks (from, to] were indexed. */
-    async onIndexed(from: number, to: number) {
-      await Promise.all([prices(to), launches(from, to)]).catch((err) => deps.logger.warn({ err: String(err) }, 'automation triggers failed for a block range'))
+    /** The indexer ran a pass and reaches block `indexedTo`; resolves once the blocks up to there are evaluated (or failed, to be tried again). */
+    onIndexed(indexedTo: number): Promise<void> {
+      wanted = Math.max(wanted ?? indexedTo, indexedTo)
+      return drain()
     },
   }
 }

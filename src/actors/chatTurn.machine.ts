@@ -154,4 +154,5 @@ export const chatTurnKind: ActorKind = {
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: [MODEL_CALL, TOOL_CALL, TOOL_RESULT],
+  failureStates: ['failed'],
 }

@@ -19,7 +19,7 @@ export function createChatTurnEffects(deps: ChatTurnEffectsDeps): Record<string,
       const turn = context as ChatTurnContext
       return { ...turn, id: turn.turnId, streamKey: turn.stream ? turn.turnId : null }
     },
-    history: (c) => deps.messages.history(c.agentId, c.id, deps.historyLimit),
+    history: (c) => deps.messages.history(c, c.id, deps.historyLimit),
     systemPrompt: systemPromptOf,
   })
 }

@@ -19,6 +19,10 @@ export function createCommitWatch() {
         if (set.size === 0 && listeners.get(id) === set) listeners.delete(id)
       }
     },
+    /** Whether anything in this process waits for commits of actor `id`. */
+    watching: (id: string) => listeners.has(id),
+    /** The actors something in this process waits for. */
+    watched: () => [...listeners.keys()],
     emit(entry: ActorEntry): void {
       for (const l of listeners.get(entry.id) ?? []) l(entry)
     },
@@ -29,9 +33,9 @@ export type CommitWatch = ReturnType<typeof createCommitWatch>
 
 /**
  * Waits until the actor's committed state satisfies `done` or `timeoutMs` passes; answers the
- * latest state either way (undefined for an unknown actor). Woken by this process's commits;
- * with `pollMs` (other nodes may commit this actor: its timers and leftover work go to the
- * owner of its shard) the row is also read that often.
+ * latest state either way (undefined for an unknown actor). Woken by the commits the watch hears
+ * of (this process's, and other nodes' through remoteCommits.ts); with `pollMs` (other nodes may
+ * commit this actor and a nudge can be lost) the row is also read that often.
  */
 export async function waitForCommit(
   { watch, load, pollMs }: { watch: CommitWatch; load(id: string, opts?: { fresh?: boolean }): Promise<ActorEntry | undefined>; pollMs?: number | undefined },

@@ -1,5 +1,5 @@
 import type { EffectRow } from './actorKind.ts'
-import type { Queryable } from './actorStore.ts'
+import { heldShardSql, type Queryable, type ShardScope } from './actorStore.ts'
 
 type EffectDbRow = {
   id: string
@@ -30,15 +30,14 @@ const OPEN = `status in ('pending', 'prepared', 'sent')`
 /**
  * Claims open effects for one worker: rows nobody holds (or whose lease expired) are locked with
  * SKIP LOCKED, so two workers never claim the same row, and get `claimed_by` and `lease_until`.
- * Pick the ones due for a (re)try of the actors in `shards` (null: all), or one actor's (`actorId`).
+ * Pick the ones due for a (re)try of the actors in scope (the shards whose leases the scope's
+ * node holds at this statement's time; every actor when it names no node), or one actor's.
  */
 export async function claimEffects(
   db: Queryable,
-  { owner, leaseMs, actorId, shards = null, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; shards?: number[] | null; limit?: number },
+  { owner, leaseMs, actorId, scope = { shards: null, node: null }, limit = 200 }: { owner: string; leaseMs: number; actorId?: string; scope?: ShardScope; limit?: number },
 ): Promise<EffectRow[]> {
-  const pick = actorId
-    ? 'actor_id = $4'
-    : `next_attempt_at <= now() and ($4::smallint[] is null or actor_id in (select id from actor where shard = any($4)))`
+  const pick = actorId ? 'actor_id = $4' : `next_attempt_at <= now() and ${heldShardSql('actor_id', '$4', '$5')}`
   const { rows } = await db.query<EffectDbRow>({
     name: `effect.claim.${actorId ? 'actor' : 'due'}`,
     text: `with c as (
@@ -49,7 +48,7 @@ export async function claimEffects(
            update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
              from c where e.id = c.id
            returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts`,
-    values: [owner, leaseMs, limit, actorId ?? shards],
+    values: actorId ? [owner, leaseMs, limit, actorId] : [owner, leaseMs, limit, scope.shards, scope.node],
   })
   return rows.map(toEffect)
 }
@@ -104,7 +103,7 @@ export async function finishEffect(
   return rows.length > 0
 }
 
-/** Releases the lease and schedules another attempt. */
+/** Releases the lease and schedules another attempt; the failed attempt joins the effect's `attempt_log` (its last 20). */
 export async function deferEffect(
   db: Queryable,
   id: string,
@@ -112,7 +111,10 @@ export async function deferEffect(
 ): Promise<void> {
   await db.query(
     `update effect set attempts = attempts + 1, last_error = $3, claimed_by = null, lease_until = null,
-            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+            next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now(),
+            attempt_log = (select case when jsonb_array_length(l) > 20 then l - 0 else l end from (
+              select coalesce(attempt_log, '[]'::jsonb)
+                     || jsonb_build_array(jsonb_build_object('attempt', attempts + 1, 'endedAt', now(), 'error', left($3, 500))) as l) x)
       where id = $1 and claimed_by = $4`,
     [id, delayMs, error, owner],
   )

@@ -80,10 +80,10 @@ export function createEffectWorker(o: EffectWorkerOptions) {
   }
 
   return {
-    /** Claims the open effects due for a (re)try of the actors in `shards` (null: all), left by a crash or deferred, and runs them. */
+    /** Claims the open effects due for a (re)try of the actors in `shards` (null: all) this node holds, left by a crash or deferred, and runs them. */
     async claimAndRun(shards: number[] | null): Promise<void> {
       if (o.isStopped()) return
-      const claimed = await effects.claimEffects(pool, { owner, leaseMs, shards })
+      const claimed = await effects.claimEffects(pool, { owner, leaseMs, scope: { shards, node: owner } })
       claimed.forEach((e) => void o.track(run(e)))
     },
     /** Runs effects this runtime committed already claimed. */

@@ -122,5 +122,8 @@ export const launchKind: ActorKind = {
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['launch.simulate', 'launch.submit', 'launch.confirm'],
+  failureStates: ['failed'],
   persistentEffects: ['launch.confirm'],
+  // Both lead to `launch.submit` (gas, and a self-funded seed), whose policy was checked when the launch was requested.
+  unsafeToReplay: ['launch.begin', 'launch.simulated'],
 }

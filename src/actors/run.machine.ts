@@ -216,4 +216,6 @@ export const runKind: ActorKind = {
   // `running.thinking` -> `running`: the API shows the top-level state.
   statusOf: (s: AnyMachineSnapshot) => (typeof s.value === 'string' ? s.value : Object.keys(s.value)[0]!),
   effects: [RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT],
+  // Stopped by its owner or an operator is not a failure; out of budget is.
+  failureStates: ['failed', 'budget_exhausted'],
 }

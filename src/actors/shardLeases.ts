@@ -59,15 +59,16 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
     if (gone.length > 0) beat.others -= gone.length
     others = beat.others
     const share = Math.ceil(SHARD_COUNT / (beat.others + 1))
+    let handedBack: number[] = []
     if (held.size < share) keep(await acquireShards(pool, nodeId, ttlMs, { count: share - held.size }))
     else if (held.size > share) {
-      const extra = [...held.keys()].sort((a, b) => b - a).slice(0, held.size - share)
-      extra.forEach((s) => held.delete(s))
-      await releaseShards(pool, nodeId, extra)
+      handedBack = [...held.keys()].sort((a, b) => b - a).slice(0, held.size - share)
+      handedBack.forEach((s) => held.delete(s))
+      await releaseShards(pool, nodeId, handedBack)
     }
     validUntil = sentAt + ttlMs * 0.8
     await settleRoles(beat.roles)
-    const lost = [...before.keys()].filter((s) => !held.has(s))
+    const lost = [...before.keys()].filter((s) => !held.has(s) && !handedBack.includes(s))
     if (lost.length > 0 && !first) logger.warn({ shards: lost }, 'shard leases lost (not renewed in time)')
   }
 

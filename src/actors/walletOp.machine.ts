@@ -82,5 +82,6 @@ export const walletOpKind: ActorKind = {
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['op.submit', 'op.confirm'],
+  failureStates: ['failed'],
   persistentEffects: ['op.confirm'],
 }

@@ -66,15 +66,15 @@ export function createIndexer(opts: IndexerOptions) {
   const passOptions = { confirmations: opts.confirmations ?? 0, maxRange: Math.max(1, opts.maxRange ?? 2000) }
 
   let tail: Promise<unknown> = Promise.resolve()
-  const listeners = new Set<(from: number, to: number) => Promise<void> | void>()
-  let indexedTo: number | null = null
-  /** Tells the listeners which blocks a pass added (none for the first pass after a start: history is not news). */
+  const listeners = new Set<(indexedTo: number) => Promise<void> | void>()
+  /**
+   * Tells the listeners how far the index reaches after every pass, the first after a start
+   * included (blocks indexed while nobody listened are theirs to catch up on: each keeps its own
+   * durable checkpoint). Not awaited: a listener never holds up the next pass (nor a
+   * confirmation waiting for it); one that fails catches up after the next pass.
+   */
   function announce(r: SyncResult) {
-    const from = indexedTo === null ? null : Math.min(indexedTo, r.reorgedTo ?? indexedTo)
-    indexedTo = r.checkpoint
-    if (from === null || r.checkpoint <= from) return
-    // Not awaited: a listener never holds up the next pass (nor a confirmation waiting for it).
-    for (const l of listeners) void Promise.resolve(l(from, r.checkpoint)).catch((err) => opts.logger.warn({ err: String(err) }, 'an indexed-blocks listener failed'))
+    for (const l of listeners) void Promise.resolve(l(r.checkpoint)).catch((err) => opts.logger.warn({ err: String(err) }, 'an indexed-blocks listener failed'))
   }
   /** Passes never overlap, whether the loop or a caller of `syncOnce` asks. */
   function serialPass(): Promise<SyncResult> {
@@ -103,8 +103,8 @@ export function createIndexer(opts: IndexerOptions) {
       follower.following() ? follower.waitForBlock(block, { timeoutMs }) : checkpointReaches(ctx, Number(block), timeoutMs),
     /** Runs a pass at once, then one per new head (subscription) or every `pollMs` (polling). */
     start: follower.start,
-    /** Calls `listener(from, to)` after each pass that indexed blocks (from, to]: what the automations' price and launch triggers read. */
-    onIndexed(listener: (from: number, to: number) => Promise<void> | void) {
+    /** Calls `listener(indexedTo)` after each pass (the index reaches block `indexedTo`): what feeds the automations' price and launch triggers. */
+    onIndexed(listener: (indexedTo: number) => Promise<void> | void) {
       listeners.add(listener)
     },
     /** Stops following and waits for a pass in flight. */

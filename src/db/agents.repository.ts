@@ -137,12 +137,17 @@ export function createAgentsRepository({ pool }: { pool: pg.Pool }): AgentsRepos
       return rows.map(whitelistEntryOf)
     },
 
-    // The write and its audit row in one statement (one round trip, one snapshot).
+    // The write and its audit row in one statement (one round trip, one snapshot), only while the
+    // agent is still the caller's: `owner` takes a share lock on the agent row, so a write that
+    // read the agent before a sale waits for the sale's commit and then finds it gone (a sale
+    // locks the row for update before it clears the whitelist).
     async addToWhitelist({ agentId, accountId, address, label, holdSeconds, actor }) {
       const { rows } = await pool.query<WhitelistRow>(
-        `with ins as (
+        `with owner as (
+           select id from agent where id = $1 and account_id = $2 for share
+         ), ins as (
            insert into agent_whitelist (agent_id, account_id, address, label, usable_at)
-           values ($1, $2, $3, $4, now() + $5 * interval '1 second')
+           select $1, $2, $3, $4, now() + $5 * interval '1 second' from owner
            on conflict (agent_id, address) do update set label = coalesce(excluded.label, agent_whitelist.label)
            returning address, label, usable_at, created_at
          ), audit as (
@@ -153,13 +158,15 @@ export function createAgentsRepository({ pool }: { pool: pg.Pool }): AgentsRepos
          select * from ins`,
         [agentId, accountId, address, label, holdSeconds, JSON.stringify(actor)],
       )
-      return whitelistEntryOf(rows[0]!)
+      return rows[0] && whitelistEntryOf(rows[0])
     },
 
     async removeFromWhitelist({ agentId, accountId, address, actor }) {
       const { rows } = await pool.query<WhitelistRow>(
-        `with del as (
-           delete from agent_whitelist where agent_id = $1 and address = $2
+        `with owner as (
+           select id from agent where id = $1 and account_id = $3 for share
+         ), del as (
+           delete from agent_whitelist where agent_id = $1 and address = $2 and exists (select 1 from owner)
            returning address, label, usable_at, created_at
          ), audit as (
            insert into audit_log (account_id, subject_id, action, data, actor, before, after, effective_at)

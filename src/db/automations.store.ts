@@ -37,17 +37,38 @@ export function createAutomationsStore(pool: pg.Pool) {
     },
 
     /**
-     * Armed automations with this trigger type whose agent is running: what a new block or a
-     * launch may fire (an automation of a stopped agent never fires).
+     * Automations with this trigger type, in one of `statuses`, whose agent is running: what a
+     * new block or a launch may fire (an automation of a stopped agent never fires).
      */
-    async armedOfRunningAgents(triggerType: 'price_threshold' | 'new_launch'): Promise<AutomationRow[]> {
+    async ofRunningAgents(triggerType: 'price_threshold' | 'new_launch', statuses: readonly string[]): Promise<AutomationRow[]> {
       const { rows } = await pool.query<AutomationRow>(
         `select a.id, a.account_id, a.status, a.snapshot->'context' as ctx, a.created_at, a.updated_at, a.created_at::text as cursor_at
            from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
-          where a.kind = 'automation' and a.status = 'armed' and a.snapshot->'context'->'trigger'->>'type' = $1`,
-        [triggerType],
+          where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = $1`,
+        [triggerType, statuses],
       )
       return rows
+    },
+
+    /**
+     * The last block the trigger feed evaluated on this chain; a chain seen for the first time
+     * starts at `indexedTo` (blocks indexed before there was a feed are history).
+     */
+    async triggerCheckpoint(chainId: number, indexedTo: number): Promise<number> {
+      await pool.query(`insert into automation_trigger_checkpoint (chain_id, block_number) values ($1, $2) on conflict do nothing`, [chainId, indexedTo])
+      const { rows } = await pool.query<{ block_number: string }>(`select block_number from automation_trigger_checkpoint where chain_id = $1`, [chainId])
+      return Number(rows[0]!.block_number)
+    },
+
+    /** The feed evaluated blocks (from, to]: its checkpoint moves to `to`, unless a reorg moved it back meanwhile. */
+    async advanceTriggerCheckpoint(chainId: number, from: number, to: number): Promise<void> {
+      await pool.query(`update automation_trigger_checkpoint set block_number = $3, updated_at = now() where chain_id = $1 and block_number = $2`, [chainId, from, to])
+    },
+
+    /** The first actor there is among `ids` (the ids a firing's child or run may have): what an earlier attempt of the firing started. */
+    async startedAmong(ids: readonly string[]): Promise<{ id: string; status: string } | undefined> {
+      const { rows } = await pool.query<{ id: string; status: string }>(`select id, status from actor where id = any($1::text[]) order by created_at limit 1`, [ids])
+      return rows[0]
     },
 
     /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */

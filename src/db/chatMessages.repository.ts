@@ -27,6 +27,10 @@ const messageOf = (r: Row): ChatMessage => ({
 /**
  * Chat messages in SQL: written once per (turn, key) with `on conflict do nothing`, on the
  * caller's connection when it is inside the transaction that records the turn's progress.
+ * Each message carries the account of the turn that wrote it, and is read only while that
+ * account owns the agent: a sale deletes the history, and a turn of the seller's still running
+ * at the sale writes under the seller's account, so none of it reaches the buyer's chat or its
+ * model (nor the buyer's messages the seller's turn).
  */
 export function createChatMessagesRepository(pool: pg.Pool): ChatMessagesRepository {
   return {
@@ -41,19 +45,21 @@ export function createChatMessagesRepository(pool: pg.Pool): ChatMessagesReposit
     async list(agentId, { limit, before }) {
       const { rows } = await pool.query<Row>(
         `select id, role, content, model, tool_calls, tool_call_id, created_at, created_at::text as cursor_at from chat_message
-          where agent_id = $1 and ($2::timestamptz is null or created_at < $2) order by created_at desc, id desc limit $3`,
+          where agent_id = $1 and account_id = (select account_id from agent where id = $1)
+            and ($2::timestamptz is null or created_at < $2) order by created_at desc, id desc limit $3`,
         [agentId, before ?? null, limit],
       )
       return rows.map(messageOf)
     },
-    async history(agentId, turnId, limit) {
+    async history({ accountId, agentId }, turnId, limit) {
       const { rows } = await pool.query<{ role: 'user' | 'assistant'; content: string }>({
         name: 'chat.message.history',
         text: `select role, content from chat_message
-          where agent_id = $1 and turn_id <> $2 and role in ('user', 'assistant') and content <> ''
+          where agent_id = $1 and account_id = $4 and exists (select 1 from agent where id = $1 and account_id = $4)
+            and turn_id <> $2 and role in ('user', 'assistant') and content <> ''
             and created_at < coalesce((select created_at from chat_message where turn_id = $2 and key = 'user'), now())
           order by created_at desc, id desc limit $3`,
-        values: [agentId, turnId, limit],
+        values: [agentId, turnId, limit, accountId],
       })
       return rows.map((r): ModelMessage => ({ role: r.role, content: r.content }))
     },

@@ -3,6 +3,7 @@ import { DEFAULT_POLICY, type Policy } from '../domain/agents/policy.ts'
 import { planGuardrailChange, type GuardrailPatch } from '../domain/agents/guardrailChange.ts'
 import type { AuditActor } from '../domain/agents/auditTrail.ts'
 import { writeAudit } from './auditTrail.store.ts'
+import { NotFoundError } from '../domain/errors.ts'
 
 export type ApplyGuardrailChangeParams = {
   agentId: string
@@ -23,6 +24,7 @@ const splitPayout = (values: Record<string, unknown>) => {
  * folds the matured pending changes into the row (locking it), applies what tightens at once,
  * stores what loosens as pending for the hold (replacing any earlier pending change of the same
  * field), and journals every part with its actor, before, after and effective time.
+ * NotFoundError when the agent is not (or no longer) the account's.
  *
  * @example
  * await withTransaction(pool, (db) => applyGuardrailChange(db, { agentId, accountId, actor, patch, holdSeconds: 86_400 }))
@@ -37,7 +39,9 @@ export async function applyGuardrailChange(db: Queryable, p: ApplyGuardrailChang
      returning a.policy, a.payout_wallet`,
     [p.agentId, p.accountId],
   )
-  const row = rows[0]!
+  // No row: the agent is no longer this account's (sold since the caller read it).
+  const row = rows[0]
+  if (!row) throw new NotFoundError('Agent')
   const plan = planGuardrailChange({ policy: { ...DEFAULT_POLICY, ...row.policy }, payout_wallet: row.payout_wallet }, p.patch)
   // The latest request for a field wins: an earlier pending loosening of it never lands after it.
   const dropped = await db.query<{ field: string; value: unknown }>(

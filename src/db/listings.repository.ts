@@ -7,7 +7,11 @@ import { isoTimestamp } from '../domain/util/isoTimestamp.ts'
 import type { CreditsRepository, Queryable } from '../domain/billing/ports.ts'
 import { ListingBidSchema } from '../domain/marketplace/listing.entity.ts'
 import { AgentBusyError, BidUnavailableError, ListingUnavailableError, OwnListingError } from '../domain/marketplace/errors.ts'
-import type { BidRow, ListingRow, ListingsRepository, Settlement } from '../domain/marketplace/ports.ts'
+import type { BidRow, ListingFigureValues, ListingRow, ListingsRepository, Settlement } from '../domain/marketplace/ports.ts'
+
+/** The card a listing keeps when it ends (see `keepCard`). */
+type EndedCard = ListingRow['agent'] & { figures: ListingFigureValues | null }
+const NO_FIGURES: ListingFigureValues = { portfolioValueUsd: null, creatorFeesEarnedUsd: null, costBasisUsd: null, unrealisedPnlUsd: null, realisedPnlUsd: null }
 
 type Row = {
   id: string
@@ -30,15 +34,33 @@ type Row = {
   wallet_address: string
   agent_created_at: Date
   launches: string
+  ended_card: EndedCard | null
 }
 
-// The listing, its seller's display name and the agent's public card (launches: its live ones).
+const LAUNCHES_SQL = (agentId: string) => `(select count(*) from wallet_op w join actor x on x.id = w.id where w.agent_id = ${agentId} and w.kind = 'launch' and x.status = 'live')`
+
+// The listing, its seller's display name and the agent's public card as it is now (launches: its
+// live ones), and the card kept when it ended (shown instead once the listing is sold or cancelled).
 const SELECT = `
   select l.id, l.agent_id, l.seller_account_id, s.name as seller_name, l.buyer_account_id, l.price_credits, l.sale_credits,
          l.fee_credits, l.description, l.status, l.created_at, l.ended_at, l.created_at::text as cursor_at,
          a.name as agent_name, a.strategy, a.skills, a.model, a.wallet_address, a.created_at as agent_created_at,
-         (select count(*) from wallet_op w join actor x on x.id = w.id where w.agent_id = l.agent_id and w.kind = 'launch' and x.status = 'live') as launches
+         ${LAUNCHES_SQL('l.agent_id')} as launches, l.ended_card
     from listing l join account s on s.id = l.seller_account_id join agent a on a.id = l.agent_id`
+
+/**
+ * Keeps the agent's public card on the listing as it ends (in the ending transaction, before a
+ * sale moves the agent), with the figures read just before: an ended listing shows the agent as
+ * it was sold or withdrawn, never as it is now (the buyer's renames, strategy, holdings).
+ */
+async function keepCard(db: Queryable, listingId: string, figures: ListingFigureValues | undefined) {
+  await db.query(
+    `update listing l set ended_card = jsonb_build_object('name', a.name, 'strategy', a.strategy, 'skills', to_jsonb(a.skills), 'model', a.model,
+       'walletAddress', a.wallet_address, 'createdAt', a.created_at, 'launches', ${LAUNCHES_SQL('a.id')}, 'figures', $2::jsonb)
+      from agent a where l.id = $1 and a.id = l.agent_id`,
+    [listingId, figures ? JSON.stringify(figures) : null],
+  )
+}
 
 const rowOf = (r: Row): ListingRow => ({
   id: r.id,
@@ -54,16 +76,12 @@ const rowOf = (r: Row): ListingRow => ({
   createdAt: isoTimestamp(r.created_at),
   endedAt: r.ended_at ? isoTimestamp(r.ended_at) : null,
   cursorAt: r.cursor_at,
-  agent: {
-    name: r.agent_name,
-    strategy: r.strategy,
-    skills: r.skills,
-    model: r.model,
-    walletAddress: r.wallet_address,
-    createdAt: isoTimestamp(r.agent_created_at),
-    launches: Number(r.launches),
-  },
+  agent: r.ended_card
+    ? { ...pickCard(r.ended_card), createdAt: isoTimestamp(r.ended_card.createdAt), launches: Number(r.ended_card.launches) }
+    : { name: r.agent_name, strategy: r.strategy, skills: r.skills, model: r.model, walletAddress: r.wallet_address, createdAt: isoTimestamp(r.agent_created_at), launches: Number(r.launches) },
+  figures: r.ended_card ? (r.ended_card.figures ?? NO_FIGURES) : null,
 })
+const pickCard = ({ name, strategy, skills, model, walletAddress }: EndedCard) => ({ name, strategy, skills, model, walletAddress })
 
 type BidSqlRow = { id: string; listing_id: string; bidder_account_id: string; credits: string; status: BidRow['status']; created_at: Date; ended_at: Date | null; cursor_at: string }
 const BID_COLUMNS = 'b.id, b.listing_id, b.bidder_account_id, b.credits, b.status, b.created_at, b.ended_at, b.created_at::text as cursor_at'
@@ -103,14 +121,15 @@ async function expireBids(db: Queryable, credits: CreditsRepository, listingId: 
 }
 
 /**
- * The agent changes hands (in the sale's transaction): the buyer's, with no payout wallet, no
+ * The agent changes hands (in the sale's transaction), its card as sold kept on the listing: the buyer's, with no payout wallet, no
  * whitelist, no pending guardrail change, no scheduled runs, only built-in skills and no chat
  * history, its automations cancelled; its actor `stopped` under the buyer's account. The actor row is rewritten here rather
  * than through the runtime, whose commits are single statements of their own: the version bump
  * fences any writer that read it before, and the journal records the move.
  */
-async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills }: { agentId: string; buyer: string; listingId: string; keepSkills: (s: string[]) => string[] }) {
+async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills, figures }: { agentId: string; buyer: string; listingId: string; keepSkills: (s: string[]) => string[]; figures: ListingFigureValues | undefined }) {
   const { rows } = await db.query<{ skills: string[] }>('select skills from agent where id = $1 for update', [agentId])
+  await keepCard(db, listingId, figures)
   await db.query(
     `update agent set account_id = $2, payout_wallet = null, skills = $3, run_interval_seconds = 0, updated_at = now() where id = $1`,
     [agentId, buyer, keepSkills(rows[0]?.skills ?? [])],
@@ -201,13 +220,14 @@ export function createListingsRepository({ pool, em, credits }: { pool: pg.Pool;
       return page(`(l.seller_account_id = $2 or l.buyer_account_id = $2) ${cond}`, 'l.created_at desc, l.id desc', params)
     },
 
-    async cancel({ id, sellerAccountId }) {
+    async cancel({ id, sellerAccountId, figures }) {
       const done = await withTransaction(pool, async (db) => {
         const { rows } = await db.query(`select id from listing where id = $1 and seller_account_id = $2 and status = 'active' for update`, [id, sellerAccountId])
         if (!rows[0]) return false
         const bidders = await db.query<{ bidder_account_id: string }>(`select bidder_account_id from listing_bid where listing_id = $1 and status = 'active' for update`, [id])
         await lockAccounts(db, bidders.rows.map((b) => b.bidder_account_id))
         await db.query(`update listing set status = 'cancelled', ended_at = now() where id = $1`, [id])
+        await keepCard(db, id, figures)
         await expireBids(db, credits, id)
         return true
       })
@@ -279,12 +299,19 @@ async function settleIn(db: Queryable, credits: CreditsRepository, s: Settlement
   const bidders = await db.query<{ bidder_account_id: string }>(`select bidder_account_id from listing_bid where listing_id = $1 and status = 'active' for update`, [s.listingId])
   await lockAccounts(db, [s.buyerAccountId, l.seller_account_id, ...bidders.rows.map((b) => b.bidder_account_id)])
   await db.query('select pg_advisory_xact_lock(hashtext($1))', [l.agent_id])
+  // The buyer's own other bids on this listing end with the sale: released before the balance
+  // check, so the credits they hold do not count against the buyer (a failed check rolls this back).
+  const own = await db.query<{ id: string }>(
+    `update listing_bid set status = 'expired', ended_at = now() where listing_id = $1 and bidder_account_id = $2 and status = 'active' and id is distinct from $3 returning id`,
+    [s.listingId, s.buyerAccountId, s.bidId ?? null],
+  )
+  for (const b of own.rows) await credits.releaseByRef({ accountId: s.buyerAccountId, ref: bidRef(b.id) }, db)
   const fee = s.feeOf(price)
   await credits.transfer(
     { fromAccountId: s.buyerAccountId, toAccountId: l.seller_account_id, credits: price, feeCredits: fee, ref: `listing:${s.listingId}`, releaseRef: s.bidId && bidRef(s.bidId) },
     db,
   )
-  await moveAgent(db, { agentId: l.agent_id, buyer: s.buyerAccountId, listingId: s.listingId, keepSkills: s.keepSkills })
+  await moveAgent(db, { agentId: l.agent_id, buyer: s.buyerAccountId, listingId: s.listingId, keepSkills: s.keepSkills, figures: s.figures })
   await db.query(
     `update listing set status = 'sold', buyer_account_id = $2, sale_credits = $3, fee_credits = $4, ended_at = now() where id = $1`,
     [s.listingId, s.buyerAccountId, price, fee],

@@ -81,6 +81,16 @@ export async function resolveDeadLetter(
   })
 }
 
+/** An open dead letter's event and its actor's kind (undefined when there is none, or it was resolved). */
+export async function openDeadLetter(pool: pg.Pool, seq: number): Promise<{ kind: string; event: unknown } | undefined> {
+  const { rows } = await pool.query<{ kind: string; event: unknown }>(
+    `select a.kind, i.event from actor_inbox i join actor a on a.id = i.actor_id
+      where i.seq = $1 and i.dead_at is not null and i.resolved_at is null`,
+    [seq],
+  )
+  return rows[0]
+}
+
 /**
  * Clears an actor's stuck mark once an operator understood its cause, audited with the mark it
  * had. Undefined when the actor is not stuck (or does not exist).

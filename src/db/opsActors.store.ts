@@ -7,6 +7,8 @@ export type ActorListFilter = {
   kind?: string | undefined
   /** A state name; `stuck` lists the actors marked for an operator (dead letters, unreadable snapshots). */
   status?: string | undefined
+  /** "Failed only": actors in a failure state of their kind (`failureStates`, each ActorKind's). */
+  failed?: boolean | undefined
   accountId?: string | undefined
   /** The agent itself and every actor whose context names it (launches, operations, turns, runs). */
   agentId?: string | undefined
@@ -63,18 +65,24 @@ function searchCondition(q: string, push: (v: unknown) => number): string {
 
 /**
  * Actors of every account, ids ascending, filtered; one more than `limit` tells the caller a
- * next page exists. The account filter reads `actor_account`, kind and state `actor_kind_status`.
+ * next page exists. The account filter reads `actor_account`, kind and state `actor_kind_status`
+ * (also for `failed`: one (kind, states) condition per kind that has failure states).
  *
  * @example
  * const rows = await listActors(pool, { kind: 'launch', status: 'failed', limit: 50 })
+ * const failed = await listActors(pool, { failed: true, limit: 50 }, { run: ['failed', 'budget_exhausted'], automation: ['error'] })
  */
-export async function listActors(pool: pg.Pool, f: ActorListFilter): Promise<ActorSummary[]> {
+export async function listActors(pool: pg.Pool, f: ActorListFilter, failureStates: Record<string, readonly string[]> = {}): Promise<ActorSummary[]> {
   const params: unknown[] = [f.limit + 1]
   const push = (v: unknown) => params.push(v)
   const where: string[] = []
   if (f.kind) where.push(`kind = $${push(f.kind)}`)
   if (f.status === 'stuck') where.push('stuck_at is not null')
   else if (f.status) where.push(`status = $${push(f.status)}`)
+  if (f.failed) {
+    const kinds = Object.entries(failureStates).filter(([, states]) => states.length > 0)
+    where.push(kinds.length ? `(${kinds.map(([k, states]) => `(kind = $${push(k)} and status = any($${push(states)}::text[]))`).join(' or ')})` : 'false')
+  }
   if (f.accountId) where.push(`account_id = $${push(f.accountId)}`)
   if (f.agentId) {
     const p = push(f.agentId)
@@ -100,15 +108,46 @@ export async function findActorRow(pool: pg.Pool, id: string) {
   return rows[0]
 }
 
-/** The last 100 timers, effects, journal entries and dead letters of one actor (newest first). */
+/** The columns of an effect the console shows; `in_flight`: an attempt holds its lease now. */
+export const EFFECT_COLUMNS = `id, kind, params, status, external_ref, result, attempts, last_error, next_attempt_at, created_at, updated_at,
+  (claimed_by is not null and lease_until > now()) as in_flight, attempt_log`
+const ENDED = new Set(['done', 'failed'])
+
+/**
+ * An effect as the console shows it. `attempts` is the stored count of failed attempts that were
+ * retried; `attemptsMade` the attempts that ended (for an ended effect, its last one too);
+ * `lastAttemptAt` when the last of them ended (the row's last update once one did); `endedAt`
+ * when the effect ended (null while open); `failedAttempts` the retried ones (the last 20).
+ */
+export function effectView(e: Record<string, unknown>) {
+  const ended = ENDED.has(e.status as string)
+  const attempts = Number(e.attempts)
+  return {
+    id: e.id as string, kind: e.kind as string, params: e.params as unknown, status: e.status as string, externalRef: e.external_ref as string | null,
+    result: e.result as unknown, attempts, attemptsMade: ended ? attempts + 1 : attempts, inFlight: Boolean(e.in_flight),
+    lastError: e.last_error as string | null, nextAttemptAt: iso(e.next_attempt_at as string),
+    lastAttemptAt: ended || attempts > 0 ? iso(e.updated_at as string) : null, endedAt: ended ? iso(e.updated_at as string) : null,
+    failedAttempts: ((e.attempt_log ?? []) as { attempt: number; endedAt: string; error: string }[]).map((a) => ({ ...a, endedAt: iso(a.endedAt) })),
+    createdAt: iso(e.created_at as string), updatedAt: iso(e.updated_at as string),
+  }
+}
+export const journalView = (j: Record<string, unknown>) => ({ seq: Number(j.seq), event: j.event as { type: string }, stateValue: j.state_value as unknown, at: iso(j.at as string) })
+/** The type a stored event names (what a retry would send), null when it names none. */
+export const eventTypeOf = (event: unknown): string | null => {
+  const type = (event as { type?: unknown } | null)?.type
+  return typeof type === 'string' ? type : null
+}
+export const deadLetterView = (d: Record<string, unknown>) => ({
+  seq: Number(d.seq), event: d.event as unknown, eventType: eventTypeOf(d.event), error: d.error as string, deadAt: iso(d.dead_at as string),
+  resolvedAt: d.resolved_at ? iso(d.resolved_at as string) : null, resolution: d.resolution as string | null,
+})
+export const timerView = (t: Record<string, unknown>) => ({ key: t.timer_key as string, generation: Number(t.generation), dueAt: iso(t.due_at as string), event: t.event as unknown })
+
+/** The last 100 timers, effects, journal entries and dead letters of one actor (newest first); older ones: `timelinePage`. */
 export async function actorDetail(pool: pg.Pool, id: string) {
   const [timers, effects, journal, dead] = await Promise.all([
     pool.query('select timer_key, generation, due_at, event from actor_timer where actor_id = $1 order by due_at', [id]),
-    pool.query(
-      `select id, kind, params, status, external_ref, result, attempts, last_error, next_attempt_at, created_at, updated_at
-         from effect where actor_id = $1 order by created_at desc limit 100`,
-      [id],
-    ),
+    pool.query(`select ${EFFECT_COLUMNS} from effect where actor_id = $1 order by created_at desc limit 100`, [id]),
     pool.query('select seq, event, state_value, at from actor_journal where actor_id = $1 order by seq desc limit 100', [id]),
     pool.query(
       `select seq, event, error, dead_at, resolved_at, resolution from actor_inbox
@@ -117,29 +156,28 @@ export async function actorDetail(pool: pg.Pool, id: string) {
     ),
   ])
   return {
-    timers: timers.rows.map((t) => ({ key: t.timer_key as string, generation: Number(t.generation), dueAt: iso(t.due_at), event: t.event as unknown })),
-    effects: effects.rows.map((e) => ({
-      id: e.id as string, kind: e.kind as string, params: e.params as unknown, status: e.status as string, externalRef: e.external_ref as string | null,
-      result: e.result as unknown, attempts: Number(e.attempts), lastError: e.last_error as string | null, nextAttemptAt: iso(e.next_attempt_at),
-      createdAt: iso(e.created_at), updatedAt: iso(e.updated_at),
-    })),
-    journal: journal.rows.map((j) => ({ seq: Number(j.seq), event: j.event as { type: string }, stateValue: j.state_value as unknown, at: iso(j.at) })),
-    deadLetters: dead.rows.map((d) => ({
-      seq: Number(d.seq), event: d.event as unknown, error: d.error as string, deadAt: iso(d.dead_at),
-      resolvedAt: d.resolved_at ? iso(d.resolved_at) : null, resolution: d.resolution as string | null,
-    })),
+    timers: timers.rows.map(timerView),
+    effects: effects.rows.map(effectView),
+    journal: journal.rows.map(journalView),
+    deadLetters: dead.rows.map(deadLetterView),
   }
 }
 
-/** The actor's parent and children (`actor_parent`), and the transactions its effects sent, replacements included. */
+/** The actor's parent and children (`actor_parent`), its latest 100 dead letters, and the transactions its effects sent, replacements included. */
 export async function actorRelations(pool: pg.Pool, id: string, parentId: string | null) {
-  const [parent, children, txs] = await Promise.all([
+  const [parent, children, dead, txs] = await Promise.all([
     parentId ? pool.query<ActorRow>(`select ${COLUMNS} from actor where id = $1`, [parentId]) : { rows: [] as ActorRow[] },
     pool.query<ActorRow>(`select ${COLUMNS} from actor where parent_id = $1 order by created_at limit 100`, [id]),
     pool.query(
-      `select t.id, t.kind, t.nonce, t.hash, t.status, t.replaced_by, t.block_number, t.gas_used::text, t.max_fee_per_gas::text,
-              t.from_address, t.to_address, t.error, t.created_at, t.updated_at
-         from chain_tx t where t.request_id in (select e.id from effect e where e.actor_id = $1)
+      `select seq, event, error, dead_at, resolved_at, resolution from actor_inbox
+        where actor_id = $1 and dead_at is not null order by seq desc limit 100`,
+      [id],
+    ),
+    pool.query(
+      `select t.id, t.kind, t.nonce, t.hash, t.status, t.replaced_by, r.hash as replaced_by_hash, t.block_number, t.gas_used::text,
+              t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
+              (t.gas_used * t.effective_gas_price)::text as fee_wei, t.from_address, t.to_address, t.error, t.created_at, t.updated_at
+         from chain_tx t left join chain_tx r on r.id = t.replaced_by where t.request_id in (select e.id from effect e where e.actor_id = $1)
         order by t.nonce, t.created_at limit 100`,
       [id],
     ),
@@ -147,10 +185,14 @@ export async function actorRelations(pool: pg.Pool, id: string, parentId: string
   return {
     parent: parent.rows[0] ? actorSummary(parent.rows[0]) : null,
     children: children.rows.map(actorSummary),
+    deadLetters: dead.rows.map(deadLetterView),
     transactions: txs.rows.map((t) => ({
       id: t.id as string, kind: t.kind as string, nonce: Number(t.nonce), hash: t.hash as string, status: t.status as string,
-      replacedBy: t.replaced_by as string | null, blockNumber: t.block_number === null ? null : Number(t.block_number),
-      gasUsed: t.gas_used as string | null, maxFeePerGas: t.max_fee_per_gas as string, from: t.from_address as string, to: t.to_address as string | null,
+      replacedBy: t.replaced_by as string | null, replacedByHash: t.replaced_by_hash as string | null,
+      blockNumber: t.block_number === null ? null : Number(t.block_number),
+      gasUsed: t.gas_used as string | null, effectiveGasPrice: t.effective_gas_price as string | null, feeWei: t.fee_wei as string | null,
+      maxFeePerGas: t.max_fee_per_gas as string, maxPriorityFeePerGas: t.max_priority_fee_per_gas as string,
+      from: t.from_address as string, to: t.to_address as string | null,
       error: t.error as string | null, createdAt: iso(t.created_at), updatedAt: iso(t.updated_at),
     })),
   }
@@ -179,7 +221,7 @@ export async function listOpenDeadLetters(pool: pg.Pool, limit: number) {
   )
   return rows.map((r) => ({
     seq: Number(r.seq), actorId: r.actor_id as string, accountId: r.account_id as string, kind: r.kind as string, status: r.status as string,
-    event: r.event as unknown, error: r.error as string, deadAt: iso(r.dead_at),
+    event: r.event as unknown, eventType: eventTypeOf(r.event), error: r.error as string, deadAt: iso(r.dead_at),
   }))
 }
 

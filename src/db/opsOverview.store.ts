@@ -1,7 +1,7 @@
 import type pg from 'pg'
 
 export type OpsOverviewCounts = {
-  /** Every actor kind and state present (a new kind, such as automations, shows up by itself). Exact: counted by triggers on `actor`. */
+  /** Every actor kind and state present (agents, launches, wallet operations, chat turns, runs, automations; a kind added later shows up by itself). Exact: counted by triggers on `actor`. */
   actors: { kind: string; status: string; count: number }[]
   /** Actors started per kind (runs, chat turns, launches, wallet operations) and automation firings (`firing`), in the last minute and hour. */
   work: { kind: string; lastMinute: number; lastHour: number }[]

@@ -12,7 +12,7 @@ import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
-import { deadLettersQuery, reasonBody } from './routes/opsConsole.routes.ts'
+import { deadLettersQuery, reasonBody, timelineQuery } from './routes/opsConsole.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { txQuery } from './routes/wallet.routes.ts'
 import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
@@ -40,6 +40,17 @@ const mcpToolsResponse = {
     },
   },
 }
+const sessionResponse = {
+  type: 'object',
+  required: ['accountId', 'address', 'isOperator', 'expiresAt', 'csrfToken'],
+  properties: {
+    accountId: { type: 'string', format: 'uuid' },
+    address: { type: ['string', 'null'], description: 'The signing address (lower case)' },
+    isOperator: { type: 'boolean' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    csrfToken: { type: 'string', description: 'Send as X-CSRF-Token with every write made with this cookie' },
+  },
+}
 const mcpCallResponse = { type: 'object', required: ['result'], properties: { result: {} } }
 
 type Op = {
@@ -56,6 +67,8 @@ type Op = {
   atRoot?: boolean
   /** The tool server's JSON face: under /api, a bearer key only (no session). */
   toolServer?: boolean
+  /** Answers a SIWE session cookie only (no key, no scope). */
+  sessionOnly?: boolean
   /** The success body is not JSON (e.g. Prometheus text). */
   responseType?: string
   idempotency?: 'required' | 'honoured'
@@ -149,12 +162,15 @@ function opsConsoleOps(): Op[] {
   const action = (path: string, summary: string): Op => ({ method: 'post', path, summary, auth: 'operator', body: reasonBody })
   return [
     { method: 'get', path: '/ops/overview', summary: 'Counts per kind and state, work, effects, dead letters, stuck actors, credits, chain lag', auth: 'operator' },
-    { method: 'get', path: '/ops/actors/{id}/timeline', summary: 'One actor: events, effects, timers, children, dead letters, transactions', auth: 'operator' },
+    {
+      method: 'get', path: '/ops/actors/{id}/timeline', auth: 'operator', query: timelineQuery,
+      summary: 'One actor: a page of its timeline (events, effects with attempts, timers pending and fired, children, dead letters), newest page first; nextCursor pages to older; its transactions with fees and replacements',
+    },
     { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
     { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
     { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
     { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
-    action('/ops/dead-letters/{seq}/retry', 'Enqueue a dead letter again (audited)'),
+    action('/ops/dead-letters/{seq}/retry', "Enqueue a dead letter's event again, through the actor's machine (audited); 409 retry_moves_funds for an event that would start a launch's transaction"),
     action('/ops/dead-letters/{seq}/discard', 'Drop a dead letter (audited)'),
     action('/ops/actors/{id}/unstick', "Clear an actor's stuck mark (audited)"),
     action('/ops/agents/{id}/pause', "Set an agent's kill switch (audited)"),
@@ -270,6 +286,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ...skillOps(),
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
+    { method: 'get', path: '/auth/session', summary: "The cookie's signed-in session with its CSRF token (401 without a live session)", sessionOnly: true, response: sessionResponse },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
     { method: 'get', path: '/quotes', summary: "Quote assets of a venue, popular first", query: quotesQuery },
     { method: 'get', path: '/tokens', summary: 'Token board, newest first', query: boardQuery },
@@ -313,7 +330,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ]
     ;(paths[op.path] ??= {})[op.method] = {
       summary: op.summary,
-      ...(op.auth ? { security: op.toolServer ? [{ apiKey: [] }] : [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
+      ...(op.sessionOnly ? { security: [{ session: [] }] } : op.auth ? { security: op.toolServer ? [{ apiKey: [] }] : [{ apiKey: [] }, { session: [] }], 'x-scope': op.auth } : { security: [] }),
       ...(params.length ? { parameters: params } : {}),
       ...(op.atRoot ? { servers: [{ url: '/' }] } : op.toolServer ? { servers: [{ url: '/api' }] } : {}),
       ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: schema(op.body) } } } } : {}),

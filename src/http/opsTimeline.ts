@@ -1,38 +1,45 @@
-import type { actorDetail, ActorSummary } from '../db/opsActors.store.ts'
+import type { timelinePage } from '../db/opsTimeline.store.ts'
 
-type Detail = Awaited<ReturnType<typeof actorDetail>>
+type Page = Awaited<ReturnType<typeof timelinePage>>
 
 export type TimelineEntry =
   | { at: string; type: 'event'; seq: number; event: string; state: unknown }
-  | { at: string; type: 'effect'; id: string; kind: string; status: string; attempts: number; durationMs: number | null; lastError: string | null; nextAttemptAt: string | null }
-  | { at: string; type: 'timer'; key: string; dueAt: string; event: unknown }
+  | {
+      at: string; type: 'effect'; id: string; kind: string; status: string
+      attempts: number; attemptsMade: number; maxAttempts: number | null; inFlight: boolean
+      lastAttemptAt: string | null; lastError: string | null; nextAttemptAt: string | null
+      endedAt: string | null; durationMs: number | null; failedAttempts: { attempt: number; endedAt: string; error: string }[]
+    }
+  | { at: string; type: 'timer'; key: string; dueAt: string; event: unknown; fired: false }
+  | { at: string; type: 'timer'; key: string; dueAt: string | null; event: unknown; fired: true; firedAt: string; seq: number }
   | { at: string; type: 'child'; id: string; kind: string; status: string }
-  | { at: string; type: 'dead_letter'; seq: number; event: unknown; error: string; resolution: string | null }
-
-const OPEN_EFFECT = new Set(['pending', 'prepared', 'sent'])
+  | { at: string; type: 'dead_letter'; seq: number; event: unknown; eventType: string | null; error: string; resolution: string | null }
 
 /**
- * One actor's history in time order for the console: journal events with the state they led
- * to, effects with their attempts, duration and last error, timers with their due time, children
- * with their outcome, dead letters with their resolution.
+ * One page of an actor's history in time order for the console: journal events with the state
+ * they led to, effects with their attempts (made, and at most: `maxAttempts`, null for an effect
+ * that never gives up), the last error and the next try, timers pending and fired with their due
+ * time, children with their outcome, dead letters with their resolution. `durationMs` is the
+ * effect's creation to its end (every attempt and the back-off between them), null while open.
  *
  * @example
- * const timeline = buildTimeline(await actorDetail(pool, id), children)
+ * const timeline = buildTimeline(await timelinePage(pool, id, { limit: 100 }), (kind) => 8)
  */
-export function buildTimeline(detail: Detail, children: ActorSummary[]): TimelineEntry[] {
+export function buildTimeline(page: Page, maxAttemptsOf: (effectKind: string) => number | null): TimelineEntry[] {
   const entries: TimelineEntry[] = [
-    ...detail.journal.map((j): TimelineEntry => ({ at: j.at, type: 'event', seq: j.seq, event: j.event.type, state: j.stateValue })),
-    ...detail.effects.map((e): TimelineEntry => {
-      const open = OPEN_EFFECT.has(e.status)
-      return {
-        at: e.createdAt, type: 'effect', id: e.id, kind: e.kind, status: e.status, attempts: e.attempts,
-        durationMs: open ? null : Date.parse(e.updatedAt) - Date.parse(e.createdAt), lastError: e.lastError,
-        nextAttemptAt: open ? e.nextAttemptAt : null,
-      }
-    }),
-    ...detail.timers.map((t): TimelineEntry => ({ at: t.dueAt, type: 'timer', key: t.key, dueAt: t.dueAt, event: t.event })),
-    ...children.map((c): TimelineEntry => ({ at: c.createdAt, type: 'child', id: c.id, kind: c.kind, status: c.status })),
-    ...detail.deadLetters.map((d): TimelineEntry => ({ at: d.deadAt, type: 'dead_letter', seq: d.seq, event: d.event, error: d.error, resolution: d.resolution })),
+    ...page.journal.map((j): TimelineEntry => ({ at: j.at, type: 'event', seq: j.seq, event: j.event.type, state: j.stateValue })),
+    ...page.effects.map((e): TimelineEntry => ({
+      at: e.createdAt, type: 'effect', id: e.id, kind: e.kind, status: e.status,
+      attempts: e.attempts, attemptsMade: e.attemptsMade, maxAttempts: maxAttemptsOf(e.kind), inFlight: e.inFlight,
+      lastAttemptAt: e.lastAttemptAt, lastError: e.lastError, nextAttemptAt: e.endedAt ? null : e.nextAttemptAt,
+      endedAt: e.endedAt, durationMs: e.endedAt ? Date.parse(e.endedAt) - Date.parse(e.createdAt) : null, failedAttempts: e.failedAttempts,
+    })),
+    ...page.timers.map((t): TimelineEntry => ({ at: t.dueAt, type: 'timer', key: t.key, dueAt: t.dueAt, event: t.event, fired: false })),
+    ...page.firedTimers.map((t): TimelineEntry => ({ at: t.firedAt, type: 'timer', key: t.key, dueAt: t.dueAt, event: t.event, fired: true, firedAt: t.firedAt, seq: t.seq })),
+    ...page.children.map((c): TimelineEntry => ({ at: c.createdAt, type: 'child', id: c.id, kind: c.kind, status: c.status })),
+    ...page.deadLetters.map((d): TimelineEntry => ({
+      at: d.deadAt, type: 'dead_letter', seq: d.seq, event: d.event, eventType: d.eventType, error: d.error, resolution: d.resolution,
+    })),
   ]
   return entries.sort((a, b) => a.at.localeCompare(b.at))
 }

@@ -212,8 +212,9 @@ export const listingResponse = z.object({
     creatorFeesEarnedUsd: usdOrNull,
     launches: z.number().int().describe('live launches'),
     pnl: z.object({
-      unrealisedUsd: usdOrNull.describe("holdings' value less the cost basis of the agent's own swaps"),
-      realisedUsd: z.null().describe('not tracked'),
+      costBasisUsd: usdOrNull.describe("the holdings' cost basis by average cost (GET /wallet/portfolio costBasisUsd)"),
+      unrealisedUsd: usdOrNull.describe("holdings' value less their cost basis (GET /wallet/portfolio unrealisedPnlUsd)"),
+      realisedUsd: usdOrNull.describe('realised PnL, tokens no longer held included, net of gas (GET /wallet/portfolio realisedPnlUsd)'),
       note: z.string(),
     }),
     createdAt: isoTime,

@@ -20,7 +20,7 @@ export type Rebroadcast = { id: string; raw: Hex; hash: string; from_address: st
 /** Puts outbox rows mined in removed blocks back to `broadcast`; returns them for re-broadcast. */
 async function resetOutbox(ctx: IndexerContext, db: pg.PoolClient, removedBlocks: string[]): Promise<Rebroadcast[]> {
   const { rows } = await db.query<Rebroadcast>(
-    `update chain_tx set status = 'broadcast', block_number = null, block_hash = null, gas_used = null, contract_address = null,
+    `update chain_tx set status = 'broadcast', block_number = null, block_hash = null, gas_used = null, effective_gas_price = null, contract_address = null,
             error = null, reorged_at = now(), reorg_count = reorg_count + 1, updated_at = now()
       where chain_id = $1 and status in ('confirmed', 'failed') and (block_hash = any($2))
       returning id, raw, hash, from_address, nonce`,
@@ -78,6 +78,8 @@ async function rewind(ctx: IndexerContext, ancestor: number, removedTxBlocks: st
     )
     await db.query(`delete from chain_block where chain_id = $1 and number > $2`, [chainId, ancestor])
     await db.query(`update chain_checkpoint set block_number = least(block_number, $2) where chain_id = $1`, [chainId, Math.max(ancestor, startBlock - 1)])
+    // The automations' trigger feed evaluates the blocks indexed again (src/actors/automations.ts).
+    await db.query(`update automation_trigger_checkpoint set block_number = least(block_number, $2) where chain_id = $1`, [chainId, Math.max(ancestor, startBlock - 1)])
     return resetOutbox(ctx, db, removedTxBlocks)
   })
 }

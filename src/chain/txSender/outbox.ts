@@ -66,13 +66,14 @@ export function byWalletThenNonce<T extends { from_address: string; nonce: strin
 
 /**
  * Records a mined outbox transaction: `confirmed`, or `failed` when it reverted, with its block,
- * gas and any created contract. `onlyIfBroadcast` leaves a row another path settled meanwhile.
+ * gas (used, and the price per gas it paid) and any created contract. `onlyIfBroadcast` leaves a row another path settled meanwhile.
  */
 export async function recordReceipt(pool: pg.Pool, id: string, receipt: TransactionReceipt, { onlyIfBroadcast = false } = {}) {
   await pool.query(
-    `update chain_tx set status = $2, block_number = $3, block_hash = $4, gas_used = $5, contract_address = $6, updated_at = now()
+    `update chain_tx set status = $2, block_number = $3, block_hash = $4, gas_used = $5, contract_address = $6,
+            effective_gas_price = $7, updated_at = now()
       where id = $1${onlyIfBroadcast ? ` and status = 'broadcast'` : ''}`,
     [id, receipt.status === 'success' ? 'confirmed' : 'failed', receipt.blockNumber.toString(), receipt.blockHash,
-      receipt.gasUsed.toString(), receipt.contractAddress?.toLowerCase() ?? null],
+      receipt.gasUsed.toString(), receipt.contractAddress?.toLowerCase() ?? null, receipt.effectiveGasPrice?.toString() ?? null],
   )
 }

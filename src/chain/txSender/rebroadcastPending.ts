@@ -41,8 +41,8 @@ export async function rebroadcastPending(ctx: SenderContext & { queue: WalletQue
       const receipt = await client.waitForTransactionReceipt({ hash: row.hash, timeout: 30_000 }).catch(() => null)
       if (!receipt) return
       if (receipt.status !== 'success') logger.error({ id: row.id, hash: row.hash }, 'a transaction replayed after the chain came back behind reverted this time')
-      await pool.query(`update chain_tx set block_number = $2, block_hash = $3, gas_used = $4, updated_at = now() where id = $1`, [
-        row.id, receipt.blockNumber.toString(), receipt.blockHash, receipt.gasUsed.toString(),
+      await pool.query(`update chain_tx set block_number = $2, block_hash = $3, gas_used = $4, effective_gas_price = $5, updated_at = now() where id = $1`, [
+        row.id, receipt.blockNumber.toString(), receipt.blockHash, receipt.gasUsed.toString(), receipt.effectiveGasPrice?.toString() ?? null,
       ])
     }),
   )

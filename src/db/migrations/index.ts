@@ -19,6 +19,10 @@ import { Migration20261125110000_ops_console } from './Migration20261125110000_o
 import { Migration20261125130000_shards } from './Migration20261125130000_shards.ts'
 import { Migration20261125100000_market_intel } from './Migration20261125100000_market_intel.ts'
 import { Migration20261125130000_transfers_in } from './Migration20261125130000_transfers_in.ts'
+import { Migration20261126120000_automation_triggers } from './Migration20261126120000_automation_triggers.ts'
+import { Migration20261126150000_listing_card } from './Migration20261126150000_listing_card.ts'
+import { Migration20261126170000_ops_timeline } from './Migration20261126170000_ops_timeline.ts'
+import { Migration20261126180000_effect_attempt_log } from './Migration20261126180000_effect_attempt_log.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -43,4 +47,8 @@ export const migrations = [
   { name: 'Migration20261125110000_ops_console', class: Migration20261125110000_ops_console },
   { name: 'Migration20261125130000_shards', class: Migration20261125130000_shards },
   { name: 'Migration20261125130000_transfers_in', class: Migration20261125130000_transfers_in },
+  { name: 'Migration20261126120000_automation_triggers', class: Migration20261126120000_automation_triggers },
+  { name: 'Migration20261126150000_listing_card', class: Migration20261126150000_listing_card },
+  { name: 'Migration20261126170000_ops_timeline', class: Migration20261126170000_ops_timeline },
+  { name: 'Migration20261126180000_effect_attempt_log', class: Migration20261126180000_effect_attempt_log },
 ]

@@ -1,4 +1,4 @@
-import { InvalidStateError } from '../errors.ts'
+import { InvalidStateError, NotFoundError } from '../errors.ts'
 import { whitelistView, type WhitelistView } from './agentView.ts'
 import type { AuditActor } from './auditTrail.ts'
 import type { AgentsRepository } from './ports.ts'
@@ -7,7 +7,8 @@ export type AddToWhitelistInput = { accountId: string; agentId: string; address:
 
 /**
  * Whitelists a transfer address (or relabels it); a new address is usable after the hold.
- * Journaled with `actor`.
+ * Journaled with `actor`. 404 when the agent is not the account's, also when it was sold
+ * while this ran (the write is conditional on the owner).
  *
  * @example
  * const entry = await addToWhitelist({ agents, whitelistHoldSeconds: 86_400 }, { accountId, agentId, address, actor })
@@ -19,5 +20,7 @@ export async function addToWhitelist(
   const agent = await deps.agents.getOwned(accountId, agentId)
   if (agent.status === 'deleted') throw new InvalidStateError({ event: 'change the whitelist', state: 'deleted' })
   const entry = await deps.agents.addToWhitelist({ agentId, accountId, address, label: label ?? null, holdSeconds: deps.whitelistHoldSeconds, actor })
+  // Sold since the read above: the write found the agent another account's and wrote nothing.
+  if (!entry) throw new NotFoundError('Agent')
   return whitelistView(entry)
 }

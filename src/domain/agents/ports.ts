@@ -71,9 +71,12 @@ export interface AgentsRepository {
   insert(agent: NewAgent, tx: Queryable): Promise<void>
   /** The agent's whitelist, oldest first. */
   whitelist(agentId: string): Promise<WhitelistEntry[]>
-  /** Adds (or relabels) an address, usable after `holdSeconds`, journaled with `actor` in the same statement. */
-  addToWhitelist(input: { agentId: string; accountId: string; address: string; label: string | null; holdSeconds: number; actor: AuditActor }): Promise<WhitelistEntry>
-  /** Removes an address, journaled with `actor` in the same statement; undefined when it was not listed. */
+  /**
+   * Adds (or relabels) an address, usable after `holdSeconds`, journaled with `actor` in the same
+   * statement; undefined (nothing written) when the agent is no longer the account's (sold meanwhile).
+   */
+  addToWhitelist(input: { agentId: string; accountId: string; address: string; label: string | null; holdSeconds: number; actor: AuditActor }): Promise<WhitelistEntry | undefined>
+  /** Removes an address, journaled with `actor` in the same statement; undefined when it was not listed or the agent is no longer the account's. */
   removeFromWhitelist(input: { agentId: string; accountId: string; address: string; actor: AuditActor }): Promise<WhitelistEntry | undefined>
   /** Throws NotFoundError('Agent') unless the account has this agent (in any status); reads nothing else. */
   assertOwned(accountId: string, agentId: string): Promise<void>

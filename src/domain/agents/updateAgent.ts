@@ -1,4 +1,4 @@
-import { InvalidStateError } from '../errors.ts'
+import { InvalidStateError, NotFoundError } from '../errors.ts'
 import type { AgentUpdateBody } from './agent.schema.ts'
 import type { AgentRowCache } from './agentRowCache.ts'
 import { agentView, type AgentView } from './agentView.ts'
@@ -29,7 +29,8 @@ const CONFIG_COLUMNS = ['name', 'model', 'skills', 'system_prompt', 'persona', '
 
 /**
  * Updates an agent. A change of its policy or payout wallet (the route requires the admin scope
- * for it) tightens at once and loosens after the hold, and is journaled with `actor`.
+ * for it) tightens at once and loosens after the hold, and is journaled with `actor`. 404 when
+ * the agent is not the account's, also when it was sold while this ran; 409 once deleted.
  *
  * @example
  * const agent = await updateAgent(deps, { accountId, agentId, actor, name: 'renamed' })
@@ -47,6 +48,8 @@ export async function updateAgent(deps: UpdateAgentDeps, { accountId, agentId, a
   const afterCommit = await deps.withTransaction(async (tx) => {
     // Locks the row, so concurrent updates apply one after the other.
     if (!(await deps.agents.updateConfig({ accountId, agentId, set: set as AgentConfigPatch }, tx))) {
+      // Not the account's any more (sold since the read above), or deleted meanwhile.
+      if (!(await deps.agents.findOwned(accountId, agentId))) throw new NotFoundError('Agent')
       throw new InvalidStateError({ event: 'update', state: 'deleted' })
     }
     const told = rescheduled ? await deps.actors.scheduleChanged({ agentId, accountId }, tx) : undefined

@@ -104,13 +104,36 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
   const expanded = expandKind(body)
   if ('errors' in expanded) throw new ValidationError(expanded.errors)
   const errors = { ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)) }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  if (Object.keys(errors).length > 0) throw new ValidationError(asWritten(body, errors))
   return {
     automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
     kind: expanded.kind, trigger: expanded.trigger, action: expanded.action, triggerOnce: expanded.triggerOnce,
     catchUp: body.catch_up ?? 'once', maxFirings: expanded.maxFirings, maxSpendUsd: body.max_spend_usd ?? null,
     maxFailures: deps.limits.maxFailures, createdAt: new Date(deps.clock.now()).toISOString(),
   }
+}
+
+/**
+ * A kind's problems named as its client wrote them: `dca.amountPerRun`, not the expanded
+ * `action.args.amountIn` (a limit order's default `mint` is its tokenOut or tokenIn).
+ *
+ * @example
+ * asWritten({ kind: 'dca', ... }, { 'action.args.amountIn': 'Must be greater than 0.' }) // { 'dca.amountPerRun': ... }
+ */
+export function asWritten(body: CreateAutomationBody, errors: FieldErrors): FieldErrors {
+  if (!body.kind) return errors
+  const k = body.kind
+  const args = (names: string[], renamed: Record<string, string> = {}) =>
+    Object.fromEntries(names.map((n) => [`action.args.${n}`, `${k}.${renamed[n] ?? n}`]))
+  const trigger = (names: string[]) => Object.fromEntries(names.map((n) => [`trigger.${n}`, `${k}.${n}`]))
+  const names: Record<string, string> =
+    k === 'dca' ? { ...args(['tokenIn', 'tokenOut', 'amountIn', 'slippageBps'], { amountIn: 'amountPerRun' }), ...trigger(['everySeconds', 'maxRuns']) }
+    : k === 'limit' ? {
+        ...args(['tokenIn', 'tokenOut', 'amountIn', 'slippageBps', 'acknowledgeUnverified']), ...trigger(['priceUsd', 'operator', 'expiresAt']),
+        'trigger.mint': body.limit?.mint ? 'limit.mint' : body.limit?.operator === 'lte' ? 'limit.tokenOut' : 'limit.tokenIn',
+      }
+    : { ...args(['tokenIn', 'amountIn', 'slippageBps'], { tokenIn: 'quote' }), ...trigger(['venue', 'creator', 'symbolPattern']) }
+  return Object.fromEntries(Object.entries(errors).map(([field, message]) => [names[field] ?? field, message]))
 }
 
 /** The interval's minimum, and times that are in the future where they must be. */
@@ -125,7 +148,7 @@ export function checkTiming(deps: Pick<AutomationPorts, 'limits' | 'clock'>, t: 
 }
 
 /** The tool is granted and its arguments valid; a swap's tokens are known and differ. */
-async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Expanded): Promise<FieldErrors> {
+export async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Pick<Expanded, 'trigger' | 'action'>): Promise<FieldErrors> {
   if (e.action.type !== 'tool_call') return {}
   const granted = await deps.tools.granted(accountId, skills)
   if (!granted.includes(e.action.tool)) return { 'action.tool': `Not a tool this agent's skills grant (read and trade tools only): ${e.action.tool}.` }
@@ -150,7 +173,7 @@ async function checkAction(deps: AutomationPorts, accountId: string, skills: str
 }
 
 /** A price threshold's token is known and the threshold not already met. */
-async function checkTrigger(deps: AutomationPorts, t: AutomationTrigger): Promise<FieldErrors> {
+export async function checkTrigger(deps: AutomationPorts, t: AutomationTrigger): Promise<FieldErrors> {
   if (t.type !== 'price_threshold') return {}
   if (!(await deps.tokens.resolve(t.mint))) return { 'trigger.mint': `Unknown token: ${t.mint}.` }
   const price = await deps.tokens.priceUsd(t.mint)

@@ -2,7 +2,7 @@ import { InvalidStateError, ValidationError, type FieldErrors } from '../errors.
 import type { UpdateAutomationBody } from './automation.schema.ts'
 import type { AutomationChanges } from './automation.types.ts'
 import { automationView } from './automationView.ts'
-import { checkTiming } from './createAutomation.ts'
+import { checkAction, checkTiming, checkTrigger } from './createAutomation.ts'
 import type { AutomationPorts, AutomationState } from './ports.ts'
 import { ownAutomation } from './readAutomations.ts'
 
@@ -10,8 +10,9 @@ import { ownAutomation } from './readAutomations.ts'
  * Changes an automation: `status: "paused"` pauses it (a firing in flight ends first),
  * `status: "armed"` resumes it from `paused` or re-arms it from `error`; a new name,
  * description, trigger, action or budget takes effect from the next firing (a new trigger's
- * timer is set at once). A completed or cancelled automation refuses with 409. A tool the
- * agent's skills do not grant, or an interval under the minimum, is a 422 as at creation.
+ * timer is set at once). A completed or cancelled automation refuses with 409. A new trigger
+ * or action gets every check of a creation (the tool granted, its tokens known and different,
+ * the interval's minimum, a threshold not already met): 422 naming each.
  *
  * @example
  * const a = await updateAutomation(ports, { accountId, automationId, body: { status: 'paused' } })
@@ -52,11 +53,11 @@ async function checkUpdate(deps: AutomationPorts, input: { accountId: string; au
     ...(b.max_firings !== undefined ? { maxFirings: b.max_firings } : {}),
     ...(b.max_spend_usd !== undefined ? { maxSpendUsd: b.max_spend_usd } : {}),
   }
-  const errors: FieldErrors = b.trigger ? checkTiming(deps, b.trigger) : {}
-  if (b.action?.type === 'tool_call') {
+  // The checks of a creation, on the automation as it would stand after the change.
+  const errors: FieldErrors = b.trigger ? { ...checkTiming(deps, b.trigger), ...(await checkTrigger(deps, b.trigger)) } : {}
+  if (b.action || b.trigger) {
     const agent = await deps.agents.getOwned(input.accountId, current.agentId)
-    if (!(await deps.tools.granted(input.accountId, agent.skills)).includes(b.action.tool)) errors['action.tool'] = `Not a tool this agent's skills grant: ${b.action.tool}.`
-    for (const [k, v] of Object.entries(deps.tools.check(b.action.tool, b.action.args) ?? {})) errors[`action.args.${k}`] = v
+    Object.assign(errors, await checkAction(deps, input.accountId, agent.skills, { trigger: b.trigger ?? current.trigger, action: b.action ?? current.action }))
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
   return { current, changes }

@@ -85,10 +85,17 @@ export type NewChatMessage = {
 export interface ChatMessagesRepository {
   /** Writes a message once per (turn, key), in the caller's transaction when given. */
   insert(message: NewChatMessage, tx?: Queryable): Promise<void>
-  /** An agent's messages, newest first, at most `limit`, strictly before `before` when given. */
+  /**
+   * An agent's messages written by its current owner's turns, newest first, at most `limit`,
+   * strictly before `before` when given (a turn of a former owner still running at a sale wrote
+   * under that owner's account: never shown).
+   */
   list(agentId: string, opts: { limit: number; before?: Date | undefined }): Promise<ChatMessage[]>
-  /** User and assistant text of an agent's earlier turns (not `turnId`), newest first, for the prompt. */
-  history(agentId: string, turnId: string, limit: number): Promise<ModelMessage[]>
+  /**
+   * User and assistant text of the agent's earlier turns (not `turnId`) of `accountId`, newest
+   * first, for the prompt; none once the agent is no longer that account's.
+   */
+  history(owner: { accountId: string; agentId: string }, turnId: string, limit: number): Promise<ModelMessage[]>
 }
 
 /** What chat needs of a catalog model (src/llm/modelCatalog.ts `Model`). */

@@ -18,7 +18,8 @@ export async function acceptBid(deps: Pick<MarketplaceDeps, 'listings' | 'actors
   const listing = bid && (await deps.listings.get(bid.listingId))
   if (!bid || !listing || listing.sellerAccountId !== accountId) throw new NotFoundError('Bid')
   if (bid.status !== 'active' && bid.status !== 'accepted') throw new BidUnavailableError({ status: bid.status })
-  const sold = await deps.listings.settle({ listingId: listing.id, buyerAccountId: bid.bidderAccountId, feeOf: marketFee, keepSkills: builtinSkillsOnly, bidId })
+  const figures = listing.status === 'active' ? await deps.figures.valueOf(listing) : undefined
+  const sold = await deps.listings.settle({ listingId: listing.id, buyerAccountId: bid.bidderAccountId, feeOf: marketFee, keepSkills: builtinSkillsOnly, bidId, figures })
   deps.actors.forget(sold.listing.agentId)
   return listingView(deps.figures, sold.listing)
 }

@@ -26,12 +26,15 @@ export async function buyListing(deps: BuyListingDeps, input: { accountId: strin
   if (current.status !== 'active' && !(current.status === 'sold' && current.buyerAccountId === input.accountId)) {
     throw new ListingUnavailableError({ status: current.status })
   }
+  // Read while listed (nothing moves its funds then): the card's figures as sold, kept on the listing.
+  const figures = current.status === 'active' ? await deps.figures.valueOf(current) : undefined
   const { listing } = await deps.listings.settle({
     listingId: input.listingId,
     buyerAccountId: input.accountId,
     feeOf: marketFee,
     keepSkills: builtinSkillsOnly,
     bidId: input.bidId,
+    figures,
   })
   // This node's memory of the agent (actor, row) belongs to the seller: drop it now.
   deps.actors.forget(listing.agentId)

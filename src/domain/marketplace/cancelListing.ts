@@ -16,7 +16,8 @@ export type CancelListingDeps = Pick<MarketplaceDeps, 'listings' | 'actors' | 'f
 export async function cancelListing(deps: CancelListingDeps, { accountId, listingId }: { accountId: string; listingId: string }): Promise<ListingView> {
   const current = await deps.listings.get(listingId)
   if (!current || current.sellerAccountId !== accountId) throw new NotFoundError('Listing')
-  const cancelled = await deps.listings.cancel({ id: listingId, sellerAccountId: accountId })
+  const figures = current.status === 'active' ? await deps.figures.valueOf(current) : undefined
+  const cancelled = await deps.listings.cancel({ id: listingId, sellerAccountId: accountId, figures })
   if (!cancelled) throw new ListingUnavailableError({ status: (await deps.listings.get(listingId))?.status ?? current.status })
   await deps.actors.unlist(cancelled.agentId)
   return listingView(deps.figures, cancelled)

@@ -20,6 +20,8 @@ export const ListingSchema = defineEntity({
     status: p.text(),
     createdAt: p.datetime().onCreate(() => new Date()),
     endedAt: p.datetime().nullable(),
+    /** The public card as it was when the listing ended (src/db/listings.repository.ts `keepCard`). */
+    endedCard: p.json<Record<string, unknown>>().nullable(),
   },
 })
 export type ListingRecord = InferEntity<typeof ListingSchema>

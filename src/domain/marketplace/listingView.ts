@@ -1,15 +1,17 @@
 import type { BidRow, ListingFigures, ListingRow } from './ports.ts'
 
-/** What the service can say about profit and loss: only what the cost basis of the agent's own swaps gives. */
+/** What the card's PnL is: the portfolio's totals. */
 export const PNL_NOTE =
-  "Unrealised PnL is the holdings' value now less the cost basis of the agent's own swaps (tokens it received otherwise have none); realised PnL is not tracked (always null)."
+  "Cost basis, unrealised and realised PnL by average cost from the agent's ledger (swaps, transfers in and out, launches, fee claims), as GET /wallet/portfolio totals them; realised PnL includes tokens no longer held and is net of gas."
 
 /**
  * A listing as the API shows it to anyone: the seller's display name only, and the agent's public
- * card (never its wallet key, whitelist, policy, payout wallet, prompt or chat history).
+ * card (never its wallet key, whitelist, policy, payout wallet, prompt or chat history): as it is
+ * now while active, as it was when the listing ended once sold or cancelled.
  */
 export async function listingView(figures: ListingFigures, l: ListingRow) {
-  const value = await figures.valueOf(l)
+  // An ended listing shows the figures kept when it ended, never the agent's current ones.
+  const value = l.figures ?? (await figures.valueOf(l))
   return {
     id: l.id,
     agentId: l.agentId,
@@ -27,7 +29,7 @@ export async function listingView(figures: ListingFigures, l: ListingRow) {
       portfolioValueUsd: value.portfolioValueUsd,
       creatorFeesEarnedUsd: value.creatorFeesEarnedUsd,
       launches: l.agent.launches,
-      pnl: { unrealisedUsd: value.unrealisedPnlUsd, realisedUsd: null, note: PNL_NOTE },
+      pnl: { costBasisUsd: value.costBasisUsd, unrealisedUsd: value.unrealisedPnlUsd, realisedUsd: value.realisedPnlUsd, note: PNL_NOTE },
       createdAt: l.agent.createdAt,
     },
     createdAt: l.createdAt,

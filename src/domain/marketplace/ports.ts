@@ -18,7 +18,10 @@ export type ListingRow = {
   endedAt: string | null
   /** The created time at full precision, for cursors. */
   cursorAt: string
+  /** The agent's public card: as it is now while active, as it was when the listing ended once sold or cancelled. */
   agent: { name: string; strategy: string | null; skills: string[]; model: string; walletAddress: string; createdAt: string; launches: number }
+  /** The card's figures as read just before the listing ended; null while active (read live then). */
+  figures: ListingFigureValues | null
 }
 
 export type BidRow = {
@@ -42,6 +45,8 @@ export type Settlement = {
   keepSkills(skills: string[]): string[]
   /** Settles this bid (its reserved credits pay) instead of a buy at the listing's price. */
   bidId?: string | undefined
+  /** The card's figures read just before the sale (kept on the sold listing). */
+  figures?: ListingFigureValues | undefined
 }
 
 /**
@@ -59,13 +64,17 @@ export interface ListingsRepository {
   listActive(q: { sort: 'newest' | 'price'; maxPriceCredits?: number | undefined; limit: number; after?: ListingCursor | undefined }): Promise<ListingRow[]>
   /** The listings the account sold, bought or listed, newest first. */
   history(accountId: string, page: { limit: number; after?: ListingCursor | undefined }): Promise<ListingRow[]>
-  /** Cancels the seller's active listing (its bids expire, their credits released); undefined when not the seller's or not active. */
-  cancel(input: { id: string; sellerAccountId: string }): Promise<ListingRow | undefined>
+  /**
+   * Cancels the seller's active listing (its bids expire, their credits released), keeping the
+   * card as it is now with `figures`; undefined when not the seller's or not active.
+   */
+  cancel(input: { id: string; sellerAccountId: string; figures?: ListingFigureValues | undefined }): Promise<ListingRow | undefined>
   /**
    * The sale, in one transaction: buyer debited, seller credited less the fee (ledger entries with
    * unique refs), the agent (and its actor) moved to the buyer and `stopped`, its whitelist, payout
    * wallet, pending guardrail changes, scheduled runs, the seller's custom-skill grants and chat
-   * history cleared, the listing `sold`, the other bids expired. `created: false` when this buyer
+   * history cleared, the listing `sold` with the card as sold kept, the other bids expired (the buyer's own released before
+   * its balance is checked, so they never count against it). `created: false` when this buyer
    * bought it already (a retry).
    */
   settle(s: Settlement): Promise<{ listing: ListingRow; created: boolean }>
@@ -88,9 +97,19 @@ export interface ListingActors {
   forget(agentId: string): void
 }
 
-/** What the public card adds from the chain: portfolio value, creator fees and unrealised PnL, in USD now (null without a chain). */
+/** The card's figures in USD, as GET /wallet/portfolio and GET /fees/earnings give them (null when they cannot be read). */
+export type ListingFigureValues = {
+  portfolioValueUsd: string | null
+  creatorFeesEarnedUsd: string | null
+  costBasisUsd: string | null
+  unrealisedPnlUsd: string | null
+  realisedPnlUsd: string | null
+}
+
+/** What the public card adds from the chain and the agent's ledger: portfolio value, creator fees, cost basis and PnL, in USD now. */
 export interface ListingFigures {
-  valueOf(listing: { sellerAccountId: string; agentId: string; buyerAccountId: string | null; status: string }): Promise<{ portfolioValueUsd: string | null; creatorFeesEarnedUsd: string | null; unrealisedPnlUsd: string | null }>
+  /** An active listing's figures now, as its seller reads them. */
+  valueOf(listing: { sellerAccountId: string; agentId: string }): Promise<ListingFigureValues>
 }
 
 export type MarketplaceDeps = {

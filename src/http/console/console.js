@@ -1,6 +1,7 @@
 // The operator console: one ES module, no framework, no build step. It reads only the ops API
 // (/api/v1/ops/...), with the operator's API key (kept in sessionStorage, sent as Bearer) or the
-// browser's SIWE session cookie. Text from the API is set as text, never as HTML.
+// browser's SIWE session cookie (its CSRF token read from GET /api/v1/auth/session and kept in
+// memory only). Text from the API is set as text, never as HTML.
 
 const API = '/api/v1'
 const KNOWN_KINDS = ['agent', 'launch', 'walletop', 'chatturn', 'run', 'automation']
@@ -9,6 +10,8 @@ const nav = document.getElementById('nav')
 const liveDot = document.getElementById('live')
 /** Cleanups of the current view (timers, streams), run when the view changes. */
 let cleanups = []
+/** The SIWE session's CSRF token (GET /auth/session), sent with every action when no key is used. */
+let sessionCsrf = null
 
 // ---------- DOM and formatting helpers ----------
 
@@ -47,11 +50,10 @@ class ApiError extends Error {
 function headers(write) {
   const key = sessionStorage.getItem('opsKey')
   if (key) return { authorization: `Bearer ${key}` }
-  const csrf = sessionStorage.getItem('opsCsrf')
-  return write && csrf ? { 'x-csrf-token': csrf } : {}
+  return write && sessionCsrf ? { 'x-csrf-token': sessionCsrf } : {}
 }
 
-async function api(path, { method = 'GET', body } = {}) {
+async function api(path, { method = 'GET', body } = {}, retried = false) {
   const res = await fetch(API + path, {
     method,
     credentials: 'same-origin',
@@ -59,8 +61,19 @@ async function api(path, { method = 'GET', body } = {}) {
     body: body ? JSON.stringify(body) : undefined,
   })
   const json = await res.json().catch(() => null)
+  // A session signed in again in another tab has a new CSRF token: read it and try once more.
+  if (res.status === 403 && json?.code === 'csrf_token_invalid' && !retried && (await loadSession())) return api(path, { method, body }, true)
   if (!res.ok) throw new ApiError(res.status, json)
   return json
+}
+
+/** Reads the browser's SIWE session (GET /auth/session: its CSRF token); false when there is none (401). */
+async function loadSession() {
+  sessionCsrf = null
+  const res = await fetch(`${API}/auth/session`, { credentials: 'same-origin' }).catch(() => null)
+  if (!res?.ok) return false
+  sessionCsrf = (await res.json()).csrfToken
+  return true
 }
 
 /** Follows a Server-Sent Events route with fetch (EventSource cannot send a bearer key); resumes with Last-Event-ID. */
@@ -126,7 +139,7 @@ function every(ms, fn) {
 }
 
 /** A button that asks for a reason, then posts the action; every console action is audited with it. */
-function action(label, path, done, { danger = false, testid } = {}) {
+function action(label, path, done, { danger = false, testid, confirm, note } = {}) {
   const wrap = h('span', { class: 'reason' })
   const open = h('button', { type: 'button', class: danger ? 'danger' : '', 'data-testid': testid, text: label, onclick: () => {
     const input = h('input', { name: 'reason', required: true, minlength: 3, placeholder: 'Reason (audited)', 'data-testid': 'reason' })
@@ -139,7 +152,8 @@ function action(label, path, done, { danger = false, testid } = {}) {
       } catch (err) {
         error.textContent = err.message
       }
-    } }, input, h('button', { type: 'submit', 'data-testid': 'confirm', text: `Confirm ${label.toLowerCase()}` }), error)
+    } }, note ? h('div', { class: 'muted', 'data-testid': 'confirm-note', text: note }) : null, input,
+      h('button', { type: 'submit', 'data-testid': 'confirm', text: confirm ?? `Confirm ${label.toLowerCase()}` }), error)
     put(wrap, form)
     input.focus()
   } })
@@ -154,11 +168,12 @@ function showSignIn(err) {
   cleanups = []
   nav.hidden = true
   const key = h('input', { type: 'password', name: 'key', placeholder: 'cpk_…', autocomplete: 'off', 'data-testid': 'api-key' })
-  const csrf = h('input', { name: 'csrf', placeholder: 'X-CSRF-Token from your sign-in (for actions)' })
   const message = err
     ? err.status === 403
       ? 'This account is not an operator account (403). The console is for operators only.'
-      : 'Sign in with an operator API key (401).'
+      : err.status === 401 && err.code === 'no_session'
+        ? 'No Sign-In with Ethereum session in this browser (401): sign in with your wallet first, or use an API key.'
+        : 'Sign in with an operator API key (401).'
     : ''
   put(main, 
     h('div', { class: 'signin' },
@@ -167,16 +182,15 @@ function showSignIn(err) {
       message && h('p', { class: 'error', 'data-testid': 'signin-error', text: message }),
       h('form', { onsubmit: (e) => {
         e.preventDefault()
-        sessionStorage.removeItem('opsCsrf')
         sessionStorage.setItem('opsKey', key.value.trim())
         route()
       } }, h('label', { text: 'Operator API key' }), key, h('button', { type: 'submit', 'data-testid': 'signin', text: 'Sign in' })),
-      h('form', { onsubmit: (e) => {
+      h('form', { onsubmit: async (e) => {
         e.preventDefault()
         sessionStorage.removeItem('opsKey')
-        if (csrf.value.trim()) sessionStorage.setItem('opsCsrf', csrf.value.trim())
-        route()
-      } }, h('label', { text: 'Or use this browser’s SIWE session' }), csrf, h('button', { type: 'submit', text: 'Use session' })),
+        if (await loadSession()) route()
+        else showSignIn(new ApiError(401, { code: 'no_session' }))
+      } }, h('label', { text: 'Or use this browser’s Sign-In with Ethereum session' }), h('button', { type: 'submit', 'data-testid': 'use-session', text: 'Use session' })),
     ),
   )
 }
@@ -234,9 +248,11 @@ function filterForm(q) {
     field('since', 'created since', { type: 'datetime-local', value: q.get('since')?.slice(0, 16) ?? '' }),
     field('until', 'until', { type: 'datetime-local', value: q.get('until')?.slice(0, 16) ?? '' }),
     field('q', 'id, tx hash or address', { size: 30 }),
+    // Each kind's failure states (launches, operations, turns: failed; runs: failed, budget_exhausted; automations: error).
+    h('label', { title: 'launch, walletop, chatturn: failed · run: failed, budget_exhausted · automation: error' }, h('input', { type: 'checkbox', name: 'failed', value: 'true', checked: q.get('failed') === 'true' }), ' failed only'),
     h('button', { type: 'submit', text: 'Apply' }),
-    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.set('status', 'failed'); go(q) } }),
-    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.set('status', 'stuck'); go(q) } }),
+    h('button', { type: 'button', 'data-testid': 'failed-only', text: 'Failed only', onclick: () => { q.delete('status'); q.delete('cursor'); q.set('failed', 'true'); go(q) } }),
+    h('button', { type: 'button', text: 'Stuck only', onclick: () => { q.delete('failed'); q.delete('cursor'); q.set('status', 'stuck'); go(q) } }),
     h('button', { type: 'button', text: 'Clear', onclick: () => go(new URLSearchParams()) }),
   )
   return form
@@ -260,23 +276,77 @@ async function actors(q) {
   })
 }
 
+/** An effect's attempts in words: "attempt 3 of 8 failed", the error, the next try, or how it ended. */
+function effectDetail(e) {
+  const of = e.maxAttempts === null ? ' (retries until it lands)' : ` of ${e.maxAttempts}`
+  const parts = [h('span', { class: 'mono', text: e.kind }), ' ', badge(e.status)]
+  if (e.endedAt) parts.push(` after ${e.attemptsMade} attempt${e.attemptsMade === 1 ? '' : 's'}${of} · ended ${when(e.endedAt)} · ${e.durationMs} ms from creation`)
+  else if (e.inFlight) parts.push(` attempt ${e.attemptsMade + 1}${of} running`)
+  else if (e.attemptsMade > 0) parts.push(` attempt ${e.attemptsMade}${of} failed ${when(e.lastAttemptAt)} · next try ${when(e.nextAttemptAt)}`)
+  else parts.push(` waiting for its first attempt (${when(e.nextAttemptAt)})`)
+  if (e.lastError) parts.push(h('div', { class: 'error', 'data-testid': 'effect-error', text: `last error: ${e.lastError}` }))
+  if (e.failedAttempts?.length) {
+    parts.push(h('details', { 'data-testid': 'effect-attempts' }, h('summary', { text: `${e.failedAttempts.length} failed attempt${e.failedAttempts.length === 1 ? '' : 's'} retried` }),
+      h('ol', {}, e.failedAttempts.map((a) => h('li', { value: a.attempt, text: `${when(a.endedAt)}: ${a.error}` })))))
+  }
+  return parts
+}
+
 function timelineRow(e) {
   const detail = {
     event: () => [h('span', { class: 'mono', text: e.event }), ' → ', badge(typeof e.state === 'string' ? e.state : JSON.stringify(e.state))],
-    effect: () => [h('span', { class: 'mono', text: e.kind }), ' ', badge(e.status), ` attempts ${e.attempts}`, e.durationMs !== null ? ` · ${e.durationMs} ms` : '', e.nextAttemptAt ? ` · next ${when(e.nextAttemptAt)}` : '', e.lastError ? h('div', { class: 'error', text: e.lastError }) : null],
-    timer: () => [h('span', { class: 'mono', text: e.key }), ` due ${when(e.dueAt)}`],
+    effect: () => effectDetail(e),
+    timer: () => e.fired
+      ? [h('span', { class: 'mono', text: e.key }), ` fired ${when(e.firedAt)}`, e.dueAt ? ` (due ${when(e.dueAt)})` : ' (due time not recorded)']
+      : [h('span', { class: 'mono', text: e.key }), ` pending, due ${when(e.dueAt)}`],
     child: () => [actorLink(e.id), ` ${e.kind} `, badge(e.status)],
-    dead_letter: () => [h('span', { class: 'mono', text: JSON.stringify(e.event) }), ' ', badge(e.resolution ?? 'open'), h('div', { class: 'error', text: e.error })],
+    dead_letter: () => [h('span', { class: 'mono', text: e.eventType ?? '(no type)' }), ' ', badge(e.resolution ?? 'open'), h('div', { class: 'error', text: e.error })],
   }[e.type]
   return h('tr', { 'data-testid': `timeline-${e.type}` }, h('td', { text: when(e.at) }), h('td', { text: e.type }), h('td', {}, detail ? detail() : ''))
+}
+
+/** A timeline entry's identity across pages and refreshes (an effect's status changes, its key does not). */
+const entryKey = (e) => ({ event: `e${e.seq}`, effect: `f${e.id}`, timer: e.fired ? `t${e.seq}` : `p${e.key}`, child: `c${e.id}`, dead_letter: `d${e.seq}` })[e.type] ?? JSON.stringify(e)
+
+/** A mined transaction's fee in ETH (gas used × the price it paid), from wei. */
+const feeEth = (wei) => (wei ? `${(Number(BigInt(wei) / 10n ** 9n) / 1e9).toFixed(9)} ETH` : '')
+
+function transactionsTable(txs) {
+  const rowId = (id) => `tx-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`
+  // Replaced-by links move to the replacement's row on this page (the page's own # routes views).
+  const jump = (id) => (ev) => {
+    ev.preventDefault()
+    const row = document.getElementById(rowId(id))
+    row?.scrollIntoView({ block: 'center' })
+    row?.classList.add('flash')
+  }
+  return table(['nonce', 'hash', 'status', 'gas used', 'price paid (wei/gas)', 'fee', 'max fee', 'block', 'replaced by'], txs.map((x) => h('tr', { 'data-testid': 'tx-row', id: rowId(x.id) },
+    h('td', { text: x.nonce }), h('td', { class: 'mono', text: x.hash }), h('td', {}, badge(x.status)), h('td', { text: x.gasUsed ?? '' }),
+    h('td', { text: x.effectiveGasPrice ?? '' }), h('td', { 'data-testid': 'tx-fee', text: feeEth(x.feeWei) }), h('td', { text: x.maxFeePerGas }),
+    h('td', { text: x.blockNumber ?? '' }),
+    h('td', { class: 'mono' }, x.replacedBy ? h('a', { href: '#', 'data-testid': 'replaced-by', title: x.replacedBy, onclick: jump(x.replacedBy), text: short(x.replacedByHash ?? x.replacedBy) }) : ''))), 'transactions')
 }
 
 async function actorView(id) {
   const head = h('div')
   const body = h('div')
   put(main, head, body)
+  // Every timeline entry seen, newest page refreshed live, older pages added by "Load older".
+  const entries = new Map()
+  let older // the cursor of the next older page: undefined before the first answer, null when none is left
+  const merge = (list) => list.forEach((e) => entries.set(entryKey(e), e))
+  const loadOlder = async () => {
+    const page = await api(`/ops/actors/${encodeURIComponent(id)}/timeline?cursor=${encodeURIComponent(older)}`)
+    merge(page.timeline)
+    older = page.nextCursor
+    await render()
+  }
   const render = async () => {
     const t = await api(`/ops/actors/${encodeURIComponent(id)}/timeline`)
+    for (const [k, e] of entries) if (e.type === 'timer' && !e.fired) entries.delete(k)
+    merge(t.timeline)
+    if (older === undefined) older = t.nextCursor
+    const timeline = [...entries.values()].sort((x, y) => x.at.localeCompare(y.at))
     const a = t.actor
     const audit = await api(`/ops/audit?subjectId=${encodeURIComponent(a.id)}&limit=20`).catch(() => ({ entries: [] }))
     const refresh = () => render()
@@ -291,11 +361,10 @@ async function actorView(id) {
     put(body, 
       t.children.length ? h('div', {}, h('h2', { text: 'Children' }), table(['id', 'kind', 'outcome'], t.children.map((c) => h('tr', {}, h('td', { class: 'mono' }, actorLink(c.id)), h('td', { text: c.kind }), h('td', {}, badge(c.status)))))) : null,
       t.deadLetters.length ? h('div', {}, h('h2', { text: 'Dead letters' }), deadLetterTable(t.deadLetters.map((d) => ({ ...d, actorId: a.id, kind: a.kind })), refresh)) : null,
-      t.transactions.length ? h('div', {}, h('h2', { text: 'Transactions' }), table(['nonce', 'hash', 'status', 'gas used', 'max fee', 'block', 'replaced by'], t.transactions.map((x) => h('tr', { 'data-testid': 'tx-row' },
-        h('td', { text: x.nonce }), h('td', { class: 'mono', text: x.hash }), h('td', {}, badge(x.status)), h('td', { text: x.gasUsed ?? '' }), h('td', { text: x.maxFeePerGas }),
-        h('td', { text: x.blockNumber ?? '' }), h('td', { class: 'mono', text: x.replacedBy ?? '' }))), 'transactions')) : null,
+      t.transactions.length ? h('div', {}, h('h2', { text: 'Transactions' }), transactionsTable(t.transactions)) : null,
       h('h2', { text: 'Timeline' }),
-      table(['at', 'type', 'detail'], t.timeline.map(timelineRow), 'timeline'),
+      older ? h('p', {}, h('button', { type: 'button', 'data-testid': 'load-older', text: 'Load older', onclick: () => void loadOlder().catch(() => {}) })) : h('p', { class: 'muted', 'data-testid': 'timeline-start', text: 'From the start.' }),
+      table(['at', 'type', 'detail'], timeline.map(timelineRow), 'timeline'),
       h('h2', { text: 'Audit' }),
       auditTable(audit.entries),
       h('h2', { text: 'Snapshot' }),
@@ -322,13 +391,23 @@ function auditTable(entries) {
     : [empty(4, 'Nothing audited.')], 'audit-table')
 }
 
+/** Retry sends the dead letter's event again: the confirmation names it and the actor it goes to. */
+function retryAction(d, refresh) {
+  const type = d.eventType ?? '(an event with no type)'
+  return action('Retry', `/ops/dead-letters/${d.seq}/retry`, refresh, {
+    testid: 'retry', confirm: `Confirm: send ${type} again`,
+    note: `Sends ${type} to ${d.kind} ${d.actorId} again. It goes through the actor's machine like any event; what it starts runs the same checks (an event that would start a launch's transaction is refused).`,
+  })
+}
+
 function deadLetterTable(rows, refresh) {
-  return table(['seq', 'actor', 'event', 'error', 'dead at', ''], rows.length
+  return table(['seq', 'actor', 'event type', 'event', 'error', 'dead at', ''], rows.length
     ? rows.map((d) => h('tr', { 'data-testid': 'dead-letter-row', 'data-seq': d.seq },
-        h('td', { text: d.seq }), h('td', { class: 'mono' }, actorLink(d.actorId), ` ${d.kind}`), h('td', { class: 'mono', text: JSON.stringify(d.event) }),
+        h('td', { text: d.seq }), h('td', { class: 'mono' }, actorLink(d.actorId), ` ${d.kind}`),
+        h('td', { class: 'mono', 'data-testid': 'dead-letter-type', text: d.eventType ?? '(none)' }), h('td', { class: 'mono', text: JSON.stringify(d.event) }),
         h('td', { class: 'error', text: d.error }), h('td', { text: when(d.deadAt) }),
-        h('td', {}, d.resolution ? badge(d.resolution) : [action('Retry', `/ops/dead-letters/${d.seq}/retry`, refresh, { testid: 'retry' }), ' ', action('Discard', `/ops/dead-letters/${d.seq}/discard`, refresh, { danger: true, testid: 'discard' })])))
-    : [empty(6, 'No dead letter.')], 'dead-letters-table')
+        h('td', {}, d.resolution ? badge(d.resolution) : [retryAction(d, refresh), ' ', action('Discard', `/ops/dead-letters/${d.seq}/discard`, refresh, { danger: true, testid: 'discard' })])))
+    : [empty(7, 'No dead letter.')], 'dead-letters-table')
 }
 
 async function deadLetters() {
@@ -363,7 +442,7 @@ async function agentView(id) {
     const c = await api(`/ops/agents/${id}`)
     const a = c.agent
     const cap = (label, limit, used) => h('tr', {}, h('td', { text: label }), h('td', { text: limit ?? 'none' }), h('td', { text: used ?? '' }))
-    const actorsTable = (list, testid) => table(['id', 'state', 'created', 'next timer'], list.length
+    const actorsTable = (list, testid, next = 'next timer') => table(['id', 'state', 'created', next], list.length
       ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }), h('td', { text: when(r.nextTimerAt) })))
       : [empty(4, 'None.')], testid)
     put(body, 
@@ -384,7 +463,7 @@ async function agentView(id) {
       h('div', { class: 'row' },
         h('div', {}, h('h2', { text: 'Runs' }), actorsTable(c.runs, 'runs')),
         h('div', {}, h('h2', { text: 'Chat turns' }), actorsTable(c.chatTurns, 'turns')),
-        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations') : h('p', { class: 'muted', text: 'No automation actors yet (the kind is not built).' })),
+        h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations', 'next firing') : h('p', { class: 'muted', text: 'No automation for this agent.' })),
       ),
       h('h2', { text: 'Audit trail' }), auditTable(c.audit),
     )
@@ -420,6 +499,8 @@ async function route() {
   const [path, query] = location.hash.slice(1).split('?')
   const q = new URLSearchParams(query ?? '')
   try {
+    // Without a key, the browser's SIWE session (if any) signs in: its CSRF token is read once per page load.
+    if (!sessionStorage.getItem('opsKey') && !sessionCsrf) await loadSession()
     await api('/ops/overview') // who is signed in: 401 and 403 show the sign-in page
   } catch (err) {
     return showSignIn(err instanceof ApiError ? err : undefined)
@@ -438,10 +519,14 @@ document.getElementById('search').addEventListener('submit', (e) => {
   const term = new FormData(e.target).get('q')
   if (term) location.hash = `#/actors?q=${encodeURIComponent(String(term).trim())}`
 })
-document.getElementById('signout').addEventListener('click', () => {
+document.getElementById('signout').addEventListener('click', async () => {
+  const usedSession = !sessionStorage.getItem('opsKey')
   sessionStorage.clear()
-  location.hash = '#/'
+  // Signed in with the SIWE session: end it, or the next view would sign in with the cookie again.
+  if (usedSession) await api('/auth/logout', { method: 'POST' }).catch(() => {})
+  sessionCsrf = null
   showSignIn()
+  history.replaceState(null, '', '#/')
 })
 window.addEventListener('hashchange', route)
 void route()

@@ -4,8 +4,9 @@ import { ok } from '../respond.ts'
 import { noBody, parse, rejectQuery } from '../validate.ts'
 import { SESSION_COOKIE } from '../middleware/auth.ts'
 import { siweBody } from '../../domain/accounts/account.schema.ts'
+import { UnauthorizedError } from '../../domain/errors.ts'
 
-/** Sign-In with Ethereum for the dashboard: nonce, sign-in (session cookie + CSRF token), logout. */
+/** Sign-In with Ethereum for the dashboard: nonce, sign-in (session cookie + CSRF token), the current session, logout. */
 export function authRoutes({ core, config }: AppDeps): Router {
   const router = new Router({ prefix: '/auth' })
   router.get('/nonce', rejectQuery, async (ctx) => {
@@ -24,6 +25,15 @@ export function authRoutes({ core, config }: AppDeps): Router {
       path: '/',
     })
     ok(ctx, { account, csrfToken })
+  })
+  // The signed-in session of the cookie with its CSRF token, for a page that cannot read the
+  // HttpOnly cookie (the operator console). Same origin only: no CORS header lets another site read it.
+  router.get('/session', rejectQuery, async (ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE)
+    const session = token ? await core.describeSession({ token }) : undefined
+    if (!session) throw new UnauthorizedError('No live Sign-In with Ethereum session: sign in with POST /auth/siwe.')
+    ctx.set('Cache-Control', 'no-store')
+    ok(ctx, session)
   })
   router.post('/logout', rejectQuery, async (ctx) => {
     parse(noBody, ctx.request.body)

@@ -12,6 +12,8 @@ export const listQuery = z.strictObject({
   kind: z.string().regex(/^[a-z-]{1,32}$/).optional(),
   /** A state name, or `stuck`. */
   status: z.string().regex(/^[a-z_]{1,32}$/).optional(),
+  /** `true`: "failed only", each kind's failure states (ActorKind.failureStates). */
+  failed: z.enum(['true', 'false']).optional(),
   accountId: z.uuid().optional(),
   agentId: z.uuid().optional(),
   /** Created at or after / before (ISO 8601). */
@@ -54,8 +56,8 @@ export function opsRoutes(deps: AppDeps): Router {
   router.use(requireOperator())
 
   router.get('/actors', async (ctx) => {
-    const { cursor, ...q } = parse(listQuery, ctx.query)
-    const rows = await core.listActors({ ...q, after: decodeCursor(cursor) })
+    const { cursor, failed, ...q } = parse(listQuery, ctx.query)
+    const rows = await core.listActors({ ...q, failed: failed === 'true', after: decodeCursor(cursor) })
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
     ok(ctx, { actors: page, nextCursor: rows.length > q.limit && last ? Buffer.from(last.id).toString('base64url') : null })

@@ -6,7 +6,7 @@ import { ok } from '../respond.ts'
 import { limitQuery, parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf } from '../middleware/auth.ts'
 import { streamActorEvents } from '../actorEvents.ts'
-import { NotFoundError } from '../../domain/errors.ts'
+import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import type { OpsOperator } from '../../db/opsActions.store.ts'
 import { buildTimeline } from '../opsTimeline.ts'
@@ -14,6 +14,19 @@ import { buildTimeline } from '../opsTimeline.ts'
 /** Every console action names why: the reason goes to the audit trail with the operator. */
 export const reasonBody = z.strictObject({ reason: z.string().trim().min(3).max(500) })
 export const deadLettersQuery = z.strictObject({ limit: limitQuery })
+/** A page of a timeline: up to `limit` journal entries (1 to 100, default 100) and what happened in their span; `cursor` the answer's `nextCursor`. */
+export const timelineQuery = z.strictObject({
+  limit: z.string().regex(/^[0-9]{1,3}$/, 'An integer from 1 to 100.').transform(Number)
+    .pipe(z.number().int().min(1, 'An integer from 1 to 100.').max(100, 'An integer from 1 to 100.')).default(100),
+  cursor: z.string().max(200).optional(),
+})
+
+/** A timeline cursor (opened at the edge) is the journal seq its page ends before. */
+function timelineBefore(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined
+  if (!/^[1-9][0-9]{0,15}$/.test(cursor)) throw new ValidationError({ cursor: 'Invalid cursor.' })
+  return Number(cursor)
+}
 
 export const actorIdParam = (ctx: Context): string => {
   const parsed = z.string().regex(/^[A-Za-z0-9:._-]{1,200}$/).safeParse((ctx.params as { id?: string }).id)
@@ -43,9 +56,12 @@ export function opsConsoleRoutes({ core }: AppDeps): Router {
     ok(ctx, await core.getOpsOverview())
   })
 
-  router.get('/actors/:id/timeline', rejectQuery, async (ctx) => {
-    const { actor, relations, detail } = await core.getActorTimeline({ actorId: actorIdParam(ctx) })
-    ok(ctx, { actor, ...relations, deadLetters: detail.deadLetters, timeline: buildTimeline(detail, relations.children) })
+  // Newest first by pages: `timeline` is one page in time order, `nextCursor` asks for the older one.
+  router.get('/actors/:id/timeline', async (ctx) => {
+    const actorId = actorIdParam(ctx)
+    const q = parse(timelineQuery, ctx.query)
+    const { actor, relations, page, maxAttemptsOf } = await core.getActorTimeline({ actorId, before: timelineBefore(q.cursor), limit: q.limit })
+    ok(ctx, { actor, ...relations, timeline: buildTimeline(page, maxAttemptsOf), nextCursor: page.nextBefore === null ? null : String(page.nextBefore) })
   })
 
   // The console follows one actor as its state commits: the same stream as GET /launch/:id/events.
