@@ -66,11 +66,12 @@ describe('dead letters and stuck actors: operator actions', () => {
     const res = await op.api('POST', `/ops/dead-letters/${seq}/retry`, { reason: 'the parser accepts it since 1.4' })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ seq, actorId: id, resolution: 'retried' })
-    await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
+    // Running, and its start's schedule check answered (this agent has no row: nothing to schedule).
+    await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.journal.length === 3)
     const actor = (await op.api('GET', `/ops/actors/${id}`)).body
     expect(actor).toMatchObject({ status: 'running', stuckReason: null })
     expect(actor.deadLetters).toEqual([expect.objectContaining({ seq, resolution: 'retried', resolvedAt: expect.any(String) })])
-    expect(actor.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['agent.start', 'xstate.init'])
+    expect(actor.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['agent.run.skipped', 'agent.start', 'xstate.init'])
     expect(await auditOf(id)).toEqual([
       {
         action: 'ops.deadletter.retry',
@@ -222,6 +223,10 @@ describe('the timeline in pages', () => {
     await app.services.runtime.wake()
     await waitFor(async () => (await app.services.pool.query('select 1 from actor_timer where actor_id = $1', [id])).rowCount === 0)
     await app.services.runtime.send(id, { type: 'agent.start' })
+    // Once the start's schedule check answered, an outcome that arms the agent's due timer (pending).
+    const checked = async () => (await app.services.pool.query(`select 1 from actor_journal where actor_id = $1 and event->>'type' = 'agent.run.skipped'`, [id])).rowCount === 1
+    await waitFor(checked)
+    await app.services.runtime.send(id, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 60, nextRunInMs: 60_000, dueAt: null })
     const { timeline } = (await op.api('GET', `/ops/actors/${id}/timeline`)).body
     const timers = timeline.filter((e: { type: string }) => e.type === 'timer')
     expect(timers).toContainEqual(expect.objectContaining({ key: 'nudge', fired: true, dueAt: due.toISOString(), firedAt: expect.any(String), seq: expect.any(Number) }))
