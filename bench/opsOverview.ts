@@ -34,7 +34,7 @@ const progress = (m: string) => process.stderr.write(`[ops] ${m}\n`)
  * outbox row, 10k automations with 100k firings (their `automation.fire` effects), charges, dead letters.
  */
 async function seed(db: pg.Pool, accountId: string) {
-  const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId, tickMs: 60_000 })
+  const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId })
   const persisted = JSON.stringify(agentMachine.getPersistedSnapshot(snapshot))
   await db.query(
     `with a as (

@@ -57,7 +57,6 @@ const HEAP_N = num('BENCH_HEAP_N', 20_000)
 /** Extra node flags for the service under load (not for the boot measurements), e.g. --cpu-prof. */
 const SERVICE_NODE_ARGS = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)
 const PHASES = new Set((process.env.BENCH_ONLY ?? 'idle,http,writes,boot,heap').split(',').map((p) => p.trim()))
-const TICK_SECONDS = 3600 // no agent tick fires during a run
 const GOALS = { httpRatio: 0.5, writeRatio: 0.6, bootRatio: 1.2 }
 
 const log = (s: string) => process.stdout.write(`${s}\n`)
@@ -82,7 +81,6 @@ function serviceEnv(url: string, port: number, logLevel = 'warn'): Record<string
     WALLET_MASTER_KEY: masterKey,
     RATE_LIMIT_PER_KEY: '100000000',
     RATE_LIMIT_PER_IP: '100000000',
-    AGENT_TICK_SECONDS: String(TICK_SECONDS),
   })
 }
 
@@ -345,8 +343,7 @@ async function idlePhase(url: string) {
 /** Inserts `n` stopped agents (agent + actor + journal rows, as agents.create writes them) with SQL. */
 async function seedAgents(url: string, n: number) {
   const accountId = randomUUID()
-  const tickMs = TICK_SECONDS * 1000
-  const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId, tickMs })
+  const [snapshot] = initialTransition(agentMachine, { agentId: '__AGENT_ID__', accountId })
   const persisted = JSON.stringify(agentMachine.getPersistedSnapshot(snapshot))
   const status = agentKind.statusOf(snapshot)
   const t0 = performance.now()

@@ -10,7 +10,7 @@ import { apiClient, type Api } from '../test/support/app.ts'
  * machine's Postgres or DATABASE_URL, rate limits out of the way) with one account's key, and
  * cleans everything up afterwards, even on failure.
  */
-export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api; pid: number | undefined; databaseUrl: string }) => Promise<void>, extraEnv: Record<string, string> = {}): Promise<void> {
+export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api; pid: number | undefined; databaseUrl: string; logs(): string }) => Promise<void>, extraEnv: Record<string, string> = {}): Promise<void> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
   const dbName = `bench_${name}_${Date.now()}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -23,7 +23,7 @@ export async function withService(name: string, fn: (s: { url: string; apiKey: s
   const server = await startServer(env)
   try {
     const { apiKey } = await adminCreateAccount(env)
-    await fn({ url: server.url, apiKey, api: apiClient(`${server.url}/api/v1`, apiKey), pid: server.child.pid, databaseUrl: url.toString() })
+    await fn({ url: server.url, apiKey, api: apiClient(`${server.url}/api/v1`, apiKey), pid: server.child.pid, databaseUrl: url.toString(), logs: server.logs })
   } finally {
     await stopServer(server)
     await admin.query(`drop database if exists ${dbName} with (force)`)

@@ -86,7 +86,7 @@ try {
     const runtime = createActorRuntime({ pool: p, kinds: [agentKind], logger })
     const reads = {
       agents: createAgentsRepository({ pool: p }),
-      actors: createAgentActors({ runtime, tickMs: 3_600_000 }),
+      actors: createAgentActors({ runtime }),
       rows: createAgentRowCache({ ttlMs: 2000 }),
     }
     const agent = await createAgent(

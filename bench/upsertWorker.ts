@@ -41,7 +41,7 @@ if (mode === 'raw') {
   const agents = await Promise.all(
     Array.from({ length: connections }, async () => {
       const id = randomUUID()
-      await runtime.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 3_600_000 } })
+      await runtime.create('agent', { id, accountId, input: { agentId: id, accountId } })
       return id
     }),
   )

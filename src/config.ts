@@ -44,7 +44,6 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(10).default(300),
   COOKIE_SECURE: bool.default(false),
   TRUST_PROXY: bool.default(false),
-  AGENT_TICK_SECONDS: z.coerce.number().min(0.05).default(60),
   ACTOR_CACHE_SIZE: z.coerce.number().int().min(1).default(10_000),
   ACTOR_COMMIT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SHARD_LEASE_SECONDS: z.coerce.number().min(0.3).max(300).default(10),
@@ -128,7 +127,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     siweNonceTtlSeconds: e.SIWE_NONCE_TTL_SECONDS,
     cookieSecure: e.COOKIE_SECURE,
     trustProxy: e.TRUST_PROXY,
-    agentTickMs: Math.round(e.AGENT_TICK_SECONDS * 1000),
     actorCacheSize: e.ACTOR_CACHE_SIZE,
     actorCommitConcurrency: e.ACTOR_COMMIT_CONCURRENCY,
     /** How long a node's shard leases and heartbeat last without a renewal: a dead node's work moves within it. */

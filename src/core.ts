@@ -102,7 +102,7 @@ export type CoreAdapters = {
 
 export type IdentityAdapters = {
   em: EntityManager
-  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'agentTickMs' | 'whitelistHoldSeconds' | 'automations'> &
+  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'whitelistHoldSeconds' | 'automations'> &
     Partial<Pick<Config, 'runMinIntervalSeconds'>>
   /** The wallet master key: a new agent's wallet key is encrypted with it. */
   masterKey: Buffer

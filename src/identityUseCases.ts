@@ -82,7 +82,7 @@ export function accountUseCases({ identity: { em, config, chainId, publishKeyRev
  */
 export function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }: CoreAdapters) {
   const { config, masterKey } = identity
-  const actors = createAgentActors({ runtime, tickMs: config.agentTickMs })
+  const actors = createAgentActors({ runtime })
   const rows = createAgentRowCache({ ttlMs: 2000 })
   const resolveVerifiedSymbol = wallet && verifiedSymbolResolver(pool, wallet.chain)
   const tx = { withTransaction: <T>(fn: (db: pg.PoolClient) => Promise<T>) => withTransaction(pool, fn) }

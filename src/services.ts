@@ -320,7 +320,7 @@ function createChatParts(p: { pool: Database['pool']; nodes: NodeBus; config: Co
   })
   const runEffects = createRunEffects({ provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, maxTokens: p.config.chat.maxTokens })
   return {
-    effects: { ...effects, ...runEffects, ...createAgentRunEffects({ core: p.core, tickMs: p.config.agentTickMs }) },
+    effects: { ...effects, ...runEffects, ...createAgentRunEffects({ core: p.core }) },
     adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat, runs: p.config.runs },
   }
 }

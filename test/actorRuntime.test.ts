@@ -76,15 +76,18 @@ describe('actor runtime', () => {
     const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const id = randomUUID()
     const accountId = randomUUID()
-    await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+    await rt.create('agent', { id, accountId, input: { agentId: id, accountId } })
     const e = await rt.send(id, { type: 'agent.start' })
     expect(e.status).toBe('running')
     expect(await row(id)).toMatchObject({ status: 'running', version: '2' })
     await expect(rt.send(id, { type: 'agent.start' })).rejects.toMatchObject({ code: 'invalid_state', status: 409 })
     const { rows: journal } = await db().pool.query('select seq, event from actor_journal where actor_id = $1 order by seq', [id])
     expect(journal.map((j) => j.event.type)).toEqual(['xstate.init', 'agent.start'])
-    const { rows: timers } = await db().pool.query('select timer_key from actor_timer where actor_id = $1', [id])
-    expect(timers.map((t) => t.timer_key)).toEqual(['xstate.after.tick.agent.running'])
+    // No timer until a schedule check says when the next run is due; its outcome arms one.
+    const timerKeys = async () => (await db().pool.query('select timer_key from actor_timer where actor_id = $1', [id])).rows.map((t) => t.timer_key)
+    expect(await timerKeys()).toEqual([])
+    await rt.send(id, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 60, nextRunInMs: 60_000, dueAt: new Date(Date.now() + 60_000).toISOString() })
+    expect(await timerKeys()).toEqual(['agent.due'])
     await rt.send(id, { type: 'agent.stop' })
     const { rowCount } = await db().pool.query('select 1 from actor_timer where actor_id = $1', [id])
     expect(rowCount).toBe(0)
@@ -95,7 +98,7 @@ describe('actor runtime', () => {
     const b = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const id = randomUUID()
     const accountId = randomUUID()
-    await a.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+    await a.create('agent', { id, accountId, input: { agentId: id, accountId } })
     await b.send(id, { type: 'agent.start' })
     // a's cache is stale (stopped, v1): its write loses the version race, reloads, and is refused.
     await expect(a.send(id, { type: 'agent.start' })).rejects.toMatchObject({ code: 'invalid_state' })
@@ -186,7 +189,7 @@ describe('actor runtime', () => {
     const accountId = randomUUID()
     for (let i = 0; i < 12; i++) {
       const id = randomUUID()
-      await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+      await rt.create('agent', { id, accountId, input: { agentId: id, accountId } })
     }
     expect(rt.cachedCount()).toBe(5)
   })
@@ -210,9 +213,12 @@ describe('group commit', () => {
     const rt = createActorRuntime({ pool: counting, kinds: [agentKind], logger, commitConcurrency: 1 })
     const accountId = randomUUID()
     const ids = Array.from({ length: 30 }, () => randomUUID())
-    for (const id of ids) await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+    for (const id of ids) await rt.create('agent', { id, accountId, input: { agentId: id, accountId } })
     const started = await Promise.all(ids.map((id) => rt.send(id, { type: 'agent.start' })))
     expect(started.map((e) => [e.status, e.version])).toEqual(ids.map(() => ['running', 2]))
+    // Each schedule check's outcome arms the agent's due timer.
+    const armed = await Promise.all(ids.map((id) => rt.send(id, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 60, nextRunInMs: 60_000, dueAt: null })))
+    expect(armed.map((e) => e.version)).toEqual(ids.map(() => 3))
     const { rows } = await db().pool.query(
       `select x.status, x.version::int as version, (select count(*)::int from actor_journal j where j.actor_id = x.id) as journal,
               (select count(*)::int from actor_timer t where t.actor_id = x.id) as timers
@@ -220,14 +226,14 @@ describe('group commit', () => {
       [ids],
     )
     expect(rows).toHaveLength(30)
-    expect(rows.every((r) => r.status === 'running' && r.version === 2 && r.journal === 2 && r.timers === 1)).toBe(true)
+    expect(rows.every((r) => r.status === 'running' && r.version === 3 && r.journal === 3 && r.timers === 1)).toBe(true)
     // Stopping in the same burst deletes the timers again, through the batched statement.
     await Promise.all(ids.map((id) => rt.send(id, { type: 'agent.stop' })))
     const { rows: [left] } = await db().pool.query('select count(*)::int as n from actor_timer where actor_id = any($1::text[])', [ids])
     expect(left.n).toBe(0)
-    // 60 transitions, every one committed exactly once, in far fewer statements.
-    expect(commits.reduce((a, b) => a + b, 0)).toBe(60)
-    expect(commits.length).toBeLessThanOrEqual(10)
+    // 90 transitions, every one committed exactly once, in far fewer statements.
+    expect(commits.reduce((a, b) => a + b, 0)).toBe(90)
+    expect(commits.length).toBeLessThanOrEqual(15)
   })
 
   it('a transition that lost its version race in a shared statement is retried alone; the others commit', async () => {
@@ -236,7 +242,7 @@ describe('group commit', () => {
     const b = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const accountId = randomUUID()
     const ids = Array.from({ length: 5 }, () => randomUUID())
-    for (const id of ids) await a.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+    for (const id of ids) await a.create('agent', { id, accountId, input: { agentId: id, accountId } })
     // b moves the first agent behind a's back: a's cached version 1 is stale for it.
     await b.send(ids[0]!, { type: 'agent.start' })
     const results = await Promise.allSettled(ids.map((id) => a.send(id, { type: 'agent.start' })))
@@ -249,7 +255,7 @@ describe('group commit', () => {
     const committer = createGroupCommitter(db().pool, { maxConcurrent: 1 })
     const x = randomUUID()
     const y = randomUUID()
-    for (const id of [x, y]) await a.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+    for (const id of [x, y]) await a.create('agent', { id, accountId, input: { agentId: id, accountId } })
     await db().pool.query(`insert into effect (id, actor_id, account_id, kind, params, status) values ('dup-effect', $1, $2, 'k', '{}', 'done')`, [x, accountId])
     const params = (id: string, effects: Array<{ id: string; kind: string; params: unknown }>) => ({
       id, expectedVersion: 1, snapshot: {}, status: 'stopped', stateValue: 'stopped', timers: {}, event: { type: 'test' },
@@ -358,8 +364,11 @@ describe('the timer poller at rest', () => {
     const id = randomUUID()
     const accountId = randomUUID()
     const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
-    await rt.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+    await rt.create('agent', { id, accountId, input: { agentId: id, accountId } })
     await rt.send(id, { type: 'agent.start' })
+    // Running, no run scheduled yet: no timer.
+    expect(await store.nextTimerDelay(db().pool)).toBeUndefined()
+    await rt.send(id, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 60, nextRunInMs: 60_000, dueAt: null })
     const ms = await store.nextTimerDelay(db().pool)
     expect(ms).toBeGreaterThan(59_000)
     expect(ms).toBeLessThanOrEqual(60_000)

@@ -18,7 +18,7 @@ describe('stuck actors for operators', () => {
     const alice = await app.account()
     const id = randomUUID()
     const runtime = app.services.runtime
-    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     expect((await op.api('GET', '/ops/actors?status=stuck')).body.actors.map((a: { id: string }) => a.id)).not.toContain(id)
 
     await runtime.enqueue(id, alice.accountId, { type: 'agent.explode' }, `bad:${id}`)
@@ -41,7 +41,7 @@ describe('stuck actors for operators', () => {
 /** An agent actor of `accountId` with one dead letter carrying `event` (as a build that refused it left it), marked stuck. */
 async function agentWithDeadLetter(accountId: string, event: { type: string }) {
   const id = randomUUID()
-  await app.services.runtime.create('agent', { id, accountId, input: { agentId: id, accountId, tickMs: 60_000 } })
+  await app.services.runtime.create('agent', { id, accountId, input: { agentId: id, accountId } })
   const { rows } = await app.services.pool.query(
     `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error) values ($1, $2, $3::jsonb, now(), now(), 'validation failed (older build)') returning seq`,
     [id, accountId, JSON.stringify(event)],
@@ -66,11 +66,12 @@ describe('dead letters and stuck actors: operator actions', () => {
     const res = await op.api('POST', `/ops/dead-letters/${seq}/retry`, { reason: 'the parser accepts it since 1.4' })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ seq, actorId: id, resolution: 'retried' })
-    await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
+    // Running, and its start's schedule check answered (this agent has no row: nothing to schedule).
+    await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.journal.length === 3)
     const actor = (await op.api('GET', `/ops/actors/${id}`)).body
     expect(actor).toMatchObject({ status: 'running', stuckReason: null })
     expect(actor.deadLetters).toEqual([expect.objectContaining({ seq, resolution: 'retried', resolvedAt: expect.any(String) })])
-    expect(actor.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['agent.start', 'xstate.init'])
+    expect(actor.journal.map((j: { event: { type: string } }) => j.event.type)).toEqual(['agent.run.skipped', 'agent.start', 'xstate.init'])
     expect(await auditOf(id)).toEqual([
       {
         action: 'ops.deadletter.retry',
@@ -148,7 +149,7 @@ describe('the timeline in pages', () => {
     const alice = await app.account()
     const id = randomUUID()
     const runtime = app.services.runtime
-    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     for (let i = 0; i < 65; i++) {
       await runtime.send(id, { type: 'agent.start' })
       await runtime.send(id, { type: 'agent.stop' })
@@ -184,7 +185,7 @@ describe('the timeline in pages', () => {
     const op = await app.account({ operator: true })
     const alice = await app.account()
     const id = randomUUID()
-    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     const effectId = `${id}:probe`
     const claim = () => app.services.pool.query(`update effect set claimed_by = 'probe', lease_until = now() + interval '1 minute' where id = $1`, [effectId])
     await app.services.pool.query(
@@ -213,7 +214,7 @@ describe('the timeline in pages', () => {
     const op = await app.account({ operator: true })
     const alice = await app.account()
     const id = randomUUID()
-    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     const due = new Date(Date.now() - 1000)
     await app.services.pool.query(
       `insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event) values ($1, 'nudge', $2, 1, $3, '{"type":"agent.stop"}')`,
@@ -222,6 +223,10 @@ describe('the timeline in pages', () => {
     await app.services.runtime.wake()
     await waitFor(async () => (await app.services.pool.query('select 1 from actor_timer where actor_id = $1', [id])).rowCount === 0)
     await app.services.runtime.send(id, { type: 'agent.start' })
+    // Once the start's schedule check answered, an outcome that arms the agent's due timer (pending).
+    const checked = async () => (await app.services.pool.query(`select 1 from actor_journal where actor_id = $1 and event->>'type' = 'agent.run.skipped'`, [id])).rowCount === 1
+    await waitFor(checked)
+    await app.services.runtime.send(id, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 60, nextRunInMs: 60_000, dueAt: null })
     const { timeline } = (await op.api('GET', `/ops/actors/${id}/timeline`)).body
     const timers = timeline.filter((e: { type: string }) => e.type === 'timer')
     expect(timers).toContainEqual(expect.objectContaining({ key: 'nudge', fired: true, dueAt: due.toISOString(), firedAt: expect.any(String), seq: expect.any(Number) }))

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
 import { hashApiKey } from '../src/domain/accounts/apiKeyFormat.ts'
+import { waitFor } from './support/waitFor.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
@@ -148,10 +149,14 @@ describe('agents', () => {
     expect(start.status).toBe(200)
     expect(start.body.status).toBe('running')
     expect((await alice.api('POST', `/agents/${agentId}/start`)).body.code).toBe('invalid_state')
+    // The start's schedule check answers (run interval 0: no timer) before the stop.
+    const checked = async () => (await app.services.pool.query(`select 1 from actor_journal where actor_id = $1 and event->>'type' = 'agent.run.skipped'`, [agentId])).rows.length === 1
+    await waitFor(checked, 10_000)
     const stop = await alice.api('POST', `/agents/${agentId}/stop`)
     expect(stop.body.status).toBe('stopped')
+    // Created, started, the check answered, stopped.
     const { rows } = await app.services.pool.query('select status, version from actor where id = $1', [agentId])
-    expect(rows[0]).toMatchObject({ status: 'stopped', version: '3' })
+    expect(rows[0]).toMatchObject({ status: 'stopped', version: '4' })
   })
 
   it('POST and PATCH both update; policy merges; a deleted agent refuses updates and commands', async () => {

@@ -96,7 +96,7 @@ type Scenario = {
   timersAfter: string[]
 }
 
-const agentInput = (accountId: string) => ({ agentId: 'agent-restore', accountId, tickMs: 3_600_000 })
+const agentInput = (accountId: string) => ({ agentId: 'agent-restore', accountId })
 const chatInput = (accountId: string) => ({
   turnId: 'turn-restore', accountId, agentId: 'agent-restore', model: 'gpt-4o-mini', temperature: null, stream: false, maxRounds: 4,
   tools: ['swap_execute'], system: 'You are a test agent.', message: 'how are my funds?',
@@ -110,29 +110,29 @@ const answer = { type: 'model.done', effectId: 'fx', content: 'All funds are in 
 
 const scenarios: Scenario[] = [
   {
-    name: 'agent: running (its tick armed, a schedule check done), then a run started',
+    name: 'agent: running (its due timer armed by a schedule check), then its run interval changed',
     kind: agentKind,
     input: agentInput,
-    before: [{ type: 'agent.start' }, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not due', runIntervalSeconds: 600 }],
+    before: [{ type: 'agent.start' }, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 600, nextRunInMs: 600_000, dueAt: '2026-11-24T10:10:00.000Z' }],
     mid: 'running',
-    next: { type: 'agent.run.started', effectId: 'fx', runId: 'run-1', runIntervalSeconds: 900 },
+    next: { type: 'agent.schedule.changed' },
     after: 'running',
-    context: { runIntervalSeconds: 900, ticks: 0, reason: null },
-    effects: [],
-    timersMid: ['xstate.after.tick.agent.running'],
-    timersAfter: ['xstate.after.tick.agent.running'],
+    context: { runIntervalSeconds: 600, dueAt: '2026-11-24T10:10:00.000Z', reason: null },
+    effects: [{ id: ':4:0', kind: 'agent.runDue', params: { check: 2 } }],
+    timersMid: ['agent.due'],
+    timersAfter: ['agent.due'],
   },
   {
     name: 'agent: running, then paused',
     kind: agentKind,
     input: agentInput,
-    before: [{ type: 'agent.start' }],
+    before: [{ type: 'agent.start' }, { type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 600, nextRunInMs: 600_000, dueAt: '2026-11-24T10:10:00.000Z' }],
     mid: 'running',
     next: { type: 'agent.pause', reason: 'owner asked' },
     after: 'paused',
-    context: { reason: 'owner asked', runIntervalSeconds: null },
-    effects: [{ id: ':3:1', kind: 'agent.stopRuns', params: {} }],
-    timersMid: ['xstate.after.tick.agent.running'],
+    context: { reason: 'owner asked', runIntervalSeconds: 600 },
+    effects: [{ id: ':4:1', kind: 'agent.stopRuns', params: {} }],
+    timersMid: ['agent.due'],
     timersAfter: [],
   },
   {

@@ -46,7 +46,7 @@ beforeAll(async () => {
   })
   const env = {
     DATABASE_URL: database.url, DATA_DIR: dataDir, SHARD_LEASE_SECONDS: String(LEASE_SECONDS), LOG_LEVEL: 'warn',
-    OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', AGENT_TICK_SECONDS: '0.5', RUN_MIN_INTERVAL_SECONDS: '1',
+    OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', RUN_MIN_INTERVAL_SECONDS: '1',
   }
   const a = await startServer(env)
   servers.push(a)

@@ -144,7 +144,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
 
   it('retries a dead letter with a reason and shows the audit row', async () => {
     const id = randomUUID()
-    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     // An event an older build refused (dead-lettered, the actor marked stuck), valid for this one.
     const { rows } = await app.services.pool.query(
       `insert into actor_inbox (actor_id, account_id, event, processed_at, dead_at, error)
@@ -174,7 +174,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
 
   it('an actor with more than 100 journal entries: the newest 100, then "Load older" adds the rest', async () => {
     const id = randomUUID()
-    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId, tickMs: 60_000 } })
+    await app.services.runtime.create('agent', { id, accountId: alice.accountId, input: { agentId: id, accountId: alice.accountId } })
     for (let i = 0; i < 60; i++) {
       await app.services.runtime.send(id, { type: 'agent.start' })
       await app.services.runtime.send(id, { type: 'agent.stop' })

@@ -37,7 +37,7 @@ try {
   const repo = createAgentsRepository({ pool: db.pool })
   const { id } = await createAgent(
     {
-      agents: repo, actors: createAgentActors({ runtime, tickMs: 3_600_000 }),
+      agents: repo, actors: createAgentActors({ runtime }),
       withTransaction: (fn) => withTransaction(db.pool, fn), newId: randomUUID,
       createWallet: (agentId) => ({ address: `0x${agentId.replaceAll('-', '').padEnd(40, '0')}`, encryptedKey: 'probe' }),
     },

@@ -157,6 +157,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
       if (!stopped) await drain(id)
     },
+    enqueueIn: enqueueInTransaction(() => poller.wake(0)),
     /** Drops an actor from this process's memory: its row was rewritten outside the runtime (a market sale). */
     forget: (id: string) => core.forget(id),
     /** Polls now: inbox rows written outside the runtime (one statement for many actors) are drained without waiting for the next poll. */
@@ -182,6 +183,14 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     cachedCount: () => cache.size(),
   }
 }
+
+/**
+ * `runtime.enqueueIn(db, id, accountId, event)`: enqueues an event in the caller's transaction
+ * `db` (it commits with the caller's writes, or not at all); the caller calls the answer once
+ * that transaction committed, and a poll drains it.
+ */
+const enqueueInTransaction = (wake: () => void) => (db: Queryable, id: string, accountId: string, event: AnyEventObject) =>
+  store.enqueue(db, { actorId: id, accountId, event, dedupeKey: null }).then(() => wake)
 
 /**
  * One poll of the shards this node holds (null: all; none while its leases are not known to be

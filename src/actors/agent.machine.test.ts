@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot } from 'xstate'
-import { agentKind, agentMachine } from './agent.machine.ts'
+import { AGENT_DUE, AGENT_RUN_DUE, CHECK_RETRY_MS, LEGACY_TICK, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
 
-const input = { agentId: 'a1', accountId: 'acc', tickMs: 1000 }
+const input = { agentId: 'a1', accountId: 'acc' }
+type Action = { type: string; params?: unknown }
+const types = (actions: Action[]) => actions.map((a) => a.type)
+const raised = (actions: Action[]) => actions.filter((a) => a.type === 'xstate.raise').map((a) => a.params)
+const cancelled = (actions: Action[]) => actions.filter((a) => a.type === 'xstate.cancel').map((a) => (a.params as { sendId: string }).sendId)
+const skipped = (nextRunInMs: number | null, extra: Record<string, unknown> = {}) =>
+  ({ type: 'agent.run.skipped', effectId: 'fx', reason: 'not_due', runIntervalSeconds: 2, nextRunInMs, dueAt: nextRunInMs === null ? null : '2026-11-26T10:00:02.000Z', ...extra }) as const
 
 function roundTrip(snapshot: AnyMachineSnapshot): AnyMachineSnapshot {
   const json = JSON.parse(JSON.stringify(agentMachine.getPersistedSnapshot(snapshot)))
   return agentMachine.resolveState(json)
+}
+
+function running() {
+  const [s0] = initialTransition(agentMachine, input)
+  return transition(agentMachine, s0, { type: 'agent.start' })
 }
 
 describe('agent machine', () => {
@@ -14,48 +25,103 @@ describe('agent machine', () => {
     const [s, actions] = initialTransition(agentMachine, input)
     expect(s.value).toBe('stopped')
     expect(actions).toEqual([])
-    expect(s.context).toMatchObject({ agentId: 'a1', ticks: 0, reason: null })
+    expect(s.context).toMatchObject({ agentId: 'a1', reason: null })
   })
 
-  it('start schedules a durable tick; stop cancels it', () => {
-    const [s0] = initialTransition(agentMachine, input)
-    const [s1, a1] = transition(agentMachine, s0, { type: 'agent.start' })
+  it('start checks the schedule at once and arms no timer until the check says when', () => {
+    const [s1, a1] = running()
     expect(s1.value).toBe('running')
-    const raise = a1.find((a) => a.type === 'xstate.raise')
-    expect(raise?.params).toMatchObject({ delay: 1000, id: 'xstate.after.tick.agent.running' })
-    const [s2, a2] = transition(agentMachine, s1, { type: 'agent.stop' })
-    expect(s2.value).toBe('stopped')
-    expect(a2.map((a) => a.type)).toContain('xstate.cancel')
+    expect(types(a1)).toContain(AGENT_RUN_DUE)
+    expect(raised(a1)).toEqual([])
   })
 
-  it('a tick counts and re-arms the timer', () => {
-    const [s0] = initialTransition(agentMachine, input)
-    const [s1] = transition(agentMachine, s0, { type: 'agent.start' })
-    const [s2, a2] = transition(agentMachine, s1, { type: 'xstate.after.tick.agent.running' })
-    expect(s2.value).toBe('running')
-    expect(s2.context.ticks).toBe(1)
-    expect(a2.some((a) => a.type === 'xstate.raise')).toBe(true)
+  it("a check's outcome arms the one due timer to the next run; none while the interval is 0", () => {
+    const [s1] = running()
+    const [s2, a2] = transition(agentMachine, s1, skipped(1500))
+    expect(raised(a2)).toEqual([{ event: { type: AGENT_DUE }, id: AGENT_DUE, delay: 1500 }])
+    expect(s2.context).toMatchObject({ runIntervalSeconds: 2, dueAt: '2026-11-26T10:00:02.000Z' })
+    const [s3, a3] = transition(agentMachine, s2, { type: 'agent.run.started', effectId: 'fx', runId: 'r', runIntervalSeconds: 2, nextRunInMs: 2000, dueAt: '2026-11-26T10:00:04.000Z' })
+    expect(raised(a3)).toMatchObject([{ id: AGENT_DUE, delay: 2000 }])
+    const [s4, a4] = transition(agentMachine, s3, skipped(null, { reason: 'off', runIntervalSeconds: 0 }))
+    expect(raised(a4)).toEqual([])
+    expect(cancelled(a4)).toEqual([AGENT_DUE])
+    expect(s4.context).toMatchObject({ runIntervalSeconds: 0, dueAt: null })
   })
 
-  it('the tick fires every tickMs on a simulated clock, not on wall time', () => {
+  it('the timer firing checks again; stop, pause and delete cancel it', () => {
+    const [s1] = running()
+    const [s2] = transition(agentMachine, s1, skipped(1500))
+    const [s3, a3] = transition(agentMachine, s2, { type: AGENT_DUE })
+    expect(s3.value).toBe('running')
+    // Accepted (a new snapshot: the runtime commits and journals it), one check asked for.
+    expect(s3).not.toBe(s2)
+    expect(s3.context.checks).toBe(s2.context.checks + 1)
+    expect(types(a3)).toEqual([AGENT_RUN_DUE])
+    for (const event of [{ type: 'agent.stop' }, { type: 'agent.pause', reason: 'r' }, { type: 'agent.delete' }] as const) {
+      const [, actions] = transition(agentMachine, s2, event)
+      expect(cancelled(actions)).toEqual([AGENT_DUE])
+    }
+  })
+
+  it("a change of the run interval checks at once; a run's end checks only once the next run was due", () => {
+    const [s1] = running()
+    const [s2] = transition(agentMachine, s1, skipped(1500))
+    expect(types(transition(agentMachine, s2, { type: 'agent.schedule.changed' })[1])).toEqual([AGENT_RUN_DUE])
+    const end = (at: string) => ({ type: 'child.done', childId: 'r', key: 'r', status: 'completed', output: null, at }) as const
+    // Ended before the due time: nothing to do (the timer is still armed).
+    const [early] = transition(agentMachine, s2, end('2026-11-26T10:00:01.000Z'))
+    expect(early).toBe(s2)
+    // A check met the run in progress: it armed a fallback an interval away, and the run's end checks now.
+    const [s3, a3] = transition(agentMachine, s2, skipped(2000, { reason: 'run_in_progress', dueAt: '2026-11-26T10:00:02.000Z' }))
+    expect(raised(a3)).toMatchObject([{ id: AGENT_DUE, delay: 2000 }])
+    const [s4, a4] = transition(agentMachine, s3, { ...end('2026-11-26T10:00:02.500Z'), type: 'child.failed' })
+    expect(types(a4)).toEqual([AGENT_RUN_DUE])
+    expect(s4.context.dueAt).toBeNull()
+  })
+
+  it("only the latest check's outcome re-arms the timer: an earlier one, overtaken by an interval change, is refused", () => {
+    const [s1, a1] = running()
+    expect(a1.find((a) => a.type === AGENT_RUN_DUE)?.params).toEqual({ check: s1.context.checks })
+    const [s2, a2] = transition(agentMachine, s1, { type: 'agent.schedule.changed' })
+    expect(a2.find((a) => a.type === AGENT_RUN_DUE)?.params).toEqual({ check: s1.context.checks + 1 })
+    // The start's check (it read the old interval) answers after the change's check was asked for.
+    const [stale] = transition(agentMachine, s2, skipped(55_000, { check: s1.context.checks }))
+    expect(stale).toBe(s2)
+    const [s3, a3] = transition(agentMachine, s2, skipped(1500, { check: s2.context.checks }))
+    expect(s3).not.toBe(s2)
+    expect(raised(a3)).toMatchObject([{ id: AGENT_DUE, delay: 1500 }])
+  })
+
+  it('a check that failed for good is tried again later: a running agent never loses its timer', () => {
+    const [s1] = running()
+    const [, a2] = transition(agentMachine, s1, { type: `${AGENT_RUN_DUE}.failed`, effectId: 'fx', error: 'boom' })
+    expect(raised(a2)).toMatchObject([{ id: AGENT_DUE, delay: CHECK_RETRY_MS }])
+  })
+
+  it('an interval is honoured to the millisecond on a simulated clock, not rounded to a tick', () => {
     const clock = new SimulatedClock()
-    const actor = createActor(agentMachine, { input, clock }).start()
+    let checks = 0
+    const machine = agentMachine.provide({ actions: { [AGENT_RUN_DUE]: () => void checks++ } })
+    const actor = createActor(machine, { input, clock }).start()
     actor.send({ type: 'agent.start' })
-    clock.increment(999)
-    expect(actor.getSnapshot().context.ticks).toBe(0)
+    expect(checks).toBe(1)
+    actor.send(skipped(2000))
+    clock.increment(1999)
+    expect(checks).toBe(1)
     clock.increment(1)
-    expect(actor.getSnapshot().context.ticks).toBe(1)
-    for (let i = 0; i < 3; i++) clock.increment(1000)
-    expect(actor.getSnapshot().context.ticks).toBe(4)
+    expect(checks).toBe(2)
+    actor.send(skipped(2000))
+    clock.increment(2000)
+    expect(checks).toBe(3)
+    actor.send(skipped(2000))
     actor.send({ type: 'agent.stop' })
     clock.increment(10_000)
-    expect(actor.getSnapshot().context.ticks).toBe(4)
+    expect(checks).toBe(3)
     actor.stop()
   })
 
   it('pause keeps a reason, start clears it', () => {
-    const [s0] = initialTransition(agentMachine, input)
-    const [s1] = transition(agentMachine, s0, { type: 'agent.start' })
+    const [s1] = running()
     const [s2] = transition(agentMachine, s1, { type: 'agent.pause', reason: 'out of funds' })
     expect(s2.value).toBe('paused')
     expect(s2.context.reason).toBe('out of funds')
@@ -74,29 +140,48 @@ describe('agent machine', () => {
 
   it('an event the state does not accept leaves the snapshot unchanged', () => {
     const [s0] = initialTransition(agentMachine, input)
-    const [s1] = transition(agentMachine, s0, { type: 'agent.stop' })
-    expect(s1).toBe(s0)
+    expect(transition(agentMachine, s0, { type: 'agent.stop' })[0]).toBe(s0)
+    expect(transition(agentMachine, s0, { type: AGENT_DUE })[0]).toBe(s0)
   })
 
   it('survives a persist/restore round trip through JSON in every state', () => {
     const [s0] = initialTransition(agentMachine, input)
-    const [running] = transition(agentMachine, s0, { type: 'agent.start' })
-    const [ticked] = transition(agentMachine, running, { type: 'xstate.after.tick.agent.running' })
-    const [paused] = transition(agentMachine, ticked, { type: 'agent.pause', reason: 'r' })
-    for (const s of [s0, running, ticked, paused]) {
+    const [run] = transition(agentMachine, s0, { type: 'agent.start' })
+    const [armed] = transition(agentMachine, run, skipped(1500))
+    const [paused] = transition(agentMachine, armed, { type: 'agent.pause', reason: 'r' })
+    for (const s of [s0, run, armed, paused]) {
       const restored = roundTrip(s)
       expect(restored.value).toEqual(s.value)
       expect(restored.context).toEqual(s.context)
     }
-    const restored = roundTrip(ticked)
-    const [next] = transition(agentMachine, restored, { type: 'agent.stop' })
+    const [next] = transition(agentMachine, roundTrip(armed), { type: 'agent.stop' })
     expect(next.value).toBe('stopped')
-    expect(next.context.ticks).toBe(1)
+  })
+
+  it('a version 1 running agent migrates: its old tick fires once as a check, and is dropped on the first re-arm or exit', () => {
+    const v1 = { status: 'active', value: 'running', historyValue: {}, children: {}, context: { agentId: 'a1', accountId: 'acc', tickMs: 60_000, ticks: 7, reason: null, runIntervalSeconds: 60 } }
+    const migrated = migrateAgentSnapshot(v1, 1) as typeof v1
+    expect(migrated.context).toEqual({ agentId: 'a1', accountId: 'acc', reason: null, checks: 0, runIntervalSeconds: 60, dueAt: null, legacyTick: true })
+    const s = agentMachine.resolveState(migrated as never)
+    // Its tick fires: one check, nothing re-armed by the tick itself.
+    const [t1, a1] = transition(agentMachine, s, { type: LEGACY_TICK })
+    expect(types(a1)).toEqual([AGENT_RUN_DUE])
+    expect(t1.context.legacyTick).toBe(false)
+    // Or a check's outcome comes first: the old tick is cancelled with the re-arm.
+    const [r1, b1] = transition(agentMachine, s, skipped(1500))
+    expect(cancelled(b1)).toEqual([LEGACY_TICK])
+    expect(r1.context.legacyTick).toBe(false)
+    // Or it is stopped: both timers go.
+    expect(cancelled(transition(agentMachine, s, { type: 'agent.stop' })[1]).sort()).toEqual([AGENT_DUE, LEGACY_TICK].sort())
+    // A stopped v1 agent has no tick armed.
+    expect(migrateAgentSnapshot({ ...v1, value: 'stopped' }, 1)).not.toHaveProperty('context.legacyTick')
+    expect(() => migrateAgentSnapshot(v1, 7)).toThrow()
   })
 
   it('rejects malformed events before the machine sees them', () => {
     expect(() => agentKind.parseEvent({ type: 'agent.pause' })).toThrow()
     expect(() => agentKind.parseEvent({ type: 'agent.explode' })).toThrow()
     expect(agentKind.parseEvent({ type: 'agent.start' })).toEqual({ type: 'agent.start' })
+    expect(agentKind.machineVersion).toBe(2)
   })
 })

@@ -1,9 +1,10 @@
-import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, enqueueActions, raise, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../domain/errors.ts'
 import type { ActorKind } from './actorKind.ts'
+import { childEndEventSchema } from './childActors.ts'
 
-/** On a tick of a running agent whose runs may be scheduled: start a run if one is due (agentRuns.effect.ts). */
+/** A schedule check of a running agent: start a run if one is due, and say when the next is (agentRuns.effect.ts). */
 export const AGENT_RUN_DUE = 'agent.runDue'
 /** The pause reason of an agent listed on the market. */
 export const LISTED = 'listed'
@@ -13,7 +14,17 @@ export const AGENT_STOP_RUNS = 'agent.stopRuns'
 export const AGENT_AUTOMATIONS = 'agent.automations' as const
 const automationsHear = (signal: 'agentStarted' | 'cancel') => ({ type: AGENT_AUTOMATIONS, params: { signal } }) as const
 
-export type AgentMachineInput = { agentId: string; accountId: string; tickMs: number }
+/** The one durable timer of a running agent: due when its next scheduled run is. */
+export const AGENT_DUE = 'agent.due'
+/** The per-tick timer of machine version 1 (a stored v1 agent may still hold one). */
+export const LEGACY_TICK = 'xstate.after.tick.agent.running'
+/** A schedule check that failed (after its effect's retries) is tried again after this long. */
+export const CHECK_RETRY_MS = 60_000
+
+export type AgentMachineInput = { agentId: string; accountId: string }
+
+/** The next scheduled run as check number `check` computed it: the timer's delay (null: none) and the due time (ISO; null: none). */
+const nextRun = { nextRunInMs: z.number().int().min(0).nullable().optional(), dueAt: z.string().nullable().optional(), check: z.number().int().optional() }
 
 /** Events an agent accepts; parsed before they reach the machine. */
 export const agentEventSchema = z.discriminatedUnion('type', [
@@ -21,47 +32,65 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent.stop') }),
   z.object({ type: z.literal('agent.pause'), reason: z.string().min(1).max(200) }),
   z.object({ type: z.literal('agent.delete') }),
-  z.object({ type: z.literal('agent.tick') }),
-  z.object({ type: z.literal('xstate.after.tick.agent.running') }),
-  // What a tick's schedule check did (journaled); it carries the agent's current run interval.
-  z.object({ type: z.literal('agent.run.started'), effectId: z.string(), runId: z.string(), runIntervalSeconds: z.number().int() }),
-  z.object({ type: z.literal('agent.run.skipped'), effectId: z.string(), reason: z.string(), runIntervalSeconds: z.number().int() }),
+  z.object({ type: z.literal(AGENT_DUE) }),
+  z.object({ type: z.literal(LEGACY_TICK) }),
+  // The agent's run_interval_seconds was changed (sent in the update's transaction).
+  z.object({ type: z.literal('agent.schedule.changed') }),
+  // A run of the agent ended (a run is the agent's child).
+  childEndEventSchema.extend({ type: z.literal('child.done') }),
+  childEndEventSchema.extend({ type: z.literal('child.failed') }),
+  // What a schedule check did (journaled); it carries the agent's current run interval and its next run.
+  z.object({ type: z.literal('agent.run.started'), effectId: z.string(), runId: z.string(), runIntervalSeconds: z.number().int(), ...nextRun }),
+  z.object({ type: z.literal('agent.run.skipped'), effectId: z.string(), reason: z.string(), runIntervalSeconds: z.number().int(), ...nextRun }),
   z.object({ type: z.enum([`${AGENT_RUN_DUE}.failed`, `${AGENT_STOP_RUNS}.failed`, `${AGENT_AUTOMATIONS}.failed`]), effectId: z.string(), error: z.string() }),
 ])
 export type AgentEvent = z.infer<typeof agentEventSchema>
 
+export type AgentContext = {
+  agentId: string
+  accountId: string
+  reason: string | null
+  /** Schedule checks asked for since the agent was created: the number of the latest, whose outcome alone re-arms the timer. */
+  checks: number
+  /** The agent's run_interval_seconds as the last schedule check saw it (null: not checked since the start). */
+  runIntervalSeconds?: number | null
+  /** When the next scheduled run is due, as the last check computed it (ISO; null: none). A run ending at or after it calls for a check. */
+  dueAt?: string | null
+  /** A running agent stored by machine version 1: its per-tick timer may still be armed (cancelled on the first re-arm or exit). */
+  legacyTick?: boolean
+}
+
+/** A run ended once its agent's next run was due (a check then met it in progress, or is about to). */
+function endedWhenDue(context: AgentContext, event: AgentEvent): boolean {
+  if (event.type !== 'child.done' && event.type !== 'child.failed') return false
+  if (context.runIntervalSeconds === 0 || !context.dueAt) return false
+  return !event.at || Date.parse(event.at) >= Date.parse(context.dueAt)
+}
+
 /**
  * An agent: `stopped` -> `running` <-> `paused`, and `deleted` (final) from any of them.
- * While running, a durable tick fires every `tickMs`; it is what wakes the agent's
- * automations and scheduled runs. After downtime an overdue tick fires once (no catch-up
- * burst), then the period starts again.
+ * A running agent holds at most one durable timer (`agent.due`), due at its next scheduled run:
+ * entering `running` checks at once; each check (AGENT_RUN_DUE) answers with the next due time,
+ * and the timer is re-armed to it (none while the run interval is 0). A due time passed while
+ * the service was down fires once. A check that meets a run in progress re-arms a fallback one
+ * interval away and checks again as soon as that run ends (the run's end reaches the agent in
+ * the run's own commit); a change of the run interval checks again at once.
  */
 export const agentMachine = setup({
   types: {
-    context: {} as {
-      agentId: string
-      accountId: string
-      tickMs: number
-      ticks: number
-      reason: string | null
-      /** The agent's run_interval_seconds as the last schedule check saw it (null: not checked since the start). */
-      runIntervalSeconds?: number | null
-    },
+    context: {} as AgentContext,
     events: {} as AgentEvent,
     input: {} as AgentMachineInput,
   },
   actions: {
-    [AGENT_RUN_DUE]: () => {},
+    [AGENT_RUN_DUE]: (_, _p: { check: number }) => {},
     [AGENT_STOP_RUNS]: () => {},
     [AGENT_AUTOMATIONS]: (_, _p: { signal: 'agentStarted' | 'cancel' }) => {},
-  },
-  delays: {
-    tick: ({ context }) => context.tickMs,
   },
 }).createMachine({
   id: 'agent',
   initial: 'stopped',
-  context: ({ input }) => ({ ...input, ticks: 0, reason: null }),
+  context: ({ input }) => ({ agentId: input.agentId, accountId: input.accountId, reason: null, checks: 0 }),
   states: {
     stopped: {
       entry: assign({ reason: null }),
@@ -73,24 +102,44 @@ export const agentMachine = setup({
       },
     },
     running: {
-      entry: assign({ reason: null }),
-      after: {
-        tick: {
-          target: 'running',
-          reenter: true,
-          actions: enqueueActions(({ context, enqueue }) => {
-            enqueue.assign({ ticks: context.ticks + 1 })
-            // An agent whose interval is 0 is not checked again until it is restarted.
-            if (context.runIntervalSeconds !== 0) enqueue({ type: AGENT_RUN_DUE })
-          }),
-        },
-      },
+      // A (re)started agent checks at once: a run never made, or overdue, starts now.
+      entry: [assign({ reason: null, dueAt: null, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }],
+      exit: enqueueActions(({ context, enqueue }) => {
+        enqueue.cancel(AGENT_DUE)
+        if (context.legacyTick) {
+          enqueue.cancel(LEGACY_TICK)
+          enqueue.assign({ legacyTick: false })
+        }
+      }),
       on: {
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
-        'agent.run.started': { actions: assign({ runIntervalSeconds: ({ event }) => event.runIntervalSeconds }) },
-        'agent.run.skipped': { actions: assign({ runIntervalSeconds: ({ event }) => event.runIntervalSeconds }) },
+        [AGENT_DUE]: { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        // A version 1 tick firing (its timer row is gone with it): one check, which arms the due timer.
+        [LEGACY_TICK]: { actions: [assign({ legacyTick: false, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        'agent.schedule.changed': { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        // A run ended (child.done / child.failed) once the next run was due: check now.
+        'child.*': { guard: ({ context, event }) => endedWhenDue(context, event), actions: [assign({ dueAt: null, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        // The latest check's outcome (started / skipped): re-arm the timer to the next run (none when
+        // there is none). An earlier check's, overtaken by a later one (an interval change), is refused.
+        'agent.run.*': {
+          guard: ({ context, event }) => !('check' in event) || event.check === undefined || event.check === context.checks,
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            if (event.type !== 'agent.run.started' && event.type !== 'agent.run.skipped') return
+            enqueue.assign({ runIntervalSeconds: event.runIntervalSeconds, ...(event.dueAt !== undefined ? { dueAt: event.dueAt } : {}) })
+            // An outcome from before version 2 says nothing of the next run: the timers stay as they are.
+            if (event.nextRunInMs === undefined) return
+            if (context.legacyTick) {
+              enqueue.cancel(LEGACY_TICK)
+              enqueue.assign({ legacyTick: false })
+            }
+            if (event.nextRunInMs === null) enqueue.cancel(AGENT_DUE)
+            else enqueue.raise({ type: AGENT_DUE }, { id: AGENT_DUE, delay: event.nextRunInMs })
+          }),
+        },
+        // A check that failed for good: try again later, so a running agent is never left without its timer.
+        [`${AGENT_RUN_DUE}.failed`]: { actions: raise({ type: AGENT_DUE }, { id: AGENT_DUE, delay: CHECK_RETRY_MS }) },
       },
     },
     paused: {
@@ -106,10 +155,23 @@ export const agentMachine = setup({
   },
 })
 
+/**
+ * A version 1 snapshot (a fixed tick every `tickMs`, counted in `ticks`) in version 2's shape:
+ * the tick's fields go; a running agent is marked `legacyTick`, so its tick still armed fires
+ * once more as a schedule check (which arms the due timer) or is cancelled on its first re-arm.
+ */
+export function migrateAgentSnapshot(persisted: unknown, fromVersion: number): unknown {
+  if (fromVersion !== 1) throw new Error(`no migration from agent machine version ${fromVersion}`)
+  const s = persisted as { value: unknown; context: Record<string, unknown> }
+  const { tickMs: _t, ticks: _n, ...context } = s.context
+  return { ...s, context: { ...context, checks: 0, dueAt: null, ...(s.value === 'running' ? { legacyTick: true } : {}) } }
+}
+
 export const agentKind: ActorKind = {
   kind: 'agent',
   machine: agentMachine,
-  machineVersion: 1,
+  machineVersion: 2,
+  migrate: migrateAgentSnapshot,
   parseEvent(event: unknown): AnyEventObject {
     const parsed = agentEventSchema.safeParse(event)
     if (!parsed.success) throw new ValidationError({ type: 'unknown agent event' })

@@ -8,19 +8,22 @@ const reasonOf = (context: unknown) => (context as { reason?: string | null } | 
  * owns its status, and takes the lifecycle commands.
  *
  * @example
- * const actors = createAgentActors({ runtime, tickMs: 60_000 })
+ * const actors = createAgentActors({ runtime })
  * const { status } = await actors.send(agentId, 'agent.start')
  */
-export function createAgentActors({ runtime, tickMs }: { runtime: ActorRuntime; tickMs: number }): AgentActors {
+export function createAgentActors({ runtime }: { runtime: ActorRuntime }): AgentActors {
   return {
     async create({ agentId, accountId }, tx) {
-      const entry = await runtime.create('agent', { id: agentId, accountId, input: { agentId, accountId, tickMs } }, tx as Parameters<ActorRuntime['create']>[2])
+      const entry = await runtime.create('agent', { id: agentId, accountId, input: { agentId, accountId } }, tx as Parameters<ActorRuntime['create']>[2])
       return () => runtime.afterExternalCommit(entry)
     },
     async status(accountId, agentId): Promise<AgentLiveStatus | undefined> {
       const entry = await runtime.get(agentId)
       if (!entry || entry.kind.kind !== 'agent' || entry.accountId !== accountId) return undefined
       return { status: entry.status, reason: reasonOf(entry.snapshot.context) }
+    },
+    async scheduleChanged({ agentId, accountId }, tx) {
+      return runtime.enqueueIn(tx as Parameters<ActorRuntime['enqueueIn']>[0], agentId, accountId, { type: 'agent.schedule.changed' })
     },
     async send(agentId, command) {
       const next = await runtime.send(agentId, { type: command })

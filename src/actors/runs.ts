@@ -21,7 +21,8 @@ function stateOf(row: Row): RunState {
 /**
  * Runs over the actor runtime: a run is a `run` actor whose id is the run id, created in one
  * transaction with its goal as the user message (its steps are then written as the agent's chat
- * messages too, under the run id). The database refuses a second run not ended for an agent.
+ * messages too, under the run id). A run is its agent's child: its end reaches the agent's inbox
+ * in its own commit (a scheduled check skipped for it is made again then). The database refuses a second run not ended for an agent.
  */
 export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime: ActorRuntime; messages: ChatMessagesRepository }): Runs {
   async function get(runId: string): Promise<RunState | undefined> {
@@ -34,7 +35,7 @@ export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime
       try {
         entry = await withTransaction(pool, async (db) => {
           await messages.insert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model }, db)
-          return runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run }, db)
+          return runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId }, db)
         })
       } catch (err) {
         // The same run id again (an Idempotency-Key retried after a crash): the run exists, nothing to do.

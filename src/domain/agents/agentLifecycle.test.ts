@@ -26,6 +26,7 @@ function memoryPorts(rows: AgentRecord[]) {
   } as unknown as AgentsRepository
   const actors: AgentActors = {
     create: () => Promise.reject(new Error('not used')),
+    scheduleChanged: () => Promise.reject(new Error('not used')),
     status: async (accountId, id) => {
       const r = rows.find((x) => x.id === id && x.accountId === accountId)
       return r && { status: status.get(id)!, reason: null }

@@ -115,6 +115,11 @@ export interface AgentActors {
   status(accountId: string, agentId: string): Promise<AgentLiveStatus | undefined>
   /** Sends a lifecycle command; answers once the new state is committed (409 when the state refuses it). */
   send(agentId: string, command: AgentCommand): Promise<AgentLiveStatus>
+  /**
+   * Tells the agent, in the caller's transaction (with the change), that its run interval
+   * changed, so a running agent re-arms its schedule timer; call the answer once it committed.
+   */
+  scheduleChanged(input: { agentId: string; accountId: string }, tx: Queryable): Promise<() => void>
 }
 
 /** A new agent's custodial wallet: the key encrypted bound to the agent id (src/chain/agentAdapters.ts). */

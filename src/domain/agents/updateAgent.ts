@@ -5,11 +5,13 @@ import { agentView, type AgentView } from './agentView.ts'
 import type { AuditActor } from './auditTrail.ts'
 import type { Queryable } from '../billing/ports.ts'
 import type { GuardrailPatch } from './guardrailChange.ts'
-import type { AgentConfigPatch, AgentsRepository, WithTransaction } from './ports.ts'
+import type { AgentActors, AgentConfigPatch, AgentsRepository, WithTransaction } from './ports.ts'
 import { resolvePolicyTokens, type ResolveVerifiedSymbol } from './resolvePolicyTokens.ts'
 
 export type UpdateAgentDeps = {
   agents: AgentsRepository
+  /** A change of the run interval is told to the agent's actor (its schedule timer is re-armed). */
+  actors: Pick<AgentActors, 'scheduleChanged'>
   rows: AgentRowCache
   withTransaction: WithTransaction
   resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
@@ -42,18 +44,22 @@ export async function updateAgent(deps: UpdateAgentDeps, { accountId, agentId, a
   for (const c of CONFIG_COLUMNS) if (patch[c] !== undefined) set[c] = patch[c]
   const guarded = policy || patch.payout_wallet !== undefined
   if (Object.keys(set).length === 0 && !guarded) return agentView(current)
-  await deps.withTransaction(async (tx) => {
+  const rescheduled = patch.run_interval_seconds !== undefined && patch.run_interval_seconds !== current.runIntervalSeconds
+  const afterCommit = await deps.withTransaction(async (tx) => {
     // Locks the row, so concurrent updates apply one after the other.
     if (!(await deps.agents.updateConfig({ accountId, agentId, set: set as AgentConfigPatch }, tx))) {
       // Not the account's any more (sold since the read above), or deleted meanwhile.
       if (!(await deps.agents.findOwned(accountId, agentId))) throw new NotFoundError('Agent')
       throw new InvalidStateError({ event: 'update', state: 'deleted' })
     }
+    const told = rescheduled ? await deps.actors.scheduleChanged({ agentId, accountId }, tx) : undefined
     if (guarded) {
       const change = { policy, payout_wallet: patch.payout_wallet }
       await deps.guardrails.apply(tx, { agentId, accountId, actor, patch: change, holdSeconds: deps.whitelistHoldSeconds })
     }
+    return told
   })
+  afterCommit?.()
   deps.rows.drop(agentId)
   return agentView(await deps.agents.getOwned(accountId, agentId))
 }

@@ -6,27 +6,37 @@ import { startRun, type RunsDeps } from './startRun.ts'
 export const GENERIC_RUN_GOAL =
   "Review this agent's portfolio and the market with your tools, act within your policy if there is something worth doing, then summarise what you did and why."
 
+/**
+ * When the agent should be checked next: `inMs` from now (its one durable timer), and `dueAt`, when
+ * its next run is due (a run of the agent ending at or after it calls for a check at once). Null:
+ * not until something changes (the interval is 0, the agent is gone).
+ */
+export type NextCheck = { inMs: number; dueAt: Date } | null
+
 /** What a schedule check did: started a run, skipped (and why), or asks for the agent to pause (and why). */
 export type ScheduledRunOutcome =
-  | { outcome: 'started'; runId: string; runIntervalSeconds: number }
-  | { outcome: 'skipped'; reason: 'off' | 'not_due' | 'run_in_progress' | 'agent_unavailable'; runIntervalSeconds: number }
-  | { outcome: 'pause'; reason: 'model_provider_not_configured' | 'insufficient_credits'; runIntervalSeconds: number }
+  | { outcome: 'started'; runId: string; runIntervalSeconds: number; next: NextCheck }
+  | { outcome: 'skipped'; reason: 'off' | 'not_due' | 'run_in_progress' | 'agent_unavailable'; runIntervalSeconds: number; next: NextCheck }
+  | { outcome: 'pause'; reason: 'model_provider_not_configured' | 'insufficient_credits'; runIntervalSeconds: number; next: NextCheck }
 
 export type StartScheduledRunInput = {
   accountId: string
   agentId: string
-  /** Stable per tick (the tick's effect id): a retried check starts the same run, never a second one. */
+  /** Stable per check (the check's effect id): a retried check starts the same run, never a second one. */
   runId: string
-  /** How early a check may be and still count as due (half the tick: a tick's jitter never skips an interval). */
+  /** How early a check may be and still count as due (the service's and the database's clocks may differ a little). */
   slackMs: number
 }
 
 /**
- * On a running agent's tick: starts a run with its strategy preset's goal (a generic goal
- * without one) when `run_interval_seconds` has passed since its last scheduled run; skips when
- * off, not due, or a run is in progress (never two at once); answers `pause` with the reason
- * when no provider is configured or the account lacks credits, so the agent pauses instead of
- * failing on every tick. After downtime the one overdue tick starts one run.
+ * A running agent's schedule check (on its start, when its timer fires, when its interval
+ * changes): starts a run with its strategy preset's goal (a generic goal without one) when
+ * `run_interval_seconds` has passed since its last scheduled run; skips when off, not due, or a
+ * run is in progress (never two at once); answers `pause` with the reason when no provider is
+ * configured or the account lacks credits, so the agent pauses instead of failing on every
+ * check. Every answer says when to check next (`next`): at the next due time, one interval
+ * later when a run was in progress (or as soon as it ends), never while the interval is 0.
+ * After downtime the one overdue timer starts one run.
  *
  * @example
  * const outcome = await startScheduledRun(deps, { accountId, agentId, runId, slackMs: 500 })
@@ -36,20 +46,27 @@ export async function startScheduledRun(
   input: StartScheduledRunInput,
 ): Promise<ScheduledRunOutcome> {
   const agent = await deps.agents.getOwned(input.accountId, input.agentId).catch(() => undefined)
-  if (!agent || agent.status === 'deleted' || agent.listingId) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0 }
+  if (!agent || agent.status === 'deleted' || agent.listingId) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0, next: null }
   const runIntervalSeconds = agent.runIntervalSeconds
-  if (runIntervalSeconds <= 0) return { outcome: 'skipped', reason: 'off', runIntervalSeconds }
+  if (runIntervalSeconds <= 0) return { outcome: 'skipped', reason: 'off', runIntervalSeconds, next: null }
+  const intervalMs = runIntervalSeconds * 1000
   const last = await deps.lastScheduledRunAt(agent.id)
-  if (last && deps.now().getTime() - last.getTime() < runIntervalSeconds * 1000 - input.slackMs) return { outcome: 'skipped', reason: 'not_due', runIntervalSeconds }
+  const now = deps.now().getTime()
+  const after = (inMs: number, dueAt = now + inMs): NextCheck => ({ inMs, dueAt: new Date(dueAt) })
+  if (last && now - last.getTime() < intervalMs - input.slackMs) {
+    const dueAt = last.getTime() + intervalMs
+    return { outcome: 'skipped', reason: 'not_due', runIntervalSeconds, next: after(dueAt - now, dueAt) }
+  }
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
   try {
     const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule' })
-    return { outcome: 'started', runId: run.id, runIntervalSeconds }
+    return { outcome: 'started', runId: run.id, runIntervalSeconds, next: after(intervalMs) }
   } catch (err) {
-    if (err instanceof RunInProgressError) return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds }
-    if (err instanceof ModelProviderNotConfiguredError) return { outcome: 'pause', reason: 'model_provider_not_configured', runIntervalSeconds }
-    if (err instanceof InsufficientCreditsError) return { outcome: 'pause', reason: 'insufficient_credits', runIntervalSeconds }
-    if (err instanceof ServiceError && err.status < 500) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds }
+    // Due now, but a run is in progress: the check comes again when it ends, or an interval from now.
+    if (err instanceof RunInProgressError) return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds, next: after(intervalMs, now) }
+    if (err instanceof ModelProviderNotConfiguredError) return { outcome: 'pause', reason: 'model_provider_not_configured', runIntervalSeconds, next: null }
+    if (err instanceof InsufficientCreditsError) return { outcome: 'pause', reason: 'insufficient_credits', runIntervalSeconds, next: null }
+    if (err instanceof ServiceError && err.status < 500) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds, next: null }
     throw err
   }
 }
