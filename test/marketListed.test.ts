@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/**
+ * A listed agent moves no funds, whoever asks: HTTP, MCP (plain calls and the MCP transport), a
+ * run already going when it was listed, an automation firing while it is listed; cancelling the
+ * listing gives the agent back, stopped, and it trades again.
+ */
+let app: TestApp
+let model: ModelServer
+let seller: { accountId: string; apiKey: string; api: Api }
+const friend = '0x00000000000000000000000000000000000f00d3'
+
+beforeAll(async () => {
+  model = await startModelServer()
+  app = await startTestApp({ STARTER_CREDITS: '10000', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', WHITELIST_HOLD_SECONDS: '0' }, { withChain: true })
+  seller = await app.account({ name: 'lister' })
+})
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+})
+
+async function fundedAgent(name: string) {
+  const agent = (await seller.api('POST', '/agents', { name, model: 'gpt-4o-mini', skills: ['trading', 'wallet'] })).body as { id: string }
+  expect((await seller.api('POST', '/dev/faucet', { agentId: agent.id, eth: '2', usdc: '500' })).status).toBe(200)
+  expect((await seller.api('POST', `/agents/${agent.id}/whitelist`, { address: friend })).status).toBe(201)
+  return agent.id
+}
+const list = async (agentId: string) => {
+  const res = await seller.api('POST', '/market', { agentId, priceCredits: 300 })
+  expect(res.status).toBe(201)
+  return res.body.id as string
+}
+const walletOps = async (agentId: string) => (await app.services.pool.query('select count(*)::int as n from wallet_op where agent_id = $1', [agentId])).rows[0].n as number
+
+/** Cancels the listing: the agent is `stopped` again, starts, and swaps. */
+async function cancelRestores(agentId: string, listingId: string) {
+  expect((await seller.api('DELETE', `/market/${listingId}`)).body.status).toBe('cancelled')
+  expect((await seller.api('GET', `/agents/${agentId}`)).body).toMatchObject({ status: 'stopped', statusReason: null })
+  expect((await seller.api('POST', `/agents/${agentId}/start`)).body.status).toBe('running')
+  const swap = await seller.api('POST', '/swap/execute', { agentId, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '10', slippageBps: 300 })
+  expect({ status: swap.status, swap: swap.body.status }).toEqual({ status: 200, swap: 'confirmed' })
+}
+
+describe('a listed agent refuses every fund-moving call', () => {
+  it('over HTTP and MCP (plain calls and the transport): 409 invalid_state naming the listing; a cancel restores it', async () => {
+    const agentId = await fundedAgent('listed everywhere')
+    const listingId = await list(agentId)
+    const http: Array<[string, unknown, Record<string, string>?]> = [
+      ['/swap/execute', { agentId, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '1', slippageBps: 100 }],
+      ['/wallet/transfer', { agentId, to: friend, token: 'USDC', amount: '1' }],
+      ['/fees/claim', { agentId }],
+      ['/launch/venue-a', { agentId, symbol: 'LST', name: 'Listed', description: 'x', logoUrl: 'https://example.com/x.png', quote: 'ETH' }, { 'idempotency-key': 'lst-1' }],
+    ]
+    for (const [path, body, headers] of http) {
+      const res = await seller.api('POST', path, body, headers)
+      expect({ path, status: res.status, code: res.body.code, names: String(res.body.error).includes(listingId) }).toEqual({ path, status: 409, code: 'invalid_state', names: true })
+    }
+    const tools: Array<[string, Record<string, unknown>]> = [
+      ['swap_execute', { agent_id: agentId, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '1', confirm: true, idempotencyKey: 'l-swap' }],
+      ['wallet_transfer', { agent_id: agentId, to: friend, token: 'USDC', amount: '1', confirm: true, idempotencyKey: 'l-transfer' }],
+      ['claim_fees', { agent_id: agentId, confirm: true, idempotencyKey: 'l-claim' }],
+      ['launch_token', { agent_id: agentId, venue: 'venue-a', symbol: 'LSU', name: 'Listed', description: 'x', logoUrl: 'https://example.com/x.png', quote: 'ETH', confirm: true, idempotencyKey: 'l-launch' }],
+      ['create_agent_run', { agent_id: agentId, goal: 'trade' }],
+    ]
+    const plain = apiClient(`${app.url}/api`, seller.apiKey)
+    const client = new Client({ name: 'lister', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${seller.apiKey}` } } }))
+    try {
+      for (const [name, args] of tools) {
+        const res = await plain('POST', '/mcp/call', { name, arguments: args })
+        expect({ name, status: res.status, code: res.body.code, names: String(res.body.error).includes(listingId) }).toEqual({ name, status: 409, code: 'invalid_state', names: true })
+        const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text?: string }> }
+        const body = JSON.parse(r.content[0]!.text!)
+        expect({ name, isError: r.isError, code: body.code, names: String(body.error).includes(listingId) }).toEqual({ name, isError: true, code: 'invalid_state', names: true })
+      }
+    } finally {
+      await client.close()
+    }
+    expect(await walletOps(agentId)).toBe(0)
+    expect((await app.services.pool.query('select count(*)::int as n from actor where kind = $1 and account_id = $2', ['launch', seller.accountId])).rows[0].n).toBe(0)
+    await cancelRestores(agentId, listingId)
+  })
+
+  it('a run going when the agent is listed: its next swap is refused naming the listing, nothing moves', async () => {
+    const agentId = await fundedAgent('listed mid-run')
+    const goal = 'trade through the listing'
+    let answer!: () => void
+    let asked = false
+    const gate = new Promise<void>((r) => (answer = r))
+    model.mock.on({ userMessage: goal, hasToolResult: false }, async () => {
+      asked = true
+      await gate
+      return { toolCalls: [{ id: 'call_listed', name: 'swap_execute', arguments: '{"tokenIn":"USDC","tokenOut":"ETH","amountIn":"5"}' }] }
+    })
+    model.mock.onToolResult('call_listed', { content: 'The agent is listed; nothing moved.' })
+    const run = await seller.api('POST', `/agents/${agentId}/runs`, { goal })
+    expect(run.status).toBe(202)
+    await waitFor(() => asked, 10_000)
+    const listingId = await list(agentId).finally(answer)
+    let got: any
+    await waitFor(async () => ['completed', 'stopped', 'failed'].includes((got = (await seller.api('GET', `/runs/${run.body.id}`)).body).status), 20_000)
+    expect(got.status).toBe('completed')
+    const [call] = got.steps[0].toolCalls
+    expect(call).toMatchObject({ id: 'call_listed', name: 'swap_execute', status: 'refused', txHash: null, result: { code: 'invalid_state' } })
+    expect(JSON.stringify(call.result)).toContain(listingId)
+    expect(await walletOps(agentId)).toBe(0)
+    await cancelRestores(agentId, listingId)
+  })
+})
