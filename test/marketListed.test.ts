@@ -112,4 +112,33 @@ describe('a listed agent refuses every fund-moving call', () => {
     expect(await walletOps(agentId)).toBe(0)
     await cancelRestores(agentId, listingId)
   })
+
+  it('an automation firing while the agent is listed is recorded skipped naming the listing, sends nothing, and fires again once the listing is cancelled', async () => {
+    const agentId = await fundedAgent('listed dca')
+    expect((await seller.api('POST', `/agents/${agentId}/start`)).body.status).toBe('running')
+    const created = await seller.api('POST', '/automations', {
+      agent_id: agentId, name: 'hourly usdc to eth', kind: 'dca', dca: { tokenIn: 'USDC', tokenOut: 'ETH', amountPerRun: '2', everySeconds: 3600, slippageBps: 300 },
+    })
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    let a: any
+    const firing = async (n: number) => waitFor(async () => (a = (await seller.api('GET', `/automations/${id}`)).body).firings[0]?.number === n && a.status === 'armed', 20_000)
+    await firing(1)
+    expect(a.firings[0]).toMatchObject({ outcome: 'ok', txHash: expect.any(String) })
+    const opsBefore = await walletOps(agentId)
+
+    const listingId = await list(agentId)
+    expect((await seller.api('POST', `/automations/${id}/trigger`)).status).toBe(200)
+    await firing(2)
+    expect(a).toMatchObject({ suspended: true, nextRunAt: null, runCount: 1 })
+    expect(a.firings[0]).toMatchObject({ outcome: 'skipped', txHash: null, childId: null })
+    expect(a.firings[0].reason).toBe(`agent_not_running: the agent is paused: listed on the market (listing ${listingId})`)
+    expect(await walletOps(agentId)).toBe(opsBefore)
+
+    await cancelRestores(agentId, listingId)
+    expect((await seller.api('POST', `/automations/${id}/trigger`)).status).toBe(200)
+    await firing(3)
+    expect(a.firings[0]).toMatchObject({ outcome: 'ok', txHash: expect.any(String) })
+    await seller.api('DELETE', `/automations/${id}`)
+  })
 })

@@ -5,6 +5,7 @@ import { callTool } from '../tools/callTool.ts'
 import { findTool } from '../tools/registry.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
+import { LISTED } from './agent.machine.ts'
 
 /**
  * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
@@ -30,7 +31,12 @@ export function createAutomationEffects({ core }: { core(): Core }): Record<stri
       const { number, source } = effect.params as FireParams
       const c = core()
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
-      if (!agent || agent.status !== 'running') return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${agent?.status ?? 'gone'}` }
+      if (!agent || agent.status !== 'running') {
+        // A listed agent is paused for its listing: the firing names it, as every refused money move does.
+        const listingId = agent?.statusReason === LISTED ? await c.activeListingOf({ accountId: a.accountId, agentId: a.agentId }) : null
+        const why = listingId ? `paused: listed on the market (listing ${listingId})` : (agent?.status ?? 'gone')
+        return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${why}` }
+      }
       const firingKey = `automation:${a.automationId}:${number}`
       if (a.action.type === 'agent_prompt') {
         const runId = stableUuid(a.accountId, 'automation/run', firingKey)
