@@ -141,4 +141,48 @@ describe('a listed agent refuses every fund-moving call', () => {
     expect(a.firings[0]).toMatchObject({ outcome: 'ok', txHash: expect.any(String) })
     await seller.api('DELETE', `/automations/${id}`)
   })
+
+  it('a chat tool call: the model asks for swap_execute, the tool result it reads says refused naming the listing; a run of a running agent is stopped by the listing', async () => {
+    const agentId = await fundedAgent('listed chat')
+    const listingId = await list(agentId)
+    model.mock.on({ userMessage: 'swap while listed', hasToolResult: false }, { toolCalls: [{ id: 'call_chat_listed', name: 'swap_execute', arguments: '{"tokenIn":"USDC","tokenOut":"ETH","amountIn":"3"}' }] })
+    model.mock.onToolResult('call_chat_listed', { content: 'Refused: the agent is listed.' })
+    const chat = await seller.api('POST', `/agents/${agentId}/chat`, { message: 'swap while listed' })
+    expect(chat.status).toBe(200)
+    expect(chat.body.toolCalls).toMatchObject([{ id: 'call_chat_listed', status: 'refused', result: { code: 'invalid_state' } }])
+    const asked = model.mock.getRequests().find((r) => JSON.stringify(r.body).includes('call_chat_listed') && JSON.stringify(r.body).includes('"role":"tool"'))
+    const toolMessage = (asked!.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'tool')!
+    expect(toolMessage.content).toContain('invalid_state')
+    expect(toolMessage.content).toContain(listingId)
+    expect(await walletOps(agentId)).toBe(0)
+    expect((await seller.api('DELETE', `/market/${listingId}`)).status).toBe(200)
+
+    // A running agent's run when the agent is listed: the listing's pause stops it; the late answer's swap is skipped.
+    expect((await seller.api('POST', `/agents/${agentId}/start`)).body.status).toBe('running')
+    const goal = 'run while being listed'
+    let answer!: () => void
+    let waiting = false
+    const gate = new Promise<void>((r) => (answer = r))
+    model.mock.on({ userMessage: goal, hasToolResult: false }, async () => {
+      waiting = true
+      await gate
+      return { toolCalls: [{ id: 'call_run_listed', name: 'swap_execute', arguments: '{"tokenIn":"USDC","tokenOut":"ETH","amountIn":"5"}' }] }
+    })
+    const run = await seller.api('POST', `/agents/${agentId}/runs`, { goal })
+    await waitFor(() => waiting, 10_000)
+    let second = ''
+    try {
+      second = await list(agentId)
+      // The listing's pause has reached the run (its stop recorded) before the model answers.
+      await waitFor(async () => (await seller.api('GET', `/runs/${run.body.id}`)).body.stoppedInFlight !== null, 10_000)
+    } finally {
+      answer()
+    }
+    let got: any
+    await waitFor(async () => ['completed', 'stopped', 'failed'].includes((got = (await seller.api('GET', `/runs/${run.body.id}`)).body).status), 20_000)
+    expect(got).toMatchObject({ status: 'stopped', stoppedInFlight: { modelCall: true, toolCalls: [] } })
+    expect(got.steps[0].toolCalls).toMatchObject([{ id: 'call_run_listed', status: 'skipped', txHash: null }])
+    expect(await walletOps(agentId)).toBe(0)
+    await cancelRestores(agentId, second)
+  })
 })
