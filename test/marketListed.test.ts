@@ -56,6 +56,10 @@ describe('a listed agent refuses every fund-moving call', () => {
       ['/wallet/transfer', { agentId, to: friend, token: 'USDC', amount: '1' }],
       ['/fees/claim', { agentId }],
       ['/launch/venue-a', { agentId, symbol: 'LST', name: 'Listed', description: 'x', logoUrl: 'https://example.com/x.png', quote: 'ETH' }, { 'idempotency-key': 'lst-1' }],
+      ['/launch/self-funded', { agentId, symbol: 'LSF', name: 'Listed', description: 'x', logoUrl: 'https://example.com/x.png', quote: 'ETH', seedAmount: '0.1' }, { 'idempotency-key': 'lst-2' }],
+      [`/agents/${agentId}/runs`, { goal: 'trade' }],
+      [`/agents/${agentId}/start`, undefined],
+      [`/agents/${agentId}/stop`, undefined],
     ]
     for (const [path, body, headers] of http) {
       const res = await seller.api('POST', path, body, headers)
@@ -67,6 +71,8 @@ describe('a listed agent refuses every fund-moving call', () => {
       ['claim_fees', { agent_id: agentId, confirm: true, idempotencyKey: 'l-claim' }],
       ['launch_token', { agent_id: agentId, venue: 'venue-a', symbol: 'LSU', name: 'Listed', description: 'x', logoUrl: 'https://example.com/x.png', quote: 'ETH', confirm: true, idempotencyKey: 'l-launch' }],
       ['create_agent_run', { agent_id: agentId, goal: 'trade' }],
+      // A transfer's preview (no confirm) is refused too: nothing to sign for a listed agent.
+      ['wallet_transfer', { agent_id: agentId, to: friend, token: 'USDC', amount: '1' }],
     ]
     const plain = apiClient(`${app.url}/api`, seller.apiKey)
     const client = new Client({ name: 'lister', version: '1.0.0' })
@@ -82,6 +88,9 @@ describe('a listed agent refuses every fund-moving call', () => {
     } finally {
       await client.close()
     }
+    const deleted = await seller.api('DELETE', `/agents/${agentId}`)
+    expect({ status: deleted.status, code: deleted.body.code, names: String(deleted.body.error).includes(listingId) }).toEqual({ status: 409, code: 'invalid_state', names: true })
+    expect((await seller.api('GET', `/agents/${agentId}`)).body).toMatchObject({ status: 'paused', statusReason: 'listed' })
     expect(await walletOps(agentId)).toBe(0)
     expect((await app.services.pool.query('select count(*)::int as n from actor where kind = $1 and account_id = $2', ['launch', seller.accountId])).rows[0].n).toBe(0)
     await cancelRestores(agentId, listingId)
