@@ -189,4 +189,32 @@ describe('after a sale', () => {
     expect(listed[0]).toEqual({ sale: 1999, fee })
     expect((await seller.api('GET', '/market/history')).body.listings[0]).toMatchObject({ id: listing.id, role: 'seller', saleCredits: 1999, feeCredits: fee })
   })
+
+  it("the buyer reads the agent at once though this node holds the seller's row in memory; the seller's past runs stay the seller's", async () => {
+    const seller = await app.account({ name: 'runs seller' })
+    const agent = (await seller.api('POST', '/agents', { name: 'Read at once', model: 'gpt-4o-mini', skills: ['trading'] })).body as { id: string }
+    model.mock.onMessage('seller private goal', { content: 'seller private answer' })
+    const run = (await seller.api('POST', `/agents/${agent.id}/runs`, { goal: 'seller private goal' })).body
+    await app.services.runtime.waitFor(run.id, (e) => e.status === 'completed', 10_000)
+    const listing = (await seller.api('POST', '/market', { agentId: agent.id, priceCredits: 10 })).body
+    // The seller's read puts the agent's row in this node's memory (kept 2 s), just before the sale.
+    expect((await seller.api('GET', `/agents/${agent.id}`)).status).toBe(200)
+    const buyer = await app.account({ name: 'runs buyer' })
+    expect((await buyer.api('POST', `/market/${listing.id}/buy`)).status).toBe(200)
+    const got = await buyer.api('GET', `/agents/${agent.id}`)
+    expect({ status: got.status, id: got.body.id, agentStatus: got.body.status }).toEqual({ status: 200, id: agent.id, agentStatus: 'stopped' })
+    const viaMcp = await apiClient(`${app.url}/api`, buyer.apiKey)('POST', '/mcp/call', { name: 'get_agent', arguments: { agent_id: agent.id } })
+    expect(viaMcp.body.result).toMatchObject({ id: agent.id })
+
+    // The seller's run: not in the buyer's list nor readable by it; still the seller's.
+    const listed = await buyer.api('GET', `/agents/${agent.id}/runs`)
+    expect({ status: listed.status, runs: listed.body.runs }).toEqual({ status: 200, runs: [] })
+    expect(JSON.stringify(listed.body)).not.toContain('seller private')
+    expect((await buyer.api('GET', `/runs/${run.id}`)).status).toBe(404)
+    expect((await seller.api('GET', `/runs/${run.id}`)).body).toMatchObject({ id: run.id, status: 'completed', summary: 'seller private answer' })
+    model.mock.onMessage('buyer goal', { content: 'buyer answer' })
+    const own = (await buyer.api('POST', `/agents/${agent.id}/runs`, { goal: 'buyer goal' })).body
+    await app.services.runtime.waitFor(own.id, (e) => e.status === 'completed', 10_000)
+    expect((await buyer.api('GET', `/agents/${agent.id}/runs`)).body.runs.map((r: { id: string }) => r.id)).toEqual([own.id])
+  })
 })
