@@ -96,25 +96,34 @@ describe('a listed agent refuses every fund-moving call', () => {
     await cancelRestores(agentId, listingId)
   })
 
-  it('a run going when the agent is listed: its next swap is refused naming the listing, nothing moves', async () => {
+  it("a run going when the agent is listed is stopped; its swap already under way is refused naming the listing, nothing moves", async () => {
     const agentId = await fundedAgent('listed mid-run')
     const goal = 'trade through the listing'
-    let answer!: () => void
-    let asked = false
-    const gate = new Promise<void>((r) => (answer = r))
-    model.mock.on({ userMessage: goal, hasToolResult: false }, async () => {
-      asked = true
-      await gate
-      return { toolCalls: [{ id: 'call_listed', name: 'swap_execute', arguments: '{"tokenIn":"USDC","tokenOut":"ETH","amountIn":"5"}' }] }
-    })
+    const swap = { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '5', slippageBps: 300 }
+    const quote = await seller.api('POST', '/swap/quote', { agentId, ...swap })
+    expect(quote.status).toBe(200)
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { toolCalls: [{ id: 'call_listed', name: 'swap_execute', arguments: JSON.stringify({ ...swap, quoteId: quote.body.quoteId }) }] })
     model.mock.onToolResult('call_listed', { content: 'The agent is listed; nothing moved.' })
-    const run = await seller.api('POST', `/agents/${agentId}/runs`, { goal })
-    expect(run.status).toBe(202)
-    await waitFor(() => asked, 10_000)
-    const listingId = await list(agentId).finally(answer)
+    // The run's swap reads the agent, then waits on its quote (this test holds the quote table) while the agent is listed.
+    const holder = await app.services.pool.connect()
+    let listingId = ''
+    let run: Awaited<ReturnType<Api>>
+    try {
+      await holder.query('begin')
+      await holder.query('lock table swap_quote in access exclusive mode')
+      run = await seller.api('POST', `/agents/${agentId}/runs`, { goal })
+      expect(run.status).toBe(202)
+      await waitFor(async () => (await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select data, used_by from swap_quote%'`)).rows[0].n === 1, 20_000)
+      listingId = await list(agentId)
+      // The listing's pause reaches the run (its stop recorded, the swap in flight) before the swap goes on.
+      await waitFor(async () => (await seller.api('GET', `/runs/${run.body.id}`)).body.stoppedInFlight !== null, 10_000)
+    } finally {
+      await holder.query('commit')
+      holder.release()
+    }
     let got: any
     await waitFor(async () => ['completed', 'stopped', 'failed'].includes((got = (await seller.api('GET', `/runs/${run.body.id}`)).body).status), 20_000)
-    expect(got.status).toBe('completed')
+    expect(got).toMatchObject({ status: 'stopped', stoppedInFlight: { modelCall: false, toolCalls: ['call_listed'] } })
     const [call] = got.steps[0].toolCalls
     expect(call).toMatchObject({ id: 'call_listed', name: 'swap_execute', status: 'refused', txHash: null, result: { code: 'invalid_state' } })
     expect(JSON.stringify(call.result)).toContain(listingId)
