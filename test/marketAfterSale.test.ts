@@ -49,7 +49,8 @@ async function mcpSession(key: string) {
     const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text?: string }> }
     return { isError: r.isError ?? false, body: JSON.parse(r.content.find((c) => c.type === 'text')?.text ?? 'null') }
   }
-  return { call, close: () => client.close() }
+  const resource = async (uri: string) => JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text)
+  return { call, resource, close: () => client.close() }
 }
 
 const count = async (sql: string, params: unknown[]) => (await app.services.pool.query(sql, params)).rows[0].n as number
@@ -110,6 +111,7 @@ describe('after a sale', () => {
         expect({ name, isError: held.isError, code: held.body.code }).toEqual({ name, isError: true, code: want.code })
         if (name === 'swap_execute') expect([plain.body.field_errors, held.body.field_errors]).toEqual(Array(2).fill({ agentId: 'No such agent in this account.' }))
       }
+      expect((await mcp.resource('alts://agents')).agents.map((a: { id: string }) => a.id)).not.toContain(agent.id)
       // Nothing left the wallet for the seller: no operation recorded for it, no transaction sent.
       expect(await count(`select count(*)::int as n from wallet_op w join listing l on l.id = $2 where w.agent_id = $1 and w.created_at > l.ended_at`, [agent.id, listing.id])).toBe(0)
       expect(await count('select count(*)::int as n from chain_tx where agent_id = $1', [agent.id])).toBe(chainTxs)
