@@ -57,8 +57,8 @@ async function nothingSentSince(agentId: string, listingId: string) {
 }
 
 describe("the seller's swap in flight at the sale", () => {
-  it('one that read the agent before the listing and records its move after the sale is refused with 404 and sends nothing', async () => {
-    const agentId = await fundedAgent('sold mid-swap')
+  it.each(['a buy', 'an accepted bid'] as const)('one that read the agent before the listing and records its move after the sale (%s) is refused with 404 and sends nothing', async (sale) => {
+    const agentId = await fundedAgent(`sold mid-swap by ${sale}`)
     const held = await heldSwap(agentId)
     let listingId = ''
     try {
@@ -67,7 +67,11 @@ describe("the seller's swap in flight at the sale", () => {
       listingId = listing.body.id
       const listed = (await seller.api('GET', `/wallet/portfolio?agentId=${agentId}`)).body.holdings
       const buyer = await app.account({ name: 'mid-swap buyer' })
-      expect((await buyer.api('POST', `/market/${listingId}/buy`)).status).toBe(200)
+      if (sale === 'a buy') expect((await buyer.api('POST', `/market/${listingId}/buy`)).status).toBe(200)
+      else {
+        const bid = await buyer.api('POST', `/market/${listingId}/bids`, { credits: 80 })
+        expect((await seller.api('POST', `/market/bids/${bid.body.id}/accept`)).body.status).toBe('sold')
+      }
       await held.release()
       const res = await held.swap
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 404, code: 'not_found' })
