@@ -113,7 +113,7 @@ describe('a listed agent refuses every fund-moving call', () => {
       await holder.query('lock table swap_quote in access exclusive mode')
       run = await seller.api('POST', `/agents/${agentId}/runs`, { goal })
       expect(run.status).toBe(202)
-      await waitFor(async () => (await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select data, used_by from swap_quote%'`)).rows[0].n === 1, 20_000)
+      await waitFor(async () => (await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'select data, used_by from swap_quote%'`)).rows[0].n === 1, 20_000)
       listingId = await list(agentId)
       // The listing's pause reaches the run (its stop recorded, the swap in flight) before the swap goes on.
       await waitFor(async () => (await seller.api('GET', `/runs/${run.body.id}`)).body.stoppedInFlight !== null, 10_000)

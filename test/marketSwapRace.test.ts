@@ -40,17 +40,21 @@ async function heldSwap(agentId: string) {
   await holder.query('begin')
   await holder.query('lock table swap_quote in access exclusive mode')
   const swap = seller.api('POST', '/swap/execute', swapBody(agentId, { quoteId: quote.body.quoteId }))
-  await waitFor(async () => (await count(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select data, used_by from swap_quote%'`, [])) === 1, 20_000)
-  return {
-    swap,
-    async release() {
-      await holder.query('commit')
-      holder.release()
-    },
+  let held = true
+  const release = async () => {
+    if (!held) return
+    held = false
+    await holder.query('commit')
+    holder.release()
   }
+  await waitFor(async () => (await count(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'select data, used_by from swap_quote%'`, [])) === 1, 20_000).catch(async (err) => {
+    await release()
+    throw err
+  })
+  return { swap, release }
 }
 
-/** What the sale must leave: no operation of the seller's recorded and no transaction sent for the agent since `since` (a listing's creation). */
+/** What the sale must leave: no operation of the seller's recorded and no transaction sent for the agent since the listing was created. */
 async function nothingSentSince(agentId: string, listingId: string) {
   expect(await count(`select count(*)::int as n from wallet_op w join listing l on l.id = $2 where w.agent_id = $1 and w.created_at >= l.created_at`, [agentId, listingId])).toBe(0)
   expect(await count(`select count(*)::int as n from chain_tx t join listing l on l.id = $2 where t.agent_id = $1 and t.created_at >= l.created_at`, [agentId, listingId])).toBe(0)
@@ -78,7 +82,7 @@ describe("the seller's swap in flight at the sale", () => {
       await nothingSentSince(agentId, listingId)
       expect(balances((await buyer.api('GET', `/wallet/portfolio?agentId=${agentId}`)).body.holdings)).toEqual(balances(listed))
     } finally {
-      if (!listingId) await held.release()
+      await held.release()
     }
   })
 
