@@ -44,5 +44,7 @@ export function marketplaceUseCases({ pool, runtime, identity, credits }: CoreAd
     endBid: (input: { accountId: string; bidId: string; as: 'rejected' | 'withdrawn' }) => endBid(deps, input),
     listMyBids: (input: { accountId: string; limit: number; cursor?: string | undefined }) => listMyBids(deps, input),
     listReceivedBids: (input: { accountId: string; limit: number; cursor?: string | undefined }) => listReceivedBids(deps, input),
+    /** The id of the account's agent's active listing; null when it is not listed (or not the account's). */
+    activeListingOf: async ({ accountId, agentId }: { accountId: string; agentId: string }) => (await agents.findOwned(accountId, agentId))?.listingId ?? null,
   }
 }

@@ -186,7 +186,7 @@ describe('a listed agent refuses every fund-moving call; a cancel restores it', 
     const transfer = seller.api('POST', '/wallet/transfer', { agentId: agent.id, to: friend, token: 'USDC', amount: '1' })
     const deadline = Date.now() + 20_000
     for (;;) {
-      const { rows } = await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select pg_advisory_xact_lock%'`)
+      const { rows } = await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'select pg_advisory_xact_lock%'`)
       if (rows[0].n === 1) break
       if (Date.now() > deadline) throw new Error('the transfer never reached the lock')
       await new Promise((r) => setTimeout(r, 20))

@@ -59,7 +59,7 @@ describe('kill -9 during a sale: the whole sale or nothing', () => {
     void sale().catch(() => undefined)
     // The sale's transaction has locked the accounts and written its entries, and waits for the agent row.
     await until(async () => {
-      const { rows } = await db.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select skills from agent%'`)
+      const { rows } = await db.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'select skills from agent%'`)
       return rows[0].n === 1
     }, 'the sale to wait on the agent row')
     await kill9(server)

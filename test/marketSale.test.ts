@@ -36,7 +36,7 @@ async function listed(name: string, priceCredits = 100, { funded = false } = {})
 
 /** Waits until a statement whose text matches `like` waits on a lock. */
 const waitingOnLock = (like: string) =>
-  waitFor(async () => (await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like $1`, [like])).rows[0].n > 0, 20_000)
+  waitFor(async () => (await app.services.pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like $1`, [like])).rows[0].n > 0, 20_000)
 
 /**
  * A buy held on the agent's row (this test's transaction locks it, as a slow sale would), while

@@ -97,8 +97,9 @@ export const agentMachine = setup({
       on: {
         'agent.start': { target: 'running', actions: [assign({ runIntervalSeconds: null }), automationsHear('agentStarted')] },
         'agent.delete': 'deleted',
-        // A listing on the market pauses a stopped agent too (reason `listed`).
-        'agent.pause': { target: 'paused', actions: assign({ reason: ({ event }) => event.reason }) },
+        // A listing on the market pauses a stopped agent too (reason `listed`): a run started by
+        // hand on it stops, as a running agent's would.
+        'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
       },
     },
     running: {

@@ -6,6 +6,7 @@ import { findTool, TOOLS } from '../tools/registry.ts'
 import type { AutomationsStore } from '../db/automations.store.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
+import { LISTED } from './agent.machine.ts'
 
 /**
  * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
@@ -41,7 +42,12 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
       if (started?.id === runId) return { type: 'fire.done', result: { runId, status: started.status } }
       if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
-      if (!agent || agent.status !== 'running') return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${agent?.status ?? 'gone'}` }
+      if (!agent || agent.status !== 'running') {
+        // A listed agent is paused for its listing: the firing names it, as every refused money move does.
+        const listingId = agent?.statusReason === LISTED ? await c.activeListingOf({ accountId: a.accountId, agentId: a.agentId }) : null
+        const why = listingId ? `paused: listed on the market (listing ${listingId})` : (agent?.status ?? 'gone')
+        return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${why}` }
+      }
       if (a.action.type === 'agent_prompt') {
         try {
           const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation' })

@@ -46,8 +46,8 @@ export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime
       runtime.afterExternalCommit(entry)
     },
     get,
-    async list(agentId, { limit, status, before }) {
-      return (await listRunRows<RunContext>(pool, runKind.kind, agentId, { limit, status, before })).map(stateOf)
+    async list(agentId, { accountId, limit, status, before }) {
+      return (await listRunRows<RunContext>(pool, runKind.kind, agentId, { accountId, limit, status, before })).map(stateOf)
     },
     async stop(runId, accountId, waitMs) {
       const entry = await runtime.get(runId)

@@ -15,18 +15,18 @@ export async function findRunRow<C>(db: Db, kind: string, runId: string): Promis
   return rows[0]
 }
 
-/** An agent's run actors, newest first, optionally of one state and before a (created_at, id) cursor. */
+/** An agent's run actors of one account, newest first, optionally of one state and before a (created_at, id) cursor. */
 export async function listRunRows<C>(
   db: Db,
   kind: string,
   agentId: string,
-  { limit, status, before }: { limit: number; status?: string | undefined; before?: { at: string | Date; id: string } | undefined },
+  { accountId, limit, status, before }: { accountId: string; limit: number; status?: string | undefined; before?: { at: string | Date; id: string } | undefined },
 ): Promise<Array<RunRow<C>>> {
   const { rows } = await db.query<RunRow<C>>(
-    `${SELECT} where kind = $1 and snapshot->'context'->>'agentId' = $2 and ($3::text is null or status = $3)
+    `${SELECT} where kind = $1 and snapshot->'context'->>'agentId' = $2 and account_id = $7 and ($3::text is null or status = $3)
        and ($4::timestamptz is null or (created_at, id) < ($4::timestamptz, $5::text))
      order by created_at desc, id desc limit $6`,
-    [kind, agentId, status ?? null, before?.at ?? null, before?.id ?? null, limit],
+    [kind, agentId, status ?? null, before?.at ?? null, before?.id ?? null, limit, accountId],
   )
   return rows
 }

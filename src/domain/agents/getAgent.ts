@@ -20,6 +20,11 @@ export async function getAgent(deps: GetAgentDeps, ref: AgentRef): Promise<Agent
 /** The agent's row (from memory when fresh) and its actor's live status. */
 export async function readAgent({ agents, actors, rows }: GetAgentDeps, { accountId, agentId }: AgentRef): Promise<{ row: AgentRecord; live: AgentLiveStatus }> {
   const cached = rows.get(agentId)
+  // A row from memory of another account may be stale (the agent was sold to this one): read it again.
+  if (cached && cached.accountId !== accountId) {
+    rows.drop(agentId)
+    return readAgent({ agents, actors, rows }, { accountId, agentId })
+  }
   const row = cached ?? (await agents.getOwned(accountId, agentId))
   if (row.accountId !== accountId) throw new NotFoundError('Agent')
   if (!cached) rows.set(row)

@@ -12,8 +12,8 @@ const isoInstant = z.string().max(40).refine((s) => {
 })
 
 /**
- * An agent's runs, newest first (`limit` default 20), `?status=` to filter; `nextCursor` when
- * older ones remain.
+ * An agent's runs made by the account, newest first (`limit` default 20), `?status=` to filter;
+ * `nextCursor` when older ones remain. A bought agent's runs of its former owner are not listed.
  *
  * @example
  * const page = await listRuns({ agents, runs }, { accountId, agentId, query: { status: 'completed' } })
@@ -22,7 +22,7 @@ export async function listRuns(deps: { agents: Pick<AgentsRepository, 'assertOwn
   await deps.agents.assertOwned(input.accountId, input.agentId)
   const { limit, cursor, status } = input.query
   const before = cursor ? decodeTupleCursor(cursor, z.tuple([isoInstant, z.uuid()])) : undefined
-  const rows = await deps.runs.list(input.agentId, { limit: limit + 1, status, before: before && { at: before[0], id: before[1] } })
+  const rows = await deps.runs.list(input.agentId, { accountId: input.accountId, limit: limit + 1, status, before: before && { at: before[0], id: before[1] } })
   const page = rows.slice(0, limit)
   const last = page[page.length - 1]
   return { runs: page.map(runView), nextCursor: rows.length > limit && last ? encodeTupleCursor([last.createdAt, last.runId]) : null }

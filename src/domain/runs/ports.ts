@@ -69,8 +69,11 @@ export interface Runs {
   /** Creates the run's actor and writes its goal as a message; RunInProgressError when the agent has one not ended. */
   start(run: RunInput): Promise<void>
   get(runId: string): Promise<RunState | undefined>
-  /** An agent's runs, newest first, strictly after the cursor `(createdAt, id)` when given. */
-  list(agentId: string, opts: { limit: number; status?: RunStatus | undefined; before?: { at: string; id: string } | undefined }): Promise<RunState[]>
+  /**
+   * An agent's runs made by the account, newest first, strictly after the cursor `(createdAt, id)`
+   * when given (a former owner's runs of a sold agent stay its own: never listed for the buyer).
+   */
+  list(agentId: string, opts: { accountId: string; limit: number; status?: RunStatus | undefined; before?: { at: string; id: string } | undefined }): Promise<RunState[]>
   /** Asks the run to stop (nothing new starts), then waits up to `waitMs` for it to end. */
   stop(runId: string, accountId: string, waitMs: number): Promise<RunState | undefined>
   /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
