@@ -1,12 +1,11 @@
 import { MAX_NOTIFY_PAYLOAD, type NodeBus } from '../db/nodeBus.ts'
+import { createKeyedListeners } from '../domain/util/keyedListeners.ts'
 
 /** What a running chat turn tells the requests that follow it live (Server-Sent Events). */
 export type ChatBusEvent =
   | { type: 'delta'; content: string }
   | { type: 'tool_call'; id: string; name: string; arguments: string }
   | { type: 'tool_result'; id: string; name: string; status: string; result: unknown }
-
-type Listener = (event: ChatBusEvent) => void
 
 const CHANNEL = 'chat_stream'
 
@@ -22,31 +21,20 @@ const CHANNEL = 'chat_stream'
  * const off = bus.subscribe(turnId, (e) => send(e))
  */
 export function createChatBus(nodes?: NodeBus) {
-  const listeners = new Map<string, Set<Listener>>()
-  const deliver = (key: string, event: ChatBusEvent) => {
-    for (const l of listeners.get(key) ?? []) l(event)
-  }
+  const listeners = createKeyedListeners<ChatBusEvent>()
   nodes?.subscribe(CHANNEL, (payload) => {
     const { key, event } = JSON.parse(payload) as { key: string; event: ChatBusEvent }
-    deliver(key, event)
+    listeners.emit(key, event)
   })
   return {
     publish(key: string, event: ChatBusEvent): void {
-      if (listeners.has(key) || !nodes) return deliver(key, event)
+      if (listeners.has(key) || !nodes) return listeners.emit(key, event)
       const payload = JSON.stringify({ key, event })
       // A tool result too large for a NOTIFY is left to the turn's stored messages.
       if (Buffer.byteLength(payload) < MAX_NOTIFY_PAYLOAD) nodes.publish(CHANNEL, payload)
     },
     /** Returns the unsubscribe. */
-    subscribe(key: string, listener: Listener): () => void {
-      let set = listeners.get(key)
-      if (!set) listeners.set(key, (set = new Set()))
-      set.add(listener)
-      return () => {
-        set.delete(listener)
-        if (set.size === 0 && listeners.get(key) === set) listeners.delete(key)
-      }
-    },
+    subscribe: listeners.on,
   }
 }
 

@@ -1,31 +1,20 @@
 import type { ActorEntry } from './actorKind.ts'
-
-type Listener = (entry: ActorEntry) => void
+import { createKeyedListeners } from '../domain/util/keyedListeners.ts'
 
 /**
  * The runtime's in-process notice of each commit, per actor id: a request that waits for an
  * actor's outcome listens here instead of reading the actor in a loop.
  */
 export function createCommitWatch() {
-  const listeners = new Map<string, Set<Listener>>()
+  const listeners = createKeyedListeners<ActorEntry>()
   return {
-    /** Calls `listener` after every commit of actor `id` in this process; returns the unsubscribe. */
-    on(id: string, listener: Listener): () => void {
-      let set = listeners.get(id)
-      if (!set) listeners.set(id, (set = new Set()))
-      set.add(listener)
-      return () => {
-        set.delete(listener)
-        if (set.size === 0 && listeners.get(id) === set) listeners.delete(id)
-      }
-    },
+    /** Calls `listener` after every commit of actor `id` this process hears of; returns the unsubscribe. */
+    on: listeners.on,
     /** Whether anything in this process waits for commits of actor `id`. */
-    watching: (id: string) => listeners.has(id),
+    watching: listeners.has,
     /** The actors something in this process waits for. */
-    watched: () => [...listeners.keys()],
-    emit(entry: ActorEntry): void {
-      for (const l of listeners.get(entry.id) ?? []) l(entry)
-    },
+    watched: listeners.keys,
+    emit: (entry: ActorEntry): void => listeners.emit(entry.id, entry),
   }
 }
 

@@ -1,10 +1,9 @@
 import pg from 'pg'
 import type { Logger } from '../logger.ts'
+import { createKeyedListeners } from '../domain/util/keyedListeners.ts'
 
 /** Postgres refuses a NOTIFY payload of 8,000 bytes or more. */
 export const MAX_NOTIFY_PAYLOAD = 7_900
-
-type Listener = (payload: string) => void
 
 /**
  * Nudges between the service's nodes over Postgres `LISTEN`/`NOTIFY`: no engine beyond the
@@ -21,7 +20,7 @@ type Listener = (payload: string) => void
  * bus.publish('actor_commit', id)
  */
 export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: string; pool: pg.Pool; logger: Logger; retryMs?: number }) {
-  const listeners = new Map<string, Set<Listener>>()
+  const listeners = createKeyedListeners<string>()
   const reconnectListeners = new Set<() => void>()
   let client: pg.Client | undefined
   let stopped = true
@@ -50,8 +49,7 @@ export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: str
     const c = new pg.Client({ connectionString: url })
     c.on('notification', (msg) => {
       const numbered = msg.payload ?? ''
-      const payload = numbered.slice(numbered.indexOf(':') + 1)
-      for (const l of listeners.get(msg.channel) ?? []) l(payload)
+      listeners.emit(msg.channel, numbered.slice(numbered.indexOf(':') + 1))
     })
     c.on('error', (err) => logger.warn({ err: err.message }, 'node bus connection failed; reconnecting'))
     c.on('end', () => {
@@ -83,14 +81,9 @@ export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: str
       if (!sending) void flush()
     },
     /** Listens on `channel` (subscribe before `start`; later channels are listened on at once). Returns the unsubscribe. */
-    subscribe(channel: string, listener: Listener): () => void {
-      let set = listeners.get(channel)
-      if (!set) {
-        listeners.set(channel, (set = new Set()))
-        if (client) void listen(client, channel)
-      }
-      set.add(listener)
-      return () => void set.delete(listener)
+    subscribe(channel: string, listener: (payload: string) => void): () => void {
+      if (!listeners.has(channel) && client) void listen(client, channel)
+      return listeners.on(channel, listener)
     },
     /** Calls `listener` after the connection was lost and made again (nudges may have been missed). */
     onReconnect(listener: () => void): () => void {
