@@ -55,8 +55,14 @@ export function createAutomationsStore(pool: pg.Pool) {
      * starts at `indexedTo` (blocks indexed before there was a feed are history).
      */
     async triggerCheckpoint(chainId: number, indexedTo: number): Promise<number> {
-      await pool.query(`insert into automation_trigger_checkpoint (chain_id, block_number) values ($1, $2) on conflict do nothing`, [chainId, indexedTo])
-      const { rows } = await pool.query<{ block_number: string }>(`select block_number from automation_trigger_checkpoint where chain_id = $1`, [chainId])
+      // One statement per pass, writing only the first time: the row as it stood, else the one just inserted.
+      const { rows } = await pool.query<{ block_number: string }>(
+        `with inserted as (
+           insert into automation_trigger_checkpoint (chain_id, block_number) values ($1, $2) on conflict do nothing returning block_number
+         )
+         select block_number from inserted union all select block_number from automation_trigger_checkpoint where chain_id = $1`,
+        [chainId, indexedTo],
+      )
       return Number(rows[0]!.block_number)
     },
 
