@@ -31,12 +31,18 @@ async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) 
   return a
 }
 
+/** An agent with ETH from the faucet, started unless asked otherwise. */
+async function fundedAgent(name: string, { eth = '1', start = true } = {}): Promise<string> {
+  const id: string = (await api('POST', '/agents', { name, skills: ['trading'] })).body.id
+  expect((await api('POST', '/dev/faucet', { agentId: id, eth })).status).toBe(200)
+  if (start) expect((await api('POST', `/agents/${id}/start`)).status).toBe(200)
+  return id
+}
+
 beforeAll(async () => {
   app = await startTestApp({ AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
   ;({ api, apiKey } = await app.account())
-  trader = (await api('POST', '/agents', { name: 'dca-bot', skills: ['trading'] })).body.id
-  expect((await api('POST', '/dev/faucet', { agentId: trader, eth: '5' })).status).toBe(200)
-  expect((await api('POST', `/agents/${trader}/start`)).status).toBe(200)
+  trader = await fundedAgent('dca-bot', { eth: '5' })
 })
 afterAll(async () => {
   await app?.close()
@@ -149,8 +155,7 @@ describe('automations', () => {
   })
 
   it('a stopped agent suspends its automations; starting it fires the missed tick once', async () => {
-    const agent = (await api('POST', '/agents', { name: 'sleepy', skills: ['trading'] })).body.id
-    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
+    const agent = await fundedAgent('sleepy', { start: false })
     const a = (await api('POST', '/automations', { ...dca({ everySeconds: 1, maxRuns: 100 }), agent_id: agent })).body
     const suspended = await until(a.id, (x) => x.suspended === true)
     expect(suspended).toMatchObject({ status: 'armed', runCount: 0, nextRunAt: null })
@@ -166,9 +171,7 @@ describe('automations', () => {
   })
 
   it('a retried firing is the swap it started, even after a PATCH changed its action or the agent stopped', async () => {
-    const agent = (await api('POST', '/agents', { name: 'retried', skills: ['trading'] })).body.id
-    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
-    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const agent = await fundedAgent('retried')
     const a = (await api('POST', '/automations', { ...dca({ everySeconds: 3600, maxRuns: 100 }), agent_id: agent })).body
     await until(a.id, (x) => x.runCount === 1)
     const [op] = await q(`select id from wallet_op where parent_id = $1`, [a.id])
@@ -189,9 +192,7 @@ describe('automations', () => {
   })
 
   it("a listed agent fires nothing; a sale cancels the seller's automations", async () => {
-    const agent = (await api('POST', '/agents', { name: 'for-sale', skills: ['trading'] })).body.id
-    expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '1' })).status).toBe(200)
-    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const agent = await fundedAgent('for-sale')
     const a = (await api('POST', '/automations', { ...dca({ everySeconds: 3600, maxRuns: 100 }), agent_id: agent })).body
     await until(a.id, (x) => x.runCount === 1)
     const listing = await api('POST', '/market', { agentId: agent, priceCredits: 10 })
