@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { connect } from 'node:net'
-import type { Server } from 'node:http'
+import type { RequestListener, Server } from 'node:http'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/logger.ts'
 import { createServices, type Services } from '../../src/services.ts'
@@ -42,7 +42,17 @@ export function apiClient(baseUrl: string, apiKey?: string): Api {
 /** The real app in this process, on its own database, listening on a free port. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  { withChain = false, logLines }: { withChain?: boolean; /** Collects the log's JSON lines (set LOG_LEVEL in `env`). */ logLines?: string[] } = {},
+  {
+    withChain = false,
+    logLines,
+    wrapRequests,
+  }: {
+    withChain?: boolean
+    /** Collects the log's JSON lines (set LOG_LEVEL in `env`). */
+    logLines?: string[]
+    /** Wraps the server's request listener (test/support/statementCounter.ts runs each request in its own context). */
+    wrapRequests?: (listener: RequestListener) => RequestListener
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), 'alts-test-'))
@@ -51,6 +61,11 @@ export async function startTestApp(
   const services = await createServices(config, createLogger({ level: config.logLevel, ...(destination ? { destination } : {}) }), { runtimePollMs: 100, withChain })
   await services.start()
   const server: Server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
+  if (wrapRequests) {
+    const [listener] = server.listeners('request') as RequestListener[]
+    server.removeAllListeners('request')
+    server.on('request', wrapRequests(listener!))
+  }
   await once(server, 'listening')
   const addr = server.address()
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
