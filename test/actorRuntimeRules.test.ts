@@ -8,6 +8,7 @@ import type { ActorKind, EffectHandler } from '../src/actors/actorKind.ts'
 import { childEndEventSchema, childIdOf, SPAWN_CHILD, type ChildEndEvent, type SpawnChildParams } from '../src/actors/childActors.ts'
 import { ValidationError } from '../src/domain/errors.ts'
 import * as store from '../src/actors/actorStore.ts'
+import { AGENT_DUE, agentKind, CHECK_RETRY_MS } from '../src/actors/agent.machine.ts'
 import { useMigratedDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 
@@ -135,6 +136,24 @@ describe('parent and child actors', () => {
     expect(children.map((c) => c.id)).toEqual([childIdOf(id, 'bad'), childIdOf(id, 'good')])
     const { rows: inbox } = await db().pool.query(`select dedupe_key from actor_inbox where actor_id = $1 order by dedupe_key`, [id])
     expect(inbox.map((r) => r.dedupe_key)).toEqual([`child:${childIdOf(id, 'bad')}`, `child:${childIdOf(id, 'good')}`])
+    await rt.stop()
+  })
+})
+
+describe('transitions that only ask for something', () => {
+  it('are committed, not taken for refusals: a running agent whose schedule check failed for good arms its retry timer', async () => {
+    // No handler for the check: its one attempt fails, and `agent.runDue.failed` only raises a delayed event.
+    const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, pollMs: 50, maxEffectAttempts: 1, effectHandlers: {} })
+    await rt.start()
+    const id = randomUUID()
+    await rt.create('agent', { id, accountId: randomUUID(), input: { agentId: id, accountId: randomUUID(), runIntervalSeconds: 60 } })
+    await rt.send(id, { type: 'agent.start' })
+    await waitFor(async () => (await db().pool.query(`select 1 from actor_journal where actor_id = $1 and event->>'type' = 'agent.runDue.failed'`, [id])).rowCount === 1)
+    const { rows } = await db().pool.query(`select timer_key as key, extract(epoch from due_at - now()) * 1000 as in_ms from actor_timer where actor_id = $1`, [id])
+    expect(rows).toHaveLength(1)
+    expect(rows[0].key).toBe(AGENT_DUE)
+    expect(Number(rows[0].in_ms)).toBeGreaterThan(CHECK_RETRY_MS - 5000)
+    expect((await row(id)).status).toBe('running')
     await rt.stop()
   })
 })

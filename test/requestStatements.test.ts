@@ -3,25 +3,29 @@ import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { watchStatements } from './support/statementCounter.ts'
 
+/**
+ * The statements the hot request paths send, pinned: a change that adds a query to them fails
+ * here and must say why (docs/benchmarks.md, "What each request sends"). Counted per request
+ * with everything it set going (its commit and the effects run after it), warm: the key, the
+ * agent's row and its actor in memory.
+ */
 const counter = watchStatements()
 let app: TestApp
 let api: Api
 let agentId: string
 
-/** The statements one request sends, with those of the effects it set going, once they are all finished. */
-async function statementsOf(tag: string, request: () => Promise<{ status: number }>, expectedStatus = 200): Promise<string[]> {
+const openEffects = async () =>
+  (await app.services.db.pool.query<{ n: number }>(`select count(*)::int as n from effect where actor_id = $1 and status in ('pending', 'prepared', 'sent')`, [agentId])).rows[0]!.n
+
+/** The statements one request sends, with those of the effects it set going once they have all finished. */
+async function statementsOf(tag: string, request: () => Promise<{ status: number }>): Promise<string[]> {
   counter.tag(tag)
-  const res = await request()
-  expect(res.status).toBe(expectedStatus)
-  await waitFor(async () => {
-    const { rows } = await app.services.db.pool.query<{ n: number }>(
-      `select count(*)::int as n from effect where actor_id = $1 and status in ('pending', 'prepared', 'sent')`,
-      [agentId],
-    )
-    return rows[0]!.n === 0
-  })
+  expect((await request()).status).toBe(200)
+  await waitFor(async () => (await openEffects()) === 0)
   return counter.statements(tag)
 }
+
+const actorRow = async () => (await app.services.db.pool.query(`select status, version from actor where id = $1`, [agentId])).rows[0]
 
 beforeAll(async () => {
   app = await startTestApp({}, { wrapRequests: counter.wrap })
@@ -29,20 +33,31 @@ beforeAll(async () => {
   const created = await api('POST', '/agents', { name: 'counted', model: 'gpt-4o-mini', skills: ['trading'] })
   expect(created.status).toBe(201)
   agentId = created.body.id
-  // Warm: the key, the agent's row and its actor are in memory, the statements prepared.
-  for (const path of ['start', 'stop', 'start', 'stop']) expect((await api('POST', `/agents/${agentId}/${path}`)).status).toBe(200)
+  for (const path of ['start', 'stop']) expect((await api('POST', `/agents/${agentId}/${path}`)).status).toBe(200)
 }, 60_000)
 afterAll(async () => {
   await app?.close()
   counter.restore()
 })
 
-describe('statements per request', () => {
-  it('prints', async () => {
-    for (let i = 0; i < 2; i++) {
-      console.log('GET', await statementsOf(`get${i}`, () => api('GET', `/agents/${agentId}`)))
-      console.log('start', await statementsOf(`start${i}`, () => api('POST', `/agents/${agentId}/start`)))
-      console.log('stop', await statementsOf(`stop${i}`, () => api('POST', `/agents/${agentId}/stop`)))
-    }
+describe('statements per request (warm)', () => {
+  it('GET /agents/:id sends none: key, row and status come from memory', async () => {
+    expect((await api('GET', `/agents/${agentId}`)).status).toBe(200)
+    expect(await statementsOf('get', () => api('GET', `/agents/${agentId}`))).toEqual([])
+  })
+
+  it('POST /agents/:id/start sends one: the commit (no run interval, no automation waiting: nothing to check or tell)', async () => {
+    const before = await actorRow()
+    expect(await statementsOf('start', () => api('POST', `/agents/${agentId}/start`))).toEqual(['actor.commit'])
+    expect(await actorRow()).toEqual({ status: 'running', version: String(Number(before.version) + 1) })
+  })
+
+  it("POST /agents/:id/stop sends three: the commit, then its effect looks for a run in progress and finishes", async () => {
+    const statements = await statementsOf('stop', () => api('POST', `/agents/${agentId}/stop`))
+    expect(statements).toHaveLength(3)
+    expect(statements[0]).toBe('actor.commit')
+    expect(statements[1]).toMatch(/^select id, account_id from actor where kind = \$1 and status in/)
+    expect(statements[2]).toBe('effect.finish')
+    expect((await actorRow()).status).toBe('stopped')
   })
 })

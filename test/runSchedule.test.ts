@@ -76,9 +76,10 @@ describe('agents that run on their own', () => {
     expect((await api('POST', `/agents/${a}/start`)).status).toBe(200)
     const checks = async () =>
       (await app.services.pool.query(`select event->>'reason' as reason from actor_journal where actor_id = $1 and event->>'type' = 'agent.run.skipped' order by seq`, [a])).rows.map((r) => r.reason)
-    // The start's one check found the schedule off: no timer, nothing more to do.
-    await waitFor(async () => (await checks()).length === 1, 10_000)
-    expect(await checks()).toEqual(['off'])
+    // Created with no interval: the start checks nothing (no effect at all), holds no timer.
+    const { rows: effects } = await app.services.pool.query(`select kind from effect where actor_id = $1`, [a])
+    expect(effects).toEqual([])
+    expect(await checks()).toEqual([])
     expect(await timersOf(a)).toEqual([])
 
     // On: a run at once (never run), then every 2 s.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot } from 'xstate'
-import { AGENT_DUE, AGENT_RUN_DUE, CHECK_RETRY_MS, LEGACY_TICK, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
+import { AGENT_AUTOMATIONS, AGENT_DUE, AGENT_RUN_DUE, AUTOMATIONS_WAITING, CHECK_RETRY_MS, LEGACY_TICK, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
 
 const input = { agentId: 'a1', accountId: 'acc' }
 type Action = { type: string; params?: unknown }
@@ -46,6 +46,45 @@ describe('agent machine', () => {
     expect(raised(a4)).toEqual([])
     expect(cancelled(a4)).toEqual([AGENT_DUE])
     expect(s4.context).toMatchObject({ runIntervalSeconds: 0, dueAt: null })
+  })
+
+  it('an agent with no run interval (as created, or as its last check saw it) starts without a check; a change while stopped makes the next start check', () => {
+    const [s0] = initialTransition(agentMachine, { ...input, runIntervalSeconds: 0 })
+    const [s1, a1] = transition(agentMachine, s0, { type: 'agent.start' })
+    expect(s1.value).toBe('running')
+    expect(a1).toEqual([])
+    // Checked once (interval 2), then the check saw 0: a restart checks nothing.
+    const [r1] = running()
+    const [r2] = transition(agentMachine, r1, skipped(null, { runIntervalSeconds: 0 }))
+    const [r3] = transition(agentMachine, r2, { type: 'agent.stop' })
+    expect(types(transition(agentMachine, r3, { type: 'agent.start' })[1])).not.toContain(AGENT_RUN_DUE)
+    // The interval changed while stopped: unknown until checked, so the next start checks.
+    const [r4] = transition(agentMachine, r3, { type: 'agent.schedule.changed' })
+    expect(r4.context.runIntervalSeconds).toBeNull()
+    expect(types(transition(agentMachine, r4, { type: 'agent.start' })[1])).toContain(AGENT_RUN_DUE)
+    // One created with an interval checks at its first start.
+    const [c0] = initialTransition(agentMachine, { ...input, runIntervalSeconds: 60 })
+    expect(types(transition(agentMachine, c0, { type: 'agent.start' })[1])).toContain(AGENT_RUN_DUE)
+  })
+
+  it('an automation waiting for the agent to run is told at its next start, once; at once when it runs already; a new agent tells nobody', () => {
+    const tells = (actions: Action[]) => actions.filter((a) => a.type === AGENT_AUTOMATIONS).map((a) => a.params)
+    const [s0] = initialTransition(agentMachine, { ...input, runIntervalSeconds: 0 })
+    expect(tells(transition(agentMachine, s0, { type: 'agent.start' })[1])).toEqual([])
+    const [s1] = transition(agentMachine, s0, { type: AUTOMATIONS_WAITING })
+    expect(s1.context.automationsWaiting).toBe(true)
+    const [s2, a2] = transition(agentMachine, s1, { type: 'agent.start' })
+    expect(tells(a2)).toEqual([{ signal: 'agentStarted' }])
+    const [s3] = transition(agentMachine, s2, { type: 'agent.stop' })
+    expect(tells(transition(agentMachine, s3, { type: 'agent.start' })[1])).toEqual([])
+    // Running already (the firing saw it stopped just before a start): told now, in a transition the runtime commits.
+    const [s4, a4] = transition(agentMachine, s2, { type: AUTOMATIONS_WAITING })
+    expect(s4.value).toBe('running')
+    expect(tells(a4)).toEqual([{ signal: 'agentStarted' }])
+    // An agent stored before the flag was kept: it may have automations waiting, so a start tells them.
+    const { automationsWaiting: _w, ...older } = s0.context
+    const stored = agentMachine.resolveState({ ...agentMachine.getPersistedSnapshot(s0), context: older } as never)
+    expect(tells(transition(agentMachine, stored, { type: 'agent.start' })[1])).toEqual([{ signal: 'agentStarted' }])
   })
 
   it('the timer firing checks again; stop, pause and delete cancel it', () => {

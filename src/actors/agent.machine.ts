@@ -1,18 +1,22 @@
 import { assign, enqueueActions, raise, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../domain/errors.ts'
+import { LISTED } from '../domain/agents/listedAgent.ts'
 import type { ActorKind } from './actorKind.ts'
 import { childEndEventSchema } from './childActors.ts'
 
+/** The pause reason of an agent listed on the market. */
+export { LISTED }
+
 /** A schedule check of a running agent: start a run if one is due, and say when the next is (agentRuns.effect.ts). */
 export const AGENT_RUN_DUE = 'agent.runDue'
-/** The pause reason of an agent listed on the market. */
-export const LISTED = 'listed'
 /** On stop or delete: the agent's run in progress ends `stopped`. */
 export const AGENT_STOP_RUNS = 'agent.stopRuns'
 /** On start: the agent's automations that missed a firing while it was not running hear it runs again; on delete: they are cancelled. */
 export const AGENT_AUTOMATIONS = 'agent.automations' as const
 const automationsHear = (signal: 'agentStarted' | 'cancel') => ({ type: AGENT_AUTOMATIONS, params: { signal } }) as const
+/** An automation of the agent skipped a firing because the agent was not running: it waits to hear the agent runs again. */
+export const AUTOMATIONS_WAITING = 'agent.automations.waiting'
 
 /** The one durable timer of a running agent: due when its next scheduled run is. */
 export const AGENT_DUE = 'agent.due'
@@ -21,7 +25,7 @@ export const LEGACY_TICK = 'xstate.after.tick.agent.running'
 /** A schedule check that failed (after its effect's retries) is tried again after this long. */
 export const CHECK_RETRY_MS = 60_000
 
-export type AgentMachineInput = { agentId: string; accountId: string }
+export type AgentMachineInput = { agentId: string; accountId: string; /** The new agent's run_interval_seconds. */ runIntervalSeconds?: number }
 
 /** The next scheduled run as check number `check` computed it: the timer's delay (null: none) and the due time (ISO; null: none). */
 const nextRun = { nextRunInMs: z.number().int().min(0).nullable().optional(), dueAt: z.string().nullable().optional(), check: z.number().int().optional() }
@@ -36,6 +40,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal(LEGACY_TICK) }),
   // The agent's run_interval_seconds was changed (sent in the update's transaction).
   z.object({ type: z.literal('agent.schedule.changed') }),
+  z.object({ type: z.literal(AUTOMATIONS_WAITING) }),
   // A run of the agent ended (a run is the agent's child).
   childEndEventSchema.extend({ type: z.literal('child.done') }),
   childEndEventSchema.extend({ type: z.literal('child.failed') }),
@@ -52,8 +57,13 @@ export type AgentContext = {
   reason: string | null
   /** Schedule checks asked for since the agent was created: the number of the latest, whose outcome alone re-arms the timer. */
   checks: number
-  /** The agent's run_interval_seconds as the last schedule check saw it (null: not checked since the start). */
+  /**
+   * The agent's run_interval_seconds as it was created or as the last schedule check saw it; null
+   * (or absent, in agents stored before it was kept) when a change since is not checked yet.
+   */
   runIntervalSeconds?: number | null
+  /** Whether an automation may wait to hear that the agent runs again (absent in agents stored before it was kept: assume so). */
+  automationsWaiting?: boolean
   /** When the next scheduled run is due, as the last check computed it (ISO; null: none). A run ending at or after it calls for a check. */
   dueAt?: string | null
   /** A running agent stored by machine version 1: its per-tick timer may still be armed (cancelled on the first re-arm or exit). */
@@ -90,21 +100,40 @@ export const agentMachine = setup({
 }).createMachine({
   id: 'agent',
   initial: 'stopped',
-  context: ({ input }) => ({ agentId: input.agentId, accountId: input.accountId, reason: null, checks: 0 }),
+  context: ({ input }) => ({
+    agentId: input.agentId, accountId: input.accountId, reason: null, checks: 0,
+    runIntervalSeconds: input.runIntervalSeconds ?? null, automationsWaiting: false,
+  }),
   states: {
     stopped: {
       entry: assign({ reason: null }),
       on: {
-        'agent.start': { target: 'running', actions: [assign({ runIntervalSeconds: null }), automationsHear('agentStarted')] },
+        'agent.start': {
+          target: 'running',
+          actions: enqueueActions(({ context, enqueue }) => {
+            // The automations that may wait for the agent to run again hear it (none: nothing is written for them).
+            if (context.automationsWaiting === false) return
+            enqueue.assign({ automationsWaiting: false })
+            enqueue(automationsHear('agentStarted'))
+          }),
+        },
         'agent.delete': 'deleted',
+        'agent.schedule.changed': { actions: assign({ runIntervalSeconds: null }) },
+        [AUTOMATIONS_WAITING]: { actions: assign({ automationsWaiting: true }) },
         // A listing on the market pauses a stopped agent too (reason `listed`): a run started by
         // hand on it stops, as a running agent's would.
         'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
       },
     },
     running: {
-      // A (re)started agent checks at once: a run never made, or overdue, starts now.
-      entry: [assign({ reason: null, dueAt: null, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }],
+      // A (re)started agent checks at once: a run never made, or overdue, starts now. One whose
+      // interval is 0 (as created, or as its last check saw it) runs nothing on its own: no check.
+      entry: enqueueActions(({ context, enqueue }) => {
+        enqueue.assign({ reason: null, dueAt: null })
+        if (context.runIntervalSeconds === 0) return
+        enqueue.assign({ checks: context.checks + 1 })
+        enqueue({ type: AGENT_RUN_DUE, params: { check: context.checks + 1 } })
+      }),
       exit: enqueueActions(({ context, enqueue }) => {
         enqueue.cancel(AGENT_DUE)
         if (context.legacyTick) {
@@ -120,6 +149,8 @@ export const agentMachine = setup({
         // A version 1 tick firing (its timer row is gone with it): one check, which arms the due timer.
         [LEGACY_TICK]: { actions: [assign({ legacyTick: false, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
         'agent.schedule.changed': { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
+        // It runs already: the waiting automation hears it at once.
+        [AUTOMATIONS_WAITING]: { actions: automationsHear('agentStarted') },
         // A run ended (child.done / child.failed) once the next run was due: check now.
         'child.*': { guard: ({ context, event }) => endedWhenDue(context, event), actions: [assign({ dueAt: null, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
         // The latest check's outcome (started / skipped): re-arm the timer to the next run (none when
@@ -146,8 +177,19 @@ export const agentMachine = setup({
     paused: {
       on: {
         // A listed agent starts only once its listing is cancelled (which stops it) or sold.
-        'agent.start': { guard: ({ context }) => context.reason !== LISTED, target: 'running', actions: [assign({ runIntervalSeconds: null }), automationsHear('agentStarted')] },
+        'agent.start': {
+          guard: ({ context }) => context.reason !== LISTED,
+          target: 'running',
+          actions: enqueueActions(({ context, enqueue }) => {
+            // The automations that may wait for the agent to run again hear it (none: nothing is written for them).
+            if (context.automationsWaiting === false) return
+            enqueue.assign({ automationsWaiting: false })
+            enqueue(automationsHear('agentStarted'))
+          }),
+        },
         'agent.pause': { actions: assign({ reason: ({ event }) => event.reason }) },
+        'agent.schedule.changed': { actions: assign({ runIntervalSeconds: null }) },
+        [AUTOMATIONS_WAITING]: { actions: assign({ automationsWaiting: true }) },
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
       },

@@ -1,4 +1,5 @@
 import type { ActorRuntime } from './actorRuntime.ts'
+import type { AgentMachineInput } from './agent.machine.ts'
 import type { AgentActors, AgentLiveStatus } from '../domain/agents/ports.ts'
 
 const reasonOf = (context: unknown) => (context as { reason?: string | null } | undefined)?.reason ?? null
@@ -13,8 +14,9 @@ const reasonOf = (context: unknown) => (context as { reason?: string | null } | 
  */
 export function createAgentActors({ runtime }: { runtime: ActorRuntime }): AgentActors {
   return {
-    async create({ agentId, accountId }, tx) {
-      const entry = await runtime.create('agent', { id: agentId, accountId, input: { agentId, accountId } }, tx as Parameters<ActorRuntime['create']>[2])
+    async create({ agentId, accountId, runIntervalSeconds }, tx) {
+      const input: AgentMachineInput = { agentId, accountId, runIntervalSeconds }
+      const entry = await runtime.create('agent', { id: agentId, accountId, input }, tx as Parameters<ActorRuntime['create']>[2])
       return () => runtime.afterExternalCommit(entry)
     },
     async status(accountId, agentId): Promise<AgentLiveStatus | undefined> {

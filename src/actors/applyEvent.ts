@@ -60,7 +60,9 @@ export type PlannedTransition = Transition & { params: Omit<store.CommitParams, 
  */
 export function planTransition(core: RuntimeCore, entry: ActorEntry, event: AnyEventObject, liveTimers = entry.timers): PlannedTransition | null {
   const [next, actions] = pureTransition(entry.kind.machine, entry.snapshot, event)
-  if (next === entry.snapshot) return null
+  // Refused: nothing changed and nothing asked for. (A transition that only asks for an effect or
+  // a timer leaves xstate's snapshot as it was, and is committed all the same.)
+  if (next === entry.snapshot && actions.length === 0) return null
   const newVersion = entry.version + 1
   const plan = planActions(entry.kind, entry.id, newVersion, actions, liveTimers)
   const status = entry.kind.statusOf(next)

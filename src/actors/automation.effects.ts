@@ -6,7 +6,7 @@ import { findTool, TOOLS } from '../tools/registry.ts'
 import type { AutomationsStore } from '../db/automations.store.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
-import { LISTED } from './agent.machine.ts'
+import { AUTOMATIONS_WAITING, LISTED } from './agent.machine.ts'
 
 /**
  * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
@@ -46,6 +46,8 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
         // A listed agent is paused for its listing: the firing names it, as every refused money move does.
         const listingId = agent?.statusReason === LISTED ? await c.activeListingOf({ accountId: a.accountId, agentId: a.agentId }) : null
         const why = listingId ? `paused: listed on the market (listing ${listingId})` : (agent?.status ?? 'gone')
+        // The automation waits for the agent to run again (a timed one): the agent hears it, to tell it at its next start (or now, if it started meanwhile).
+        if (agent) ctx.finishWith((tx) => store.tellAgent(tx, { agentId: a.agentId, accountId: a.accountId, event: { type: AUTOMATIONS_WAITING }, dedupeKey: `automation-waits:${firingKey}` }))
         return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${why}` }
       }
       if (a.action.type === 'agent_prompt') {

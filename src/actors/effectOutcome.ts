@@ -31,6 +31,12 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
           return false
         }
       }
+      // Nothing to apply and nothing else to write: the finish (with the event to the inbox, if
+      // any) is one statement, atomic on its own; no transaction around it.
+      if (!planned && writes.length === 0) {
+        const finished = await finishEffect(core.pool, effect, outcome)
+        return finished && outcome.event !== null
+      }
       const applied = await withTransaction(core.pool, async (tx) => {
         // The effect row finished and the transition committed in one statement, while this worker
         // holds the lease; otherwise the event goes to the inbox (without the lease, nothing at all

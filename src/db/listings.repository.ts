@@ -143,7 +143,9 @@ async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills,
   await db.query(
     `with a as (
        update actor set account_id = $2::uuid, status = 'stopped', state_value = '"stopped"'::jsonb, timers = '{}'::jsonb,
-              snapshot = jsonb_set(jsonb_set(jsonb_set(snapshot, '{value}', '"stopped"'), '{context,accountId}', to_jsonb(($2::uuid)::text)), '{context,reason}', 'null'),
+              -- The buyer's agent: stopped, no reason, no run interval (set to 0 above), no automation waiting.
+              snapshot = jsonb_set(jsonb_set(snapshot, '{value}', '"stopped"'), '{context}', (snapshot->'context') || jsonb_build_object(
+                'accountId', ($2::uuid)::text, 'reason', null, 'runIntervalSeconds', 0, 'automationsWaiting', false)),
               version = version + 1, updated_at = now()
         where id = $1 returning id, version, account_id
      )

@@ -28,17 +28,18 @@ export async function createAgent(deps: CreateAgentDeps, { accountId, ...body }:
   const id = deps.newId()
   const wallet = deps.createWallet(id)
   const policy = policySchema.parse({ ...DEFAULT_POLICY, ...(await resolvePolicyTokens(body.policy, deps.resolveVerifiedSymbol)) })
+  const runIntervalSeconds = body.run_interval_seconds ?? 0
   const afterCommit = await deps.withTransaction(async (tx) => {
     await deps.agents.insert(
       {
         id, accountId, name: body.name, model: body.model, skills: body.skills, systemPrompt: body.system_prompt ?? null,
         payoutWallet: body.payout_wallet ?? null, persona: body.persona ?? null, strategy: body.strategy ?? null,
         temperature: body.temperature ?? null, isPublic: body.is_public ?? false, publicDescription: body.public_description ?? null,
-        policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey, runIntervalSeconds: body.run_interval_seconds ?? 0,
+        policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey, runIntervalSeconds,
       },
       tx,
     )
-    return deps.actors.create({ agentId: id, accountId }, tx)
+    return deps.actors.create({ agentId: id, accountId, runIntervalSeconds }, tx)
   })
   afterCommit()
   return agentView(await deps.agents.getOwned(accountId, id))

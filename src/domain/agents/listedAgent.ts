@@ -1,5 +1,8 @@
 import { AgentListedError } from '../errors.ts'
 
+/** The pause reason of an agent listed on the market: its actor is `paused` with it while the listing is active. */
+export const LISTED = 'listed'
+
 /**
  * The one check every fund-moving use case makes on the agent it read (swaps, transfers, fee
  * claims, launches, runs, and so every chat or run tool and automation that calls them), and

@@ -110,7 +110,7 @@ export type AgentLiveStatus = { status: string; reason: string | null }
  */
 export interface AgentActors {
   /** Creates the actor in the caller's transaction (with the agent's row); call the answer once it committed. */
-  create(input: { agentId: string; accountId: string }, tx: Queryable): Promise<() => void>
+  create(input: { agentId: string; accountId: string; runIntervalSeconds: number }, tx: Queryable): Promise<() => void>
   /** The live status of the account's agent actor; undefined when it has none with this id. */
   status(accountId: string, agentId: string): Promise<AgentLiveStatus | undefined>
   /** Sends a lifecycle command; answers once the new state is committed (409 when the state refuses it). */
