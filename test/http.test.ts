@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
 import { hashApiKey } from '../src/domain/accounts/apiKeyFormat.ts'
-import { waitFor } from './support/waitFor.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
