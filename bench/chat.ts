@@ -3,13 +3,17 @@
  * scripted model server answering at once) side by side with a direct `openai` SDK call to the
  * same server, in one run, at 1 and at 50 concurrent chats (goal: the service adds at most 5 ms
  * at p50 and keeps its p99 under 25 ms at 50 concurrent chats). The service runs as a child
- * process; the scripted server and both clients run here.
+ * process; the scripted server and both clients run here. Then the cost of a turn: 10 in flight
+ * for a while, the service's and Postgres's CPU per turn, side by side with raw durable upserts
+ * (bench/upsertWorker.ts, 10 loops) on the same database in the same run.
  *
  *   npm run -s bench:chat        (BENCH_CHAT_REQUESTS: requests per measurement, default 400)
  */
 import { cpus } from 'node:os'
 import { LLMock } from '@copilotkit/aimock'
 import OpenAI from 'openai'
+import pg from 'pg'
+import { baseEnv, cpuWindow, sleep, spawnNode } from './lib.ts'
 import { withService } from './serviceFixture.ts'
 
 const REQUESTS = Number(process.env.BENCH_CHAT_REQUESTS ?? 400)
@@ -45,7 +49,7 @@ async function main() {
   const sdk = new OpenAI({ baseURL: mockUrl, apiKey: 'bench', maxRetries: 0, timeout: 60_000 })
   const env = { OPENAI_BASE_URL: mockUrl, OPENAI_API_KEY: 'bench', STARTER_CREDITS: '100000000', RATE_LIMIT_PER_IP: '100000000' }
   try {
-    await withService('chat', async ({ url, apiKey, api }) => {
+    await withService('chat', async ({ url, apiKey, api, pid, databaseUrl }) => {
       const agent = (await api('POST', '/agents', { name: 'bench-chat', skills: [] })).body.id as string
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
       const viaService = async () => {
@@ -75,10 +79,14 @@ async function main() {
         const s = stats([...s1, ...s2])
         rows.push({ concurrency, direct: d, service: s, addedP50Ms: round(s.p50 - d.p50), addedP99Ms: round(s.p99 - d.p99) })
       }
+      const cost = await turnCost(pid, viaService)
+      const raw = await rawUpserts(databaseUrl)
       const at50 = rows.find((r) => r.concurrency === 50)!
       const result = {
         machine: { cores: cpus().length, node: process.version },
         rows,
+        cost,
+        raw,
         goal: { addedP50Ms: 5, serviceP99MsAt50: 25, met: rows.every((r) => r.addedP50Ms <= 5) && at50.service.p99 <= 25 },
       }
       process.stdout.write('\none-round chat turn via the service vs a direct SDK call to the same scripted server\n')
@@ -88,11 +96,47 @@ async function main() {
         )
       }
       process.stdout.write(`  goal (added p50 <= 5 ms, service p99 <= 25 ms at 50): ${result.goal.met ? 'met' : 'MISSED'}\n`)
+      process.stdout.write(
+        `  cost at 10 in flight: ${cost.turnsPerSec} turns/s, service CPU ${cost.serviceMsPerTurn} ms per turn, Postgres ${cost.postgresMsPerTurn} ms (other load ${cost.otherPct} % of a core)\n` +
+          `  raw durable upserts, same database, 10 loops: ${raw.opsPerSec} per s, Postgres ${raw.postgresMsPerOp} ms each; a turn costs ${round(cost.turnsPerSec > 0 ? raw.opsPerSec / cost.turnsPerSec : 0)} upserts' time\n`,
+      )
       process.stdout.write(`${JSON.stringify(result)}\n`)
     }, env)
   } finally {
     await mock.stop()
   }
+}
+
+/** Turns at 10 in flight for COST_TURNS turns, with the service's (and what it started: anvil) and Postgres's CPU. */
+async function turnCost(pid: number | undefined, viaService: () => Promise<void>) {
+  const turns = Number(process.env.BENCH_CHAT_COST_TURNS ?? 1000)
+  const end = cpuWindow(pid)
+  const t0 = performance.now()
+  await measure(10, turns, viaService)
+  const secs = (performance.now() - t0) / 1000
+  const cpu = end()
+  const perTurn = (pct: number) => round((pct / 100) * secs * 1000 / turns)
+  return { turns, turnsPerSec: round(turns / secs), serviceMsPerTurn: perTurn(cpu.server), postgresMsPerTurn: perTurn(cpu.postgres), otherPct: cpu.other }
+}
+
+/** Raw durable upserts (bench/upsertWorker.ts, 10 loops, 5 s) on the service's database: the same run's baseline. */
+async function rawUpserts(databaseUrl: string) {
+  const c = new pg.Client({ connectionString: databaseUrl })
+  await c.connect()
+  await c.query('create table if not exists bench_doc (id int primary key, doc jsonb not null)')
+  await c.end()
+  const child = spawnNode(['bench/upsertWorker.ts'], baseEnv({ BENCH_DB_URL: databaseUrl, MODE: 'raw', CONNECTIONS: '10', WARMUP_MS: '1000', DURATION_MS: '5000' }), { stdin: true })
+  const alive = () => child.proc.exitCode === null && child.proc.signalCode === null
+  while (!child.stdout().includes('measuring\n') && alive()) await sleep(5)
+  const end = cpuWindow(child.pid)
+  const t0 = performance.now()
+  while (!child.stdout().includes('"opsPerSec"') && alive()) await sleep(5)
+  const secs = (performance.now() - t0) / 1000
+  const cpu = end()
+  child.proc.stdin!.end()
+  await child.exited
+  const r = JSON.parse(child.stdout().trim().split('\n').pop()!) as { opsPerSec: number; ops: number }
+  return { opsPerSec: round(r.opsPerSec), postgresMsPerOp: Math.round((((cpu.postgres / 100) * secs * 1000) / r.ops) * 1000) / 1000 }
 }
 
 main().catch((err) => {

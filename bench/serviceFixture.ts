@@ -20,7 +20,8 @@ export async function withService(name: string, fn: (s: { url: string; apiKey: s
   url.pathname = `/${dbName}`
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
   const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '100000000', ...extraEnv }
-  const server = await startServer(env)
+  // BENCH_SERVICE_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const server = await startServer(env, { nodeArgs: (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean) })
   try {
     const { apiKey } = await adminCreateAccount(env)
     await fn({ url: server.url, apiKey, api: apiClient(`${server.url}/api/v1`, apiKey), pid: server.child.pid, databaseUrl: url.toString(), logs: server.logs })

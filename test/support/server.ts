@@ -10,10 +10,10 @@ const run = promisify(execFile)
 export type ServerProcess = { child: ChildProcess; url: string; port: number; logs: () => string; dataDir: string | undefined }
 
 /** Starts `node src/main.ts` in its own process group and waits for /health to answer 200. */
-export async function startServer(env: Record<string, string>, { port }: { port?: number } = {}): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, { port, nodeArgs = [] }: { port?: number; /** Extra `node` flags (a benchmark's --cpu-prof). */ nodeArgs?: string[] } = {}): Promise<ServerProcess> {
   const p = port ?? (await freePort())
   let logs = ''
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'src/main.ts'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(p), HOST: '127.0.0.1' },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
