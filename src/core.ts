@@ -81,6 +81,9 @@ import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
 import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
 import { opsUseCases } from './opsUseCases.ts'
 import { accountUseCases, agentUseCases } from './identityUseCases.ts'
+import { createAgentRowCache } from './domain/agents/agentRowCache.ts'
+import { readOwnedAgent } from './domain/agents/getAgent.ts'
+import { createAgentActors } from './actors/agentActors.ts'
 
 /** What src/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
 export type CoreAdapters = {
@@ -138,7 +141,10 @@ export function createCore(adapters: CoreAdapters) {
     const resolved = await resolveAgentSkills(skillPorts, { accountId, skills })
     return { tools: toolsFor({ scopes: MODEL_SCOPES, granted: new Set(resolved.tools) }).map((t) => t.name), instructions: resolved.instructions }
   }
-  const chat = chatPortsOf(adapters, agentSkills)
+  // Agent rows held in memory for 2 s (dropped by a write on this node): the agent reads of the API, chat turns and runs.
+  const agentRows = createAgentRowCache({ ttlMs: 2000 })
+  const ownedAgent = (accountId: string, agentId: string) => readOwnedAgent({ agents, actors: createAgentActors({ runtime }), rows: agentRows }, { accountId, agentId })
+  const chat = chatPortsOf(adapters, agentSkills, ownedAgent)
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),
     quotes: createSwapQuoteStore(pool),
@@ -170,7 +176,7 @@ export function createCore(adapters: CoreAdapters) {
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
     getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
     ...accountUseCases(adapters),
-    ...agentUseCases(adapters),
+    ...agentUseCases(adapters, agentRows),
     launchToken: (input: LaunchTokenInput) => launchToken(launches(), input),
     previewLaunch: (input: LaunchRequest) => previewLaunch(launches(), input),
     getLaunch: (input: GetLaunchInput) => getLaunch(launches(), input),
@@ -182,7 +188,7 @@ export function createCore(adapters: CoreAdapters) {
     listMessages: (input: { accountId: string; agentId: string; query: ListMessagesQuery }) => listMessages({ agents, messages: chat.messages }, input),
     /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
     subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
-    ...runUseCases(adapters, agentSkills),
+    ...runUseCases(adapters, agentSkills, ownedAgent),
     /** Custom skill request bodies, validated against the tool names a skill may grant. */
     customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
     createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
@@ -215,7 +221,7 @@ export function createCore(adapters: CoreAdapters) {
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
-    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents),
+    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents, agentRows),
     ...automationUseCases(adapters, {
       grantedTools: async (accountId, skills) => (await agentSkills(accountId, skills)).tools,
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
@@ -255,10 +261,11 @@ export type ChatAdapters = {
 }
 
 /** Autonomous runs (src/domain/runs): the run actor's use cases. */
-function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills']) {
+function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills'], agent: RunsDeps['agent']) {
   const runs = createRuns({ pool, runtime, messages: chat.messages })
   const deps: RunsDeps = {
     agents,
+    agent,
     models: chat.models,
     defaultModel: chat.defaultModel,
     provider: chat.provider,
@@ -280,9 +287,10 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
   }
 }
 
-function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: ChatDeps['agentSkills']) {
+function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: ChatDeps['agentSkills'], agent: ChatDeps['agent']) {
   const deps: ChatDeps = {
     agents,
+    agent,
     agentSkills,
     models: chat.models,
     defaultModel: chat.defaultModel,

@@ -20,7 +20,7 @@ import { describeSession, resolveSession } from './domain/accounts/resolveSessio
 import { signOut } from './domain/accounts/signOut.ts'
 import type { KeyPage } from './domain/accounts/ports.ts'
 import type { ProfileBody } from './domain/accounts/account.schema.ts'
-import { createAgentRowCache } from './domain/agents/agentRowCache.ts'
+import type { AgentRowCache } from './domain/agents/agentRowCache.ts'
 import { createAgent, type CreateAgentInput } from './domain/agents/createAgent.ts'
 import { getAgent, type AgentRef } from './domain/agents/getAgent.ts'
 import { listAgents, type ListAgentsInput } from './domain/agents/listAgents.ts'
@@ -80,10 +80,9 @@ export function accountUseCases({ identity: { em, config, chainId, publishKeyRev
  * const { getAgent } = agentUseCases(adapters)
  * const agent = await getAgent({ accountId, agentId })
  */
-export function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }: CoreAdapters) {
+export function agentUseCases({ pool, runtime, wallet, agents, identity, models, chat }: CoreAdapters, rows: AgentRowCache) {
   const { config, masterKey } = identity
   const actors = createAgentActors({ runtime })
-  const rows = createAgentRowCache({ ttlMs: 2000 })
   const resolveVerifiedSymbol = wallet && verifiedSymbolResolver(pool, wallet.chain)
   const tx = { withTransaction: <T>(fn: (db: pg.PoolClient) => Promise<T>) => withTransaction(pool, fn) }
   const reads = { agents, actors, rows }

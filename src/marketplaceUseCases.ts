@@ -3,6 +3,7 @@ import type { CoreAdapters } from './core.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
 import { createListingsRepository } from './db/listings.repository.ts'
 import { createListingActors } from './actors/listingActors.ts'
+import type { AgentRowCache } from './domain/agents/agentRowCache.ts'
 import type { MarketplaceDeps } from './domain/marketplace/ports.ts'
 import type { BrowseListingsQuery } from './domain/marketplace/marketplace.schema.ts'
 import { listingFigures, type FigureSources } from './domain/marketplace/listingFigures.ts'
@@ -21,14 +22,14 @@ import { listMyBids, listReceivedBids } from './domain/marketplace/listBids.ts'
  * without a chain).
  *
  * @example
- * const market = marketplaceUseCases(adapters, { portfolio, feeEarnings }, agents)
+ * const market = marketplaceUseCases(adapters, { portfolio, feeEarnings }, agents, agentRows)
  * await market.buyListing({ accountId, listingId })
  */
-export function marketplaceUseCases({ pool, runtime, identity, credits }: CoreAdapters, figures: FigureSources | undefined, agents: AgentsRepository) {
+export function marketplaceUseCases({ pool, runtime, identity, credits }: CoreAdapters, figures: FigureSources | undefined, agents: AgentsRepository, agentRows: AgentRowCache) {
   const deps: MarketplaceDeps = {
     listings: createListingsRepository({ pool, em: identity.em, credits }),
     agents,
-    actors: createListingActors(runtime),
+    actors: createListingActors(runtime, agentRows),
     figures: listingFigures(figures),
     newId: randomUUID,
   }

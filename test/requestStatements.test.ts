@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { watchStatements } from './support/statementCounter.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
 
 /**
  * The statements the hot request paths send, pinned: a change that adds a query to them fails
@@ -13,9 +14,10 @@ const counter = watchStatements()
 let app: TestApp
 let api: Api
 let agentId: string
+let model: ModelServer
 
 const openEffects = async () =>
-  (await app.services.db.pool.query<{ n: number }>(`select count(*)::int as n from effect where actor_id = $1 and status in ('pending', 'prepared', 'sent')`, [agentId])).rows[0]!.n
+  (await app.services.db.pool.query<{ n: number }>(`select count(*)::int as n from effect where status in ('pending', 'prepared', 'sent')`)).rows[0]!.n
 
 /** The statements one request sends, with those of the effects it set going once they have all finished. */
 async function statementsOf(tag: string, request: () => Promise<{ status: number }>): Promise<string[]> {
@@ -28,7 +30,9 @@ async function statementsOf(tag: string, request: () => Promise<{ status: number
 const actorRow = async () => (await app.services.db.pool.query(`select status, version from actor where id = $1`, [agentId])).rows[0]
 
 beforeAll(async () => {
-  app = await startTestApp({}, { wrapRequests: counter.wrap })
+  model = await startModelServer()
+  model.mock.onMessage('hello', { content: 'Hi!', usage: { prompt_tokens: 200, completion_tokens: 3 } })
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { wrapRequests: counter.wrap })
   ;({ api } = await app.account())
   const created = await api('POST', '/agents', { name: 'counted', model: 'gpt-4o-mini', skills: ['trading'] })
   expect(created.status).toBe(201)
@@ -37,6 +41,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await app?.close()
+  await model?.stop()
   counter.restore()
 })
 
@@ -59,5 +64,20 @@ describe('statements per request (warm)', () => {
     expect(statements[1]).toMatch(/^select id, account_id from actor where kind = \$1 and status in/)
     expect(statements[2]).toBe('effect.finish')
     expect((await actorRow()).status).toBe('stopped')
+  })
+
+  it('a one-round chat turn sends twelve: the checks, the turn with its message, the history, the credits and the outcome', async () => {
+    expect((await api('POST', `/agents/${agentId}/chat`, { message: 'hello' })).status).toBe(200)
+    const statements = await statementsOf('chat', () => api('POST', `/agents/${agentId}/chat`, { message: 'hello' }))
+    expect(statements).toEqual([
+      // The account covers the first model call's worst case (402 before anything is written); the agent comes from memory.
+      'select credits, credits_reserved from account where id = $1',
+      // The turn's actor and the user message, in one transaction.
+      'begin', 'chat.message.insert', 'actor.insert', 'commit',
+      // The model call: the conversation so far, then the credits it may cost held.
+      'chat.message.history', 'credits.reserve',
+      // Its outcome: the turn's transition, the answer's message and the charge, in one transaction.
+      'begin', 'actor.commit', 'chat.message.insert', 'credits.settle', 'commit',
+    ])
   })
 })

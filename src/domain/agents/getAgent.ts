@@ -17,6 +17,18 @@ export async function getAgent(deps: GetAgentDeps, ref: AgentRef): Promise<Agent
   return agentView(row, live)
 }
 
+/**
+ * The account's agent as its record, the status its actor's (live); the configuration from memory
+ * when fresh (up to 2 s, dropped by a write on this node). 404 for another account's agent.
+ *
+ * @example
+ * const agent = await readOwnedAgent(deps, { accountId, agentId })
+ */
+export async function readOwnedAgent(deps: GetAgentDeps, ref: AgentRef): Promise<AgentRecord> {
+  const { row, live } = await readAgent(deps, ref)
+  return { ...row, status: live.status, statusReason: live.reason }
+}
+
 /** The agent's row (from memory when fresh) and its actor's live status. */
 export async function readAgent({ agents, actors, rows }: GetAgentDeps, { accountId, agentId }: AgentRef): Promise<{ row: AgentRecord; live: AgentLiveStatus }> {
   const cached = rows.get(agentId)

@@ -9,6 +9,8 @@ import type { ChatModel } from './ports.ts'
 /** What a chat turn and a run both check before they start. */
 export type ModelLoopDeps = {
   agents: AgentsRepository
+  /** The account's agent with its live status, its configuration from memory when fresh (404 for another account's). */
+  agent(accountId: string, agentId: string): Promise<AgentRecord>
   models: ReadonlyMap<string, ChatModel>
   defaultModel: ChatModel
   provider: { readonly configured: boolean }
@@ -36,7 +38,7 @@ export async function checkModelLoop(
   // Both reads at once (the balance is only looked at once the agent passed).
   const balance = deps.credits.balance(input.accountId)
   balance.catch(() => {})
-  const agent = await deps.agents.getOwned(input.accountId, input.agentId)
+  const agent = await deps.agent(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new AgentDeletedError()
   if (input.refuseListed) assertNotListed(agent, input.refuseListed)
   const model = input.model !== undefined ? deps.models.get(input.model) : (deps.models.get(agent.model) ?? deps.defaultModel)
