@@ -41,7 +41,7 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
       const firingKey = `automation:${a.automationId}:${number}`
       const runId = stableUuid(a.accountId, 'automation/run', firingKey)
       const started = await store.startedAmong([runId, ...childIdsOf(a.accountId, firingKey)])
-      if (started?.id === runId) return { type: 'fire.done', result: { runId, status: started.status } }
+      if (started?.id === runId) return { type: 'fire.done', runId, result: { runId, status: started.status } }
       if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
       if (!agent || agent.status !== 'running') {
@@ -55,7 +55,7 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
       if (a.action.type === 'agent_prompt') {
         try {
           const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation', automationId: a.automationId })
-          return { type: 'fire.done', result: { runId: run.id, status: run.status } }
+          return { type: 'fire.done', runId: run.id, result: { runId: run.id, status: run.status } }
         } catch (err) {
           const e = err as { code?: string; message?: string; status?: number }
           if (!e.code || (e.status ?? 500) >= 500) throw err
