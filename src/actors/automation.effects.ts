@@ -28,7 +28,9 @@ const childIdsOf = (accountId: string, firingKey: string) => TOOLS.filter((t) =>
  * earlier attempt started is looked for first, by its derived id: it is the firing's, even when
  * the agent stopped or a PATCH changed the action since (its swap may be on chain). A
  * fund-moving tool starts its operation as the automation's child (`fire.started`); the
- * automation hears its end. `agent_prompt` starts a run under an id derived the same way.
+ * automation hears its end. `agent_prompt` starts a run under an id derived the same way, naming
+ * the automation: the run's swaps and transfers count against its `max_spend_usd`. The run stays
+ * its agent's child (the agent's schedule hears its end), so the firing is done once it starts.
  */
 export function createAutomationEffects({ core, store }: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
   return {
@@ -39,7 +41,7 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
       const firingKey = `automation:${a.automationId}:${number}`
       const runId = stableUuid(a.accountId, 'automation/run', firingKey)
       const started = await store.startedAmong([runId, ...childIdsOf(a.accountId, firingKey)])
-      if (started?.id === runId) return { type: 'fire.done', result: { runId, status: started.status } }
+      if (started?.id === runId) return { type: 'fire.done', runId, result: { runId, status: started.status } }
       if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
       if (!agent || agent.status !== 'running') {
@@ -52,8 +54,8 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
       }
       if (a.action.type === 'agent_prompt') {
         try {
-          const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation' })
-          return { type: 'fire.done', result: { runId: run.id, status: run.status } }
+          const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation', automationId: a.automationId })
+          return { type: 'fire.done', runId: run.id, result: { runId: run.id, status: run.status } }
         } catch (err) {
           const e = err as { code?: string; message?: string; status?: number }
           if (!e.code || (e.status ?? 500) >= 500) throw err

@@ -53,6 +53,13 @@ describe('the automation machine', () => {
     expect(s3.context.failuresInRow).toBe(1)
   })
 
+  it('a firing that started a run is done at once, recorded with the run as its child', () => {
+    const [s1] = step(start({ ...dca, action: { type: 'agent_prompt', prompt: 'rebalance' } })[0], { type: TIMER })
+    const [s2] = step(s1, { type: 'fire.done', effectId: 'e', runId: 'run-1', result: { runId: 'run-1', status: 'running' } })
+    expect(status(s2)).toBe('armed')
+    expect(s2.context.firings).toMatchObject([{ number: 1, outcome: 'ok', childId: 'run-1', txHash: null }])
+  })
+
   it('completes at max firings; goes error after maxFailures failures in a row, and resume re-arms it', () => {
     let [s] = start()
     for (let i = 0; i < 3; i++) {

@@ -52,7 +52,8 @@ export const automationEventSchema = z.union([
   z.object({ type: z.literal(TIMER_EVENT) }),
   z.object({ type: z.enum(['automation.pause', 'automation.resume', 'automation.cancel', 'automation.agentStarted']) }),
   z.object({ type: z.literal('automation.update'), changes: z.record(z.string(), z.unknown()) }),
-  z.object({ type: z.literal('fire.done'), effectId: z.string(), result: z.unknown() }),
+  // `runId`: the run an `agent_prompt` firing started, recorded as the firing's child.
+  z.object({ type: z.literal('fire.done'), effectId: z.string(), result: z.unknown(), runId: z.string().optional() }),
   z.object({ type: z.literal('fire.started'), effectId: z.string(), childId: z.string(), result: z.unknown() }),
   z.object({ type: z.literal('fire.failed'), effectId: z.string(), code: z.string(), reason: z.string() }),
   z.object({ type: z.literal('fire.skipped'), effectId: z.string(), reason: z.string() }),
@@ -218,7 +219,10 @@ export const automationMachine = setup({
           actions: assign({ pending: ({ context, event }) => [...context.pending, event.source] }),
         },
         'automation.pause': { actions: assign({ pauseRequested: true }) },
-        'fire.done': { target: 'settling', actions: assign(({ context }) => recordEnd(context, { outcome: 'ok' })) },
+        'fire.done': {
+          target: 'settling',
+          actions: assign(({ context, event }) => recordEnd({ ...context, current: { ...context.current!, childId: event.runId ?? context.current!.childId } }, { outcome: 'ok' })),
+        },
         'fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, { outcome: 'failed', reason: `${event.code}: ${event.reason}` })) },
         'fire.skipped': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, { outcome: 'skipped', reason: event.reason })) },
         'automation.fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, { outcome: 'failed', reason: `firing_failed: ${event.error}` })) },

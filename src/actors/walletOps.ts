@@ -61,7 +61,7 @@ async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart): Pr
       parentId,
       before: async (db) => {
         if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
-        // An automation's max_spend_usd, checked under the same lock as the agent's daily cap.
+        // An automation's max_spend_usd (the parent is the automation, or a run it started), checked under the same lock as the agent's daily cap.
         const refusal = parentId ? await parentBudgetRefusal(db, { parentId, opId: input.opId, usdValue: input.usdValue }) : null
         if (refusal) throw new AutomationBudgetExhaustedError(refusal)
         await input.claim?.(db)

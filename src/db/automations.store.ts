@@ -101,23 +101,35 @@ export function createAutomationsStore(pool: pg.Pool) {
 export type AutomationsStore = ReturnType<typeof createAutomationsStore>
 
 /**
- * Refuses a wallet operation made for an automation (its parent) that would take the
- * automation's spend over `maxSpendUsd` over its life: failed operations do not count. Called
- * under the agent's lock with the daily cap's check, so two firings cannot both pass it.
- * Answers the refusal's message, or null when it fits (or the parent has no budget).
+ * Refuses a wallet operation that would take its automation's spend over `maxSpendUsd` over the
+ * automation's life. The budget's owner is the operation's parent when that is an automation (a
+ * `tool_call` firing), or the automation that started the parent when that is a run (an
+ * `agent_prompt` firing: the run's context names it, `automationId`). The spend is every
+ * operation of that automation and of the runs it started (index `actor_run_automation`); failed
+ * ones do not count. One statement, called under the agent's lock with the daily cap's check:
+ * the automation, its runs and their operations are all that agent's, so two firings (or a
+ * firing and a run's swap) cannot both pass it. Answers the refusal's message, or null when it
+ * fits (or the parent has no budget).
  */
 export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: { parentId: string; opId: string; usdValue: string }): Promise<string | null> {
   const { rows } = await db.query<{ max: string | null; spent: string }>(
-    `select a.snapshot->'context'->>'maxSpendUsd' as max,
+    `with owner as (
+       select a.id, a.snapshot->'context'->>'maxSpendUsd' as max
+         from actor p join actor a on a.kind = 'automation'
+          and a.id = case p.kind when 'automation' then p.id when 'run' then p.snapshot->'context'->>'automationId' end
+        where p.id = $1
+     )
+     select o.max,
             (select coalesce(sum(w.usd_value), 0)::text from wallet_op w left join actor x on x.id = w.id
-              where w.parent_id = $1 and w.id <> $2 and coalesce(x.status, '') <> 'failed') as spent
-       from actor a where a.id = $1 and a.kind = 'automation'`,
+              where w.id <> $2 and coalesce(x.status, '') <> 'failed'
+                and w.parent_id in (select o.id union all select r.id from actor r where r.kind = 'run' and r.snapshot->'context'->>'automationId' = o.id)) as spent
+       from owner o`,
     [parentId, opId],
   )
   const r = rows[0]
   if (!r?.max) return null
   if (Number(r.spent) + Number(usdValue) <= Number(r.max) + 1e-9) return null
-  return `This firing (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
+  return `This move (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
 }
 
 /**

@@ -17,8 +17,13 @@ export type RunInput = RunBudgets & {
   tools: string[]
   /** The system prompt (the run's preamble, the agent, its skills' text), fixed when the run starts. */
   system: string
-  /** What started it: an owner's request or the agent's schedule. */
+  /** What started it: an owner's request, the agent's schedule or an automation's firing. */
   trigger: 'api' | 'schedule' | 'automation'
+  /**
+   * The automation whose `agent_prompt` firing started it (absent otherwise, and in runs stored
+   * before it was kept): the run's money moves count against that automation's `max_spend_usd`.
+   */
+  automationId?: string
 }
 
 export type RunToolCall = {

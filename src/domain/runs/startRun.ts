@@ -12,7 +12,15 @@ export type RunsDeps = ModelLoopDeps & {
   newId(): string
 }
 
-export type StartRunInput = { accountId: string; agentId: string; request: StartRunRequest; runId?: string | undefined; trigger?: RunInput['trigger'] }
+export type StartRunInput = {
+  accountId: string
+  agentId: string
+  request: StartRunRequest
+  runId?: string | undefined
+  trigger?: RunInput['trigger']
+  /** The automation whose firing starts the run (its budget counts the run's money moves). */
+  automationId?: string | undefined
+}
 
 /**
  * Starts an autonomous run of an agent: checks the request (budgets up to their ceilings), the
@@ -39,6 +47,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
     tools,
     system: runSystemPromptOf(agent, instructions),
     trigger: input.trigger ?? 'api',
+    ...(input.automationId ? { automationId: input.automationId } : {}),
     maxSteps: body.maxSteps ?? deps.limits.defaults.maxSteps,
     maxCredits: body.maxCredits ?? deps.limits.defaults.maxCredits,
     maxSeconds: body.maxSeconds ?? deps.limits.defaults.maxSeconds,
