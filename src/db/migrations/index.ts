@@ -23,7 +23,7 @@ import { Migration20261126120000_automation_triggers } from './Migration20261126
 import { Migration20261126150000_listing_card } from './Migration20261126150000_listing_card.ts'
 import { Migration20261126170000_ops_timeline } from './Migration20261126170000_ops_timeline.ts'
 import { Migration20261126180000_effect_attempt_log } from './Migration20261126180000_effect_attempt_log.ts'
-import { Migration20261127120000_run_automation } from './Migration20261127120000_run_automation.ts'
+import { Migration20261126190000_run_automation } from './Migration20261126190000_run_automation.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -52,5 +52,5 @@ export const migrations = [
   { name: 'Migration20261126150000_listing_card', class: Migration20261126150000_listing_card },
   { name: 'Migration20261126170000_ops_timeline', class: Migration20261126170000_ops_timeline },
   { name: 'Migration20261126180000_effect_attempt_log', class: Migration20261126180000_effect_attempt_log },
-  { name: 'Migration20261127120000_run_automation', class: Migration20261127120000_run_automation },
+  { name: 'Migration20261126190000_run_automation', class: Migration20261126190000_run_automation },
 ]

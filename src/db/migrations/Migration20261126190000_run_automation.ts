@@ -4,8 +4,8 @@ import { Migration } from '@mikro-orm/migrations'
  * The runs an automation's `agent_prompt` firings started, by the automation's id (the run's
  * context `automationId`): its `max_spend_usd` check sums their money moves with its own.
  */
-export class Migration20261127120000_run_automation extends Migration {
-  override name = 'Migration20261127120000_run_automation'
+export class Migration20261126190000_run_automation extends Migration {
+  override name = 'Migration20261126190000_run_automation'
   override up(): void {
     this.addSql(`create index actor_run_automation on actor ((snapshot->'context'->>'automationId')) where kind = 'run' and snapshot->'context'->>'automationId' is not null;`)
   }
