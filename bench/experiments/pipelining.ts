@@ -5,25 +5,28 @@
  * database (`bench_pipe_<pid>`, dropped at the end, also on failure or Ctrl-C), side by side:
  *
  * - `txn`: a transaction shaped like a chat turn's creation: a ~300-byte `chat_message` row, then
- *   an actor with a ~2 KB JSONB snapshot and its journal row in one CTE statement. Three ways:
+ *   an actor with a ~2 KB JSONB snapshot and its journal row in one CTE statement. Four ways:
  *   `pg` through the service's `withTransaction` with named statements (begin, insert, insert,
  *   commit: 4 round trips); postgres.js `sql.begin(sql => [insert, insert])` (prepared statements
  *   on, its default: `begin` and `commit` are awaited on their own, the two inserts go together:
  *   3 round trips); postgres.js on a reserved connection with begin, both inserts and commit sent
- *   at once (1 round trip; what full pipelining could buy).
+ *   at once (1 round trip; what full pipelining could buy); and, for comparison, `pg` with the
+ *   same writes as one statement (the chat row as one more CTE branch; 1 round trip, no
+ *   transaction needed).
  * - `upsert`: one statement, a ~1 KB JSONB upsert of the loop's own row, with `pg` and postgres.js
  *   (1 round trip each): the baseline.
  *
  * postgres.js gets the same SQL text as `pg`, as `sql.unsafe(text, values, { prepare: true })`.
  *
- * Each shape runs at each concurrency (loops, each with its own connection) in ABC CBA (ABBA)
- * order, BENCH_PIPE_OPS operations per run after a warm-up. Per operation: wall p50/p99, this
- * process's CPU (process.cpuUsage), the connections' Postgres backends' CPU (utime+stime from
- * /proc/<pid>/stat of each `pg_backend_pid()`), and the cluster's background processes' CPU
- * (walwriter, checkpointer, autovacuum...; also any other database's on the same server).
+ * Each shape runs at each concurrency (loops, each with its own connection) in ABBA order (ABCD
+ * DCBA for `txn`), BENCH_PIPE_OPS operations per run after a warm-up. Per operation: wall
+ * p50/p99, this process's CPU (process.cpuUsage), the connections' Postgres backends' CPU
+ * (utime+stime from /proc/<pid>/stat of each `pg_backend_pid()`), and the cluster's background
+ * processes' CPU (walwriter, checkpointer, autovacuum...; also any other database's on the same
+ * server).
  * Prints a table, then one JSON line.
  *
- *   npx node bench/experiments/pipelining.ts   (BENCH_PIPE_OPS=2000, BENCH_PIPE_LOOPS=1,10)
+ *   npx node bench/experiments/pipelining.ts   (BENCH_PIPE_OPS=4000, BENCH_PIPE_LOOPS=1,10)
  */
 import { randomUUID } from 'node:crypto'
 import { readFileSync, readdirSync } from 'node:fs'
@@ -33,7 +36,7 @@ import postgres from 'postgres'
 import { withTransaction } from '../../src/db/transaction.ts'
 import { createDatabase, dropAllDatabases, percentile, postmasterOf, round } from '../lib.ts'
 
-const OPS = Number(process.env.BENCH_PIPE_OPS ?? 2000)
+const OPS = Number(process.env.BENCH_PIPE_OPS ?? 4000)
 const LOOPS = (process.env.BENCH_PIPE_LOOPS ?? '1,10').split(',').map(Number)
 const WARMUP = 200
 
@@ -66,6 +69,17 @@ const ACTOR_INSERT = `with ins as (
   )
   insert into actor_journal (actor_id, seq, account_id, event, state_value)
   select id, version, account_id, $5::jsonb, $3::jsonb from ins`
+/** The same writes as one statement (the chat row as one more CTE branch): atomic without a transaction. */
+const TURN_INSERT = `with ins as (
+    insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, version)
+    values ($1, 'chat.turn', $2, 1, 'active', $3::jsonb, $4::jsonb, 1)
+    returning id, account_id, version
+  ), j as (
+    insert into actor_journal (actor_id, seq, account_id, event, state_value)
+    select id, version, account_id, $5::jsonb, $3::jsonb from ins
+  )
+  insert into chat_message (id, account_id, agent_id, turn_id, key, role, content)
+  select $6, account_id, $7, $8, 'user', 'user', $9 from ins on conflict (turn_id, key) do nothing`
 const UPSERT = 'insert into bench_doc (id, doc) values ($1, $2::jsonb) on conflict (id) do update set doc = excluded.doc'
 
 /** One chat turn's creation: ids and payloads built before the clock starts (the same for every client). */
@@ -126,6 +140,14 @@ const TXN: Variant[] = [
         db.release()
       }
     },
+  },
+  {
+    client: 'pg, one statement', roundTrips: 1,
+    op: ({ pool }, _loop, _n, t) =>
+      pool.query({
+        name: 'turn.insert', text: TURN_INSERT,
+        values: [t.turnId, t.accountId, t.stateValue, t.snapshot, t.event, randomUUID(), t.agentId, t.turnId, t.content],
+      }),
   },
 ]
 
@@ -232,7 +254,7 @@ function summarize(shape: string, loops: number, v: Variant, runs: Run[]): Row {
   }
 }
 
-/** ABC, then CBA: each variant runs twice, once early and once late. */
+/** A, B, ..., then the same backwards: each variant runs twice, once early and once late. */
 async function sideBySide(shape: string, variants: Variant[], c: Clients, loops: number, backends: number[], postmaster: number): Promise<Row[]> {
   const runs = new Map<Variant, Run[]>(variants.map((v) => [v, []]))
   for (const v of [...variants, ...[...variants].reverse()]) runs.get(v)!.push(await measure(v, c, loops, backends, postmaster))
