@@ -262,7 +262,7 @@ export type ChatAdapters = {
 
 /** Autonomous runs (src/domain/runs): the run actor's use cases. */
 function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills'], agent: RunsDeps['agent']) {
-  const runs = createRuns({ pool, runtime, messages: chat.messages })
+  const runs = createRuns({ pool, runtime })
   const deps: RunsDeps = {
     agents,
     agent,
@@ -296,7 +296,7 @@ function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
     defaultModel: chat.defaultModel,
     provider: chat.provider,
     credits: chat.credits,
-    turns: createChatTurns({ pool, runtime, messages: chat.messages }),
+    turns: createChatTurns({ runtime }),
     limits: chat.limits,
     newId: randomUUID,
   }

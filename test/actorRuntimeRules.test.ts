@@ -158,6 +158,23 @@ describe('transitions that only ask for something', () => {
   })
 })
 
+describe('a write alongside an actor insert', () => {
+  it('goes out in the same statement: both are written, or neither when the insert fails', async () => {
+    await db().pool.query('create table if not exists alongside_probe (id text primary key, n int not null)')
+    const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, pollMs: 50, effectHandlers: {} })
+    const id = randomUUID()
+    const accountId = randomUUID()
+    const probe = (n: number) => ({ name: 'alongside.probe', text: 'insert into alongside_probe (id, n) values ($1, $2)', values: [`${id}:${n}`, n] })
+    const input = { agentId: id, accountId, runIntervalSeconds: 0 }
+    await rt.create('agent', { id, accountId, input, alongside: probe(1) })
+    // The same id again: the actor's insert fails, and the write with it is not made either.
+    await expect(rt.create('agent', { id, accountId, input, alongside: probe(2) })).rejects.toMatchObject({ code: '23505' })
+    const { rows } = await db().pool.query('select n from alongside_probe where id like $1 order by n', [`${id}:%`])
+    expect(rows).toEqual([{ n: 1 }])
+    expect((await row(id)).version).toBe('1')
+  })
+})
+
 describe('dead letters', () => {
   it('a malformed inbox event or effect result is kept as a dead letter and its actor marked stuck; later events still apply', async () => {
     const rt = createActorRuntime({

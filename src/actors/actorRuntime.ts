@@ -49,7 +49,8 @@ export type ActorRuntimeOptions = {
 
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
 
-type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null }
+/** `alongside`: a write that goes out in the insert's own statement (see AlongsideWrite). */
+type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined }
 
 /**
  * The durable actor runtime. Machines are pure reducers; every accepted event is committed in

@@ -158,17 +158,32 @@ export async function commitTransitions(db: Queryable, ps: CommitParams[]): Prom
   return ps.map((p) => versions.get(p.id))
 }
 
+/**
+ * A write that goes out in the same statement as an actor's insert (a chat turn's user message):
+ * one more data-modifying branch of its WITH, so both are written or neither, with no
+ * transaction around them. Its parameters are numbered from $1 as if it stood alone; it must
+ * not contain `$` otherwise.
+ */
+export type AlongsideWrite = { name: string; text: string; values: unknown[] }
+
 export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes' | 'notify' | 'requireEmptyInbox'> & {
   kind: string
   accountId: string
   machineVersion: number
   parentId?: string | null
+  alongside?: AlongsideWrite | undefined
 }
 
-/** Inserts a new actor at version 1 with its journal entry, effects and timers (one statement). */
+/** The insert's own parameters: $1 to $14. */
+const INSERT_PARAMS = 14
+
+/** Inserts a new actor at version 1 with its journal entry, effects and timers, and `alongside` if given (one statement). */
 export async function insertActor(db: Queryable, p: InsertActorParams): Promise<void> {
+  const alongside = p.alongside
+    ? `, alongside as (${p.alongside.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + INSERT_PARAMS}`)})`
+    : ''
   await db.query({
-    name: 'actor.insert',
+    name: p.alongside ? `actor.insert+${p.alongside.name}` : 'actor.insert',
     text: `with ins as (
        insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version, parent_id)
        values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)
@@ -181,7 +196,7 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
        select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending', $13::text,
               case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end
          from ins, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)
-     )
+     )${alongside}
      insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
      select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
        from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)`,
@@ -200,6 +215,7 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
       p.parentId ?? null,
       p.claim?.owner ?? null,
       p.claim?.leaseMs ?? null,
+      ...(p.alongside?.values ?? []),
     ],
   })
 }

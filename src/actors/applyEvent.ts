@@ -18,7 +18,7 @@ const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.m
 export async function createActor(
   core: RuntimeCore,
   kindName: string,
-  { id, accountId, input, parentId = null }: { id: string; accountId: string; input: unknown; parentId?: string | null },
+  { id, accountId, input, parentId = null, alongside }: { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined },
   db: Queryable = core.pool,
 ): Promise<ActorEntry> {
   const kind = core.kindOf(kindName)
@@ -41,6 +41,7 @@ export async function createActor(
     effects: plan.effects,
     timerUpserts: plan.timerUpserts,
     claim,
+    alongside,
   })
   // A child that is final from the start still tells its parent.
   const notify = childEnd(entry)

@@ -1,6 +1,5 @@
-import type pg from 'pg'
-import { withTransaction } from '../db/transaction.ts'
-import type { ChatMessagesRepository, ChatTurns, ChatTurnState } from '../domain/chat/ports.ts'
+import { chatMessageInsert } from '../db/chatMessages.repository.ts'
+import type { ChatTurns, ChatTurnState } from '../domain/chat/ports.ts'
 import type { ActorEntry } from './actorKind.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import { CHAT_TURN_FINAL, chatTurnKind, type ChatTurnContext, type ChatTurnInput } from './chatTurn.machine.ts'
@@ -24,17 +23,14 @@ function stateOf(entry: ActorEntry): ChatTurnState & { accountId: string } {
 
 /**
  * Chat turns over the actor runtime: a turn is a `chatturn` actor whose id is the turn id,
- * created in one transaction with the user message; waiting listens to its commits.
+ * created in one statement with the user message; waiting listens to its commits.
  */
-export function createChatTurns({ pool, runtime, messages }: { pool: pg.Pool; runtime: ActorRuntime; messages: ChatMessagesRepository }): ChatTurns {
+export function createChatTurns({ runtime }: { runtime: ActorRuntime }): ChatTurns {
   return {
     async start(turn) {
       const input: ChatTurnInput = turn
-      const entry = await withTransaction(pool, async (db) => {
-        await messages.insert({ accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: 'user', role: 'user', content: turn.message, model: turn.model }, db)
-        return runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input }, db)
-      })
-      runtime.afterExternalCommit(entry)
+      const message = chatMessageInsert({ accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: 'user', role: 'user', content: turn.message, model: turn.model })
+      await runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input, alongside: message })
     },
     async wait(turnId, waitMs) {
       const entry = await runtime.waitFor(turnId, (e) => CHAT_TURN_FINAL.has(e.status), waitMs)

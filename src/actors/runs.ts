@@ -1,10 +1,8 @@
 import type pg from 'pg'
 import { findActiveRun, findRunRow, lastScheduledRunCreatedAt, listRunRows, type RunRow } from '../db/runs.store.ts'
-import { withTransaction } from '../db/transaction.ts'
-import type { ChatMessagesRepository } from '../domain/chat/ports.ts'
+import { chatMessageInsert } from '../db/chatMessages.repository.ts'
 import { RunInProgressError } from '../domain/errors.ts'
 import type { Runs, RunState, RunStatus } from '../domain/runs/ports.ts'
-import type { ActorEntry } from './actorKind.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import { RUN_FINAL, runKind, type RunContext } from './run.machine.ts'
 
@@ -20,30 +18,26 @@ function stateOf(row: Row): RunState {
 
 /**
  * Runs over the actor runtime: a run is a `run` actor whose id is the run id, created in one
- * transaction with its goal as the user message (its steps are then written as the agent's chat
+ * statement with its goal as the user message (its steps are then written as the agent's chat
  * messages too, under the run id). A run is its agent's child: its end reaches the agent's inbox
  * in its own commit (a scheduled check skipped for it is made again then). The database refuses a second run not ended for an agent.
  */
-export function createRuns({ pool, runtime, messages }: { pool: pg.Pool; runtime: ActorRuntime; messages: ChatMessagesRepository }): Runs {
+export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime }): Runs {
   async function get(runId: string): Promise<RunState | undefined> {
     const row = await findRunRow<RunContext>(pool, runKind.kind, runId)
     return row && stateOf(row)
   }
   return {
     async start(run) {
-      let entry: ActorEntry
+      const goal = chatMessageInsert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model })
       try {
-        entry = await withTransaction(pool, async (db) => {
-          await messages.insert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model }, db)
-          return runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId }, db)
-        })
+        await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal })
       } catch (err) {
         // The same run id again (an Idempotency-Key retried after a crash): the run exists, nothing to do.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
         throw err
       }
-      runtime.afterExternalCommit(entry)
     },
     get,
     async list(agentId, { accountId, limit, status, before }) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { ChatMessage, ChatMessagesRepository, ModelMessage } from '../domain/chat/ports.ts'
+import type { ChatMessage, ChatMessagesRepository, ModelMessage, NewChatMessage } from '../domain/chat/ports.ts'
 
 type Row = {
   id: string
@@ -25,6 +25,19 @@ const messageOf = (r: Row): ChatMessage => ({
 })
 
 /**
+ * The statement that writes a message once per (turn, key); a chat turn or a run sends it in the
+ * same statement as its actor's insert (`alongside`).
+ */
+export function chatMessageInsert(m: NewChatMessage): { name: string; text: string; values: unknown[] } {
+  return {
+    name: 'chat.message.insert',
+    text: `insert into chat_message (id, account_id, agent_id, turn_id, key, role, content, model, tool_calls, tool_call_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) on conflict (turn_id, key) do nothing`,
+    values: [randomUUID(), m.accountId, m.agentId, m.turnId, m.key, m.role, m.content, m.model, m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null, m.toolCallId ?? null],
+  }
+}
+
+/**
  * Chat messages in SQL: written once per (turn, key) with `on conflict do nothing`, on the
  * caller's connection when it is inside the transaction that records the turn's progress.
  * Each message carries the account of the turn that wrote it, and is read only while that
@@ -35,12 +48,7 @@ const messageOf = (r: Row): ChatMessage => ({
 export function createChatMessagesRepository(pool: pg.Pool): ChatMessagesRepository {
   return {
     async insert(m, tx = pool) {
-      await tx.query({
-        name: 'chat.message.insert',
-        text: `insert into chat_message (id, account_id, agent_id, turn_id, key, role, content, model, tool_calls, tool_call_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) on conflict (turn_id, key) do nothing`,
-        values: [randomUUID(), m.accountId, m.agentId, m.turnId, m.key, m.role, m.content, m.model, m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null, m.toolCallId ?? null],
-      })
+      await tx.query(chatMessageInsert(m))
     },
     async list(agentId, { limit, before }) {
       const { rows } = await pool.query<Row>(
