@@ -95,9 +95,8 @@ export function createApp(deps: AppDeps): Koa {
     ctx.type = metrics.contentType
     ctx.body = await metrics.render()
   })
-  app.use(scrape.routes())
   // The operator console's page and assets (the data comes from /api/v1/ops, operators only).
-  app.use(consoleRoutes().routes())
+  app.use(segmentRoutes('', [{ use: [], routers: [scrape, consoleRoutes()] }]))
 
   // Public routes answer first; anything else under /api/v1 needs credentials. A request is
   // matched against the modules of its first path segment only (see segmentRoutes).
