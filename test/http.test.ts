@@ -323,6 +323,15 @@ describe('operators', () => {
     expect(Array.isArray(one.body.effects)).toBe(true)
     expect((await op.api('GET', '/ops/actors/nope')).status).toBe(404)
   })
+
+  it('the API prefix and first segment in another case are a 404, never a way past the key or operator check', async () => {
+    const anonymous = apiClient(app.url)
+    for (const path of ['/api/v1/OPS/nodes', '/API/V1/ops/nodes', '/api/v1/Ops/actors/counts']) {
+      expect({ path, status: (await anonymous('GET', path)).status }).toEqual({ path, status: 404 })
+      const withKey = await apiClient(app.url, alice.apiKey)('GET', path)
+      expect({ path, status: withKey.status }).toEqual({ path, status: 404 })
+    }
+  })
 })
 
 describe('methods', () => {

@@ -34,6 +34,7 @@ import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.t
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
 import { ok } from './respond.ts'
+import { segmentRoutes } from './segmentRoutes.ts'
 
 /** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
 const BODY_LIMIT_BYTES = 1024 * 1024
@@ -94,44 +95,33 @@ export function createApp(deps: AppDeps): Koa {
     ctx.type = metrics.contentType
     ctx.body = await metrics.render()
   })
-  app.use(scrape.routes())
   // The operator console's page and assets (the data comes from /api/v1/ops, operators only).
-  app.use(consoleRoutes().routes())
+  app.use(segmentRoutes('', [{ use: [], routers: [scrape, consoleRoutes()] }]))
 
-  const publicApi = new Router({ prefix: '/api/v1' })
-  publicApi.use(
-    rateLimit({
-      store: deps.rateLimitStore,
-      policy: { name: 'ip', limit: limits.perIp, windowSeconds: limits.windowSeconds },
-      keyOf: (ctx) => `ip:${ctx.ip}`,
-      logger: deps.logger,
-    }),
-  )
-  publicApi.use(signedCursors(deps.core.cursors))
-  for (const r of [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps)]) publicApi.use(r.routes())
-  publicApi.use(marketRoutes(deps).routes())
-  publicApi.use(intelRoutes(deps).routes())
-  publicApi.use(skillRegistryRoutes(deps).routes())
-  publicApi.use(marketplacePublicRoutes(deps).routes())
-
-  const api = new Router({ prefix: '/api/v1' })
-  api.use(countingAuthFailures(deps, authenticate(deps.core)))
-  api.use(perKeyRateLimit(deps))
-  api.use(signedCursors(deps.core.cursors))
-  for (const r of [accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)]) api.use(r.routes())
-  api.use(swapRoutes(deps).routes())
-  api.use(feeRoutes(deps).routes())
-  api.use(billingRoutes(deps).routes())
-  api.use(chatRoutes(deps).routes())
-  api.use(runRoutes(deps).routes())
-  api.use(automationRoutes(deps).routes())
-  api.use(customSkillRoutes(deps).routes())
-  api.use(marketplaceRoutes(deps).routes())
-
-  // Public routes answer first; anything else under /api/v1 needs credentials.
-  app.use(publicApi.routes())
-  app.use(api.routes())
-  app.use(api.allowedMethods())
+  // Public routes answer first; anything else under /api/v1 needs credentials. A request is
+  // matched against the modules of its first path segment only (see segmentRoutes).
+  const ipLimit = rateLimit({
+    store: deps.rateLimitStore,
+    policy: { name: 'ip', limit: limits.perIp, windowSeconds: limits.windowSeconds },
+    keyOf: (ctx) => `ip:${ctx.ip}`,
+    logger: deps.logger,
+  })
+  const cursors = signedCursors(deps.core.cursors)
+  const publicApi = {
+    use: [ipLimit, cursors],
+    routers: [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps), marketRoutes(deps), intelRoutes(deps), skillRegistryRoutes(deps), marketplacePublicRoutes(deps)],
+  }
+  const api = {
+    use: [countingAuthFailures(deps, authenticate(deps.core)), perKeyRateLimit(deps), cursors],
+    routers: [
+      ...[accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)],
+      ...[swapRoutes(deps), feeRoutes(deps), billingRoutes(deps), chatRoutes(deps), runRoutes(deps), automationRoutes(deps)],
+      ...[customSkillRoutes(deps), marketplaceRoutes(deps)],
+    ],
+  }
+  app.use(segmentRoutes('/api/v1', [publicApi, api]))
+  // 405 (with Allow) or 501 from the routes matched by path; every router's answer is the same.
+  app.use(new Router().allowedMethods())
   // The tool server (/api/mcp): a bearer key only, the same per-key limit.
   const mcp = mcpRoutes(deps)
   app.use(mcp.routes())
