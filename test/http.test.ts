@@ -331,6 +331,10 @@ describe('operators', () => {
       const withKey = await apiClient(app.url, alice.apiKey)('GET', path)
       expect({ path, status: withKey.status }).toEqual({ path, status: 404 })
     }
+    // The tool server likewise: its key check and rate limit are middleware of its router.
+    for (const path of ['/API/MCP/tools', '/api/MCP/tools', '/Api/mcp/call']) {
+      expect({ path, status: (await anonymous('GET', path)).status }).toEqual({ path, status: 404 })
+    }
   })
 })
 

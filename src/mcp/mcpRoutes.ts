@@ -61,7 +61,9 @@ export function mcpRoutes(deps: AppDeps): Router {
   )
   const serve = toNodeHandler(handler, { onerror: (err) => deps.logger.warn({ err }, 'mcp handler failed') })
 
-  const router = new Router({ prefix: '/api/mcp' })
+  // Case-sensitive: @koa/router matches routes in any case but `use` middleware only in the case
+  // written, so `/API/MCP/tools` would reach a route without the key check and the rate limit.
+  const router = new Router({ prefix: '/api/mcp', sensitive: true })
   router.use(countingAuthFailures(deps, bearerKeyOnly(deps)))
   router.use(perKeyRateLimit(deps))
 
