@@ -11,7 +11,8 @@ let api: Api
 const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
 
 beforeAll(async () => {
-  app = await startTestApp({ AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
+  // The test polls ten automations every 25 ms: the per-key limit (1,200 a minute) would answer 429 within seconds.
+  app = await startTestApp({ AUTOMATION_MIN_INTERVAL_SECONDS: '1', RATE_LIMIT_PER_KEY: '1000000' }, { withChain: true })
   ;({ api } = await app.account())
 })
 afterAll(async () => {
@@ -42,7 +43,13 @@ describe("an agent's daily cap", () => {
     }
     let all: any[] = []
     await waitFor(async () => {
-      all = await Promise.all(ids.map(async (id) => (await api('GET', `/automations/${id}`)).body))
+      all = await Promise.all(
+        ids.map(async (id) => {
+          const res = await api('GET', `/automations/${id}`)
+          if (res.status !== 200) throw new Error(`GET /automations/${id} answered ${res.status}: ${JSON.stringify(res.body)}`)
+          return res.body
+        }),
+      )
       return all.every((a) => a.firings.some((f: { outcome: string }) => f.outcome !== 'skipped'))
     }, 60_000)
     const outcomes = all.map((a) => a.firings.find((f: { outcome: string }) => f.outcome !== 'skipped'))
