@@ -143,7 +143,8 @@ export function createCore(adapters: CoreAdapters) {
   }
   // Agent rows held in memory for 2 s (dropped by a write on this node): the agent reads of the API, chat turns and runs.
   const agentRows = createAgentRowCache({ ttlMs: 2000 })
-  const ownedAgent = (accountId: string, agentId: string) => readOwnedAgent({ agents, actors: createAgentActors({ runtime }), rows: agentRows }, { accountId, agentId })
+  const agentReads = { agents, actors: createAgentActors({ runtime }), rows: agentRows }
+  const ownedAgent = (accountId: string, agentId: string) => readOwnedAgent(agentReads, { accountId, agentId })
   const chat = chatPortsOf(adapters, agentSkills, ownedAgent)
   const swapPorts: SwapPorts | undefined = wallet && {
     agents: swapAgentsOf(agents),

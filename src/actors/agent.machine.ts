@@ -18,6 +18,16 @@ const automationsHear = (signal: 'agentStarted' | 'cancel') => ({ type: AGENT_AU
 /** An automation of the agent skipped a firing because the agent was not running: it waits to hear the agent runs again. */
 export const AUTOMATIONS_WAITING = 'agent.automations.waiting'
 
+/** On start: the automations that may wait for the agent to run again hear it (none: nothing is written for them). */
+function tellWaitingAutomations({ context, enqueue }: {
+  context: AgentContext
+  enqueue: { (action: ReturnType<typeof automationsHear>): void; assign(values: Partial<AgentContext>): void }
+}) {
+  if (context.automationsWaiting === false) return
+  enqueue.assign({ automationsWaiting: false })
+  enqueue(automationsHear('agentStarted'))
+}
+
 /** The one durable timer of a running agent: due when its next scheduled run is. */
 export const AGENT_DUE = 'agent.due'
 /** The per-tick timer of machine version 1 (a stored v1 agent may still hold one). */
@@ -108,15 +118,7 @@ export const agentMachine = setup({
     stopped: {
       entry: assign({ reason: null }),
       on: {
-        'agent.start': {
-          target: 'running',
-          actions: enqueueActions(({ context, enqueue }) => {
-            // The automations that may wait for the agent to run again hear it (none: nothing is written for them).
-            if (context.automationsWaiting === false) return
-            enqueue.assign({ automationsWaiting: false })
-            enqueue(automationsHear('agentStarted'))
-          }),
-        },
+        'agent.start': { target: 'running', actions: enqueueActions(tellWaitingAutomations) },
         'agent.delete': 'deleted',
         'agent.schedule.changed': { actions: assign({ runIntervalSeconds: null }) },
         [AUTOMATIONS_WAITING]: { actions: assign({ automationsWaiting: true }) },
@@ -180,12 +182,7 @@ export const agentMachine = setup({
         'agent.start': {
           guard: ({ context }) => context.reason !== LISTED,
           target: 'running',
-          actions: enqueueActions(({ context, enqueue }) => {
-            // The automations that may wait for the agent to run again hear it (none: nothing is written for them).
-            if (context.automationsWaiting === false) return
-            enqueue.assign({ automationsWaiting: false })
-            enqueue(automationsHear('agentStarted'))
-          }),
+          actions: enqueueActions(tellWaitingAutomations),
         },
         'agent.pause': { actions: assign({ reason: ({ event }) => event.reason }) },
         'agent.schedule.changed': { actions: assign({ runIntervalSeconds: null }) },

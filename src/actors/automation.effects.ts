@@ -7,6 +7,7 @@ import type { AutomationsStore } from '../db/automations.store.ts'
 import type { EffectHandler } from './actorKind.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
 import { AUTOMATIONS_WAITING, LISTED } from './agent.machine.ts'
+import { enqueue } from './actorStore.ts'
 
 /**
  * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
@@ -49,7 +50,10 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
         const listingId = agent?.statusReason === LISTED ? await c.activeListingOf({ accountId: a.accountId, agentId: a.agentId }) : null
         const why = listingId ? `paused: listed on the market (listing ${listingId})` : (agent?.status ?? 'gone')
         // The automation waits for the agent to run again (a timed one): the agent hears it, to tell it at its next start (or now, if it started meanwhile).
-        if (agent) ctx.finishWith((tx) => store.tellAgent(tx, { agentId: a.agentId, accountId: a.accountId, event: { type: AUTOMATIONS_WAITING }, dedupeKey: `automation-waits:${firingKey}` }))
+        if (agent) {
+          const waits = { actorId: a.agentId, accountId: a.accountId, event: { type: AUTOMATIONS_WAITING }, dedupeKey: `automation-waits:${firingKey}` }
+          ctx.finishWith((tx) => enqueue(tx, waits).then(() => {}))
+        }
         return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${why}` }
       }
       if (a.action.type === 'agent_prompt') {

@@ -77,14 +77,6 @@ export function createAutomationsStore(pool: pg.Pool) {
       return rows[0]
     },
 
-    /** Puts `event` in the agent's inbox, in the caller's transaction, once per `dedupeKey` (an automation tells its agent it waits). */
-    async tellAgent(tx: Db, { agentId, accountId, event, dedupeKey }: { agentId: string; accountId: string; event: { type: string }; dedupeKey: string }): Promise<void> {
-      await tx.query(
-        `insert into actor_inbox (actor_id, account_id, event, dedupe_key) values ($1, $2, $3::jsonb, $4) on conflict (dedupe_key) do nothing`,
-        [agentId, accountId, JSON.stringify(event), dedupeKey],
-      )
-    },
-
     /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */
     tellAgentAutomations: (p: { agentId: string; event: { type: string }; dedupePrefix: string }) => tellAgentAutomations(pool, p),
 
