@@ -18,6 +18,22 @@ const payout = '0x5555555555555555555555555555555555555555'
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 const q = (sql: string, params: unknown[] = []) => app.services.pool.query(sql, params).then((r) => r.rows)
 
+/** The app's warnings and errors, shown when a step of an outside launch does not end in time. */
+const logLines: string[] = []
+
+/** `work`, or an error naming `what` (with the app's last warnings) after `ms`. */
+async function within<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done in ${ms} ms; the app's last warnings:\n${logLines.slice(-20).join('')}`)), ms)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** Polls until `check` returns a value (not undefined); fails after `ms`. */
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms
@@ -39,19 +55,19 @@ async function newAgent(body: object = {}) {
 async function outsideLaunch(symbol: string): Promise<string> {
   const chain = app.services.chain!
   const outsiderKey = generatePrivateKey()
-  await chain.publicClient.request({ method: 'anvil_setBalance' as never, params: [privateKeyToAccount(outsiderKey).address, '0x3635C9ADC5DEA00000'] as never })
+  const step = <T>(what: string, ms: number, work: Promise<T>) => within(`outside launch of ${symbol}: ${what}`, ms, work)
+  await step('funding', 20_000, chain.publicClient.request({ method: 'anvil_setBalance' as never, params: [privateKeyToAccount(outsiderKey).address, '0x3635C9ADC5DEA00000'] as never }))
   const wallet = walletClientFor(chain, outsiderKey)
-  const hash = await wallet.writeContract({
+  const hash = await step('sending', 30_000, wallet.writeContract({
     chain: chain.chain, account: wallet.account!, address: m.contracts.venueA, abi: BondingCurveLaunchpadArtifact.abi,
     functionName: 'createToken', args: [`Totally ${symbol}`, symbol, m.contracts.weth],
-    // Launched side by side, an estimate made before another launch is mined can fall short
-    // by a little and the launch runs out of gas: give it room.
     gas: 6_000_000n,
-  })
-  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+  }))
+  const receipt = await step('its receipt', 30_000, chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 }))
   expect(receipt.status).toBe('success')
   // Read-your-writes: the indexer says when it has indexed the launch's block (a loaded machine may take long).
-  expect(await app.services.indexer!.waitForBlock(receipt.blockNumber, { timeoutMs: 120_000 })).toBe(true)
+  const indexed = await app.services.indexer!.waitForBlock(receipt.blockNumber, { timeoutMs: 60_000 })
+  if (!indexed) throw new Error(`outside launch of ${symbol}: block ${receipt.blockNumber} not indexed in 60 s; the app's last warnings:\n${logLines.slice(-20).join('')}`)
   return until(`the indexer to list ${symbol}`, async () => {
     const rows = await q(`select address from token where tx_hash = $1`, [hash])
     return rows[0]?.address as string | undefined
@@ -59,7 +75,7 @@ async function outsideLaunch(symbol: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({ WHITELIST_HOLD_SECONDS: String(HOLD_SECONDS) }, { withChain: true })
+  app = await startTestApp({ WHITELIST_HOLD_SECONDS: String(HOLD_SECONDS), LOG_LEVEL: 'warn' }, { withChain: true, logLines })
   owner = (await app.account()).api
   m = app.services.chain!.manifest
   ownerKeyId = (await owner('GET', '/keys')).body.keys[0].id
@@ -177,8 +193,13 @@ describe('token lists hold addresses', () => {
   const weth = () => m.contracts.weth.toLowerCase()
   const usdc = () => m.contracts.usdc.toLowerCase()
   beforeAll(async () => {
-    ;[fakeUsdc, fakeWeth, shady] = await Promise.all([outsideLaunch('USDC'), outsideLaunch('WETH'), outsideLaunch('SHADY')])
-  }, 60_000)
+    // One after another: anvil's automine can leave one of several transactions sent at the same
+    // moment in its pool, unmined until another comes (foundry-rs/foundry#10122), and nothing else
+    // is sent here. (The service's own sender replaces a transaction not mined in time.)
+    fakeUsdc = await outsideLaunch('USDC')
+    fakeWeth = await outsideLaunch('WETH')
+    shady = await outsideLaunch('SHADY')
+  }, 170_000)
 
   it('symbols resolve once, to verified tokens only; a look-alike never passes an allow list nor escapes a deny list', async () => {
     const allowing = await newAgent({ policy: { allow_tokens: ['ETH', 'USDC', 'weth'] } })
