@@ -164,7 +164,7 @@ describe('a write alongside an actor insert', () => {
     const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, pollMs: 50, effectHandlers: {} })
     const id = randomUUID()
     const accountId = randomUUID()
-    const probe = (n: number) => ({ name: 'alongside.probe', text: 'insert into alongside_probe (id, n) values ($1, $2)', values: [`${id}:${n}`, n] })
+    const probe = (n: number) => ({ name: 'alongside.probe', with: [{ as: 'probe', sql: 'insert into alongside_probe (id, n) values ($1, $2)' }], values: [`${id}:${n}`, n] })
     const input = { agentId: id, accountId, runIntervalSeconds: 0 }
     await rt.create('agent', { id, accountId, input, alongside: probe(1) })
     // The same id again: the actor's insert fails, and the write with it is not made either.

@@ -100,4 +100,36 @@ describe('effect results that carry writes (finishWith)', () => {
     const pending = await pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and processed_at is null`, [id])
     expect(pending.rows[0].n).toBe(0)
   })
+
+  it('a write described as SQL goes out in the statement that applies the outcome; a refused transition writes none of it, and the transaction writes it once', async () => {
+    const pool = db().pool
+    await pool.query('create table if not exists sql_probe (ref text primary key, attempt int not null)')
+    let attempts = 0
+    const probe = (ref: string, attempt: number) => ({ name: 'sql.probe', with: [{ as: 'sql_probe_w', sql: 'insert into sql_probe (ref, attempt) values ($1, $2)' }], values: [ref, attempt] })
+    const straight: EffectHandler = async (effect, ctx) => {
+      ctx.finishWith(probe(effect.id, ++attempts))
+      return { type: 'paid.done', value: 'straight' }
+    }
+    const first = await runPaid(straight, 5)
+    expect(first.entry?.snapshot.context).toEqual({ result: 'straight' })
+    expect((await pool.query('select attempt from sql_probe where ref like $1', [`${first.id}:%`])).rows).toEqual([{ attempt: 1 }])
+    // Applied in the finish's own statement: no inbox row was needed.
+    const inboxOf = (id: string) => pool.query(`select event->>'type' as type from actor_inbox where actor_id = $1 order by seq`, [id]).then((r) => r.rows.map((x) => x.type))
+    expect(await inboxOf(first.id)).toEqual([])
+
+    // An event waits in the actor's inbox when the outcome comes: the fence refuses the one
+    // statement (so its write is not made), the finish takes the transaction, and the outcome
+    // follows the waiting event through the inbox.
+    const fenced: EffectHandler = async (effect, ctx) => {
+      await pool.query(`insert into actor_inbox (actor_id, account_id, event) values ($1, $2, '{"type":"paid.noise"}')`, [effect.actorId, effect.accountId])
+      ctx.finishWith(probe(effect.id, ++attempts))
+      return { type: 'paid.done', value: 'fenced' }
+    }
+    const second = await runPaid(fenced, 5)
+    expect(second.entry?.snapshot.context).toEqual({ result: 'fenced' })
+    expect((await pool.query('select attempt from sql_probe where ref like $1', [`${second.id}:%`])).rows).toEqual([{ attempt: 2 }])
+    expect(await inboxOf(second.id)).toEqual(['paid.noise', 'paid.done'])
+    const applied = await pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'paid.done'`, [second.id])
+    expect(applied.rows[0].n).toBe(1)
+  })
 })

@@ -66,7 +66,7 @@ describe('statements per request (warm)', () => {
     expect((await actorRow()).status).toBe('stopped')
   })
 
-  it('a one-round chat turn sends nine: the checks, the turn with its message, the history, the credits and the outcome', async () => {
+  it('a one-round chat turn sends five: the check, the turn with its message, the history, the credits held, the outcome with its message and charge', async () => {
     expect((await api('POST', `/agents/${agentId}/chat`, { message: 'hello' })).status).toBe(200)
     const statements = await statementsOf('chat', () => api('POST', `/agents/${agentId}/chat`, { message: 'hello' }))
     expect(statements).toEqual([
@@ -76,8 +76,8 @@ describe('statements per request (warm)', () => {
       'actor.insert+chat.message.insert',
       // The model call: the conversation so far, then the credits it may cost held.
       'chat.message.history', 'credits.reserve',
-      // Its outcome: the turn's transition, the answer's message and the charge, in one transaction.
-      'begin', 'actor.commit', 'chat.message.insert', 'credits.settle', 'commit',
+      // Its outcome: the turn's transition, the answer's message and the charge, in one statement.
+      'actor.commit+chat.message.insert+credits.settle.write',
     ])
   })
 })

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine } from 'xstate'
+import type { SqlWrite } from '../domain/billing/ports.ts'
 
 /**
  * What the runtime needs to know about one kind of actor. The machine is used only as a pure
@@ -68,8 +69,12 @@ export type EffectRow = {
   attempts: number
 }
 
-/** A write made in the transaction that records an effect's outcome (see `EffectContext.finishWith`). */
-export type FinishWrite = (tx: pg.PoolClient) => Promise<void>
+/**
+ * A write made with an effect's outcome (see `EffectContext.finishWith`): run in the transaction
+ * that records it, or, described as SQL, sent in the very statement that commits the outcome's
+ * transition (one round trip instead of a transaction of several).
+ */
+export type FinishWrite = ((tx: pg.PoolClient) => Promise<void>) | SqlWrite
 
 export type EffectContext = {
   /** Records progress (e.g. signed bytes stored before broadcast) so a retry resumes, never redoes. */

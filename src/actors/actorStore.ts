@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { SHARD_COUNT } from './shards.ts'
+import { withBranches, type SqlWrite } from '../db/sqlWrite.ts'
 
 /** Anything that can run a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
@@ -69,7 +69,7 @@ export type Notify = { actorId: string; event: unknown; dedupeKey: string }
  * being unprocessed: two nodes that both read the same inbox row cannot both apply it (the
  * loser would otherwise reload the actor and apply the event a second time).
  */
-const COMMIT_SQL = `
+const COMMIT_WITH = `
 with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
@@ -119,7 +119,8 @@ with input as (
   insert into actor_inbox (actor_id, account_id, event, dedupe_key)
   select ok.notify->>'actorId', ok.account_id, ok.notify->'event', ok.notify->>'dedupeKey' from ok where ok.notify is not null
   on conflict (dedupe_key) do nothing
-)
+)`
+const COMMIT_SQL = `${COMMIT_WITH}
 select id, version::int as version from upd`
 
 const timerRows = (ts: TimerUpsert[]) => ts.map((t) => ({ key: t.key, generation: t.generation, delay_ms: t.delayMs, event: t.event }))
@@ -134,6 +135,40 @@ export async function commitTransition(db: Queryable, p: CommitParams): Promise<
  * one's new version, or undefined for those that lost their version race.
  */
 export async function commitTransitions(db: Queryable, ps: CommitParams[]): Promise<Array<number | undefined>> {
+  // Named: prepared once per connection, not parsed and planned on every event.
+  const { rows } = await db.query<{ id: string; version: number }>({ name: 'actor.commit', text: COMMIT_SQL, values: [commitInput(ps)] })
+  const versions = new Map(rows.map((r) => [r.id, r.version]))
+  return ps.map((p) => versions.get(p.id))
+}
+
+/** SQLSTATE of `actor_commit_refused()` (migration Migration20261127000000_commit_refused). */
+const COMMIT_REFUSED = 'AR409'
+
+/**
+ * One actor's transition with `writes` in the same statement (an effect's outcome with the
+ * charge and the message it wrote): one round trip, atomic without BEGIN/COMMIT. When a fence
+ * refuses the transition, the statement fails as a whole (`actor_commit_refused()`), so none of
+ * the writes is made either: answers undefined, as a lost race does.
+ */
+export async function commitTransitionWith(db: Queryable, p: CommitParams, writes: readonly SqlWrite[]): Promise<number | undefined> {
+  const more = withBranches(writes, 1)
+  try {
+    const { rows } = await db.query<{ version: number }>({
+      name: `actor.commit+${writes.map((w) => w.name).join('+')}`,
+      text: `${COMMIT_WITH}${more.text}
+select id, version::int as version from upd
+union all select null, actor_commit_refused() where not exists (select 1 from upd)`,
+      values: [commitInput([p]), ...more.values],
+    })
+    return rows[0]?.version
+  } catch (err) {
+    if ((err as { code?: string }).code === COMMIT_REFUSED) return undefined
+    throw err
+  }
+}
+
+/** The commit statement's one parameter: the transitions as a JSON array. */
+function commitInput(ps: CommitParams[]): string {
   const input = ps.map((p) => ({
     id: p.id,
     expected: p.expectedVersion,
@@ -152,19 +187,14 @@ export async function commitTransitions(db: Queryable, ps: CommitParams[]): Prom
     empty_inbox: p.requireEmptyInbox ?? false,
     finish: p.finishEffect ?? null,
   }))
-  // Named: prepared once per connection, not parsed and planned on every event.
-  const { rows } = await db.query<{ id: string; version: number }>({ name: 'actor.commit', text: COMMIT_SQL, values: [JSON.stringify(input)] })
-  const versions = new Map(rows.map((r) => [r.id, r.version]))
-  return ps.map((p) => versions.get(p.id))
+  return JSON.stringify(input)
 }
 
 /**
  * A write that goes out in the same statement as an actor's insert (a chat turn's user message):
- * one more data-modifying branch of its WITH, so both are written or neither, with no
- * transaction around them. Its parameters are numbered from $1 as if it stood alone; it must
- * not contain `$` otherwise.
+ * more branches of its WITH, so both are written or neither, with no transaction around them.
  */
-export type AlongsideWrite = { name: string; text: string; values: unknown[] }
+export type AlongsideWrite = SqlWrite
 
 export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes' | 'notify' | 'requireEmptyInbox'> & {
   kind: string
@@ -179,9 +209,7 @@ const INSERT_PARAMS = 14
 
 /** Inserts a new actor at version 1 with its journal entry, effects and timers, and `alongside` if given (one statement). */
 export async function insertActor(db: Queryable, p: InsertActorParams): Promise<void> {
-  const alongside = p.alongside
-    ? `, alongside as (${p.alongside.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + INSERT_PARAMS}`)})`
-    : ''
+  const alongside = withBranches(p.alongside ? [p.alongside] : [], INSERT_PARAMS)
   await db.query({
     name: p.alongside ? `actor.insert+${p.alongside.name}` : 'actor.insert',
     text: `with ins as (
@@ -196,7 +224,7 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
        select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending', $13::text,
               case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end
          from ins, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)
-     )${alongside}
+     )${alongside.text}
      insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
      select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
        from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)`,
@@ -215,7 +243,7 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
       p.parentId ?? null,
       p.claim?.owner ?? null,
       p.claim?.leaseMs ?? null,
-      ...(p.alongside?.values ?? []),
+      ...alongside.values,
     ],
   })
 }
@@ -318,67 +346,4 @@ export async function enqueue(
   return (rowCount ?? 0) > 0
 }
 
-/** Which actors a node's poll may take: those of the shards it holds (null: all), or every actor when no node is named. */
-export type ShardScope = { shards: number[] | null; node: string | null }
-
-/**
- * SQL: `actorId` belongs to a shard in the scope whose lease the node holds at this statement's
- * time on the database clock: a node that lost a lease (frozen, partitioned) between deciding to
- * poll and the statement running takes nothing of that shard. `$s` is the scope's shards, `$n`
- * its node; holding all 64 is one count, not a test per row.
- */
-export function heldShardSql(actorId: string, s: string, n: string): string {
-  const held = `select shard from shard_lease where owner = ${n} and expires_at > now()`
-  return `(${n}::text is null or case when ${s}::smallint[] is null then (select count(*) from shard_lease where owner = ${n} and expires_at > now()) = ${SHARD_COUNT}
-    else ${actorId} in (select id from actor where shard = any(array(${held} and shard = any(${s}::smallint[])))) end)`
-}
-
-/**
- * Claims due timers: each becomes an inbox event (dedupe key = actor:timer:generation) and its
- * row is deleted, in one statement, for the actors in scope (fenced by the node's shard leases).
- * SKIP LOCKED lets several nodes share the work.
- */
-export async function claimDueTimers(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
-  const { rows } = await db.query<{ actor_id: string }>(
-    `with due as (
-       select actor_id, timer_key from actor_timer
-        where due_at <= now() and ${heldShardSql('actor_id', '$2', '$3')}
-        order by due_at limit $1 for update skip locked
-     ), del as (
-       delete from actor_timer t using due
-        where t.actor_id = due.actor_id and t.timer_key = due.timer_key
-       returning t.actor_id, t.account_id, t.timer_key, t.generation, t.event, t.due_at
-     )
-     insert into actor_inbox (actor_id, account_id, event, dedupe_key, timer_key, timer_generation, timer_due_at)
-     select actor_id, account_id, event, 'timer:' || actor_id || ':' || timer_key || ':' || generation, timer_key, generation, due_at
-       from del
-     on conflict (dedupe_key) do nothing
-     returning actor_id`,
-    [limit, scope.shards, scope.node],
-  )
-  return [...new Set(rows.map((r) => r.actor_id))]
-}
-
-/** Milliseconds until the earliest timer is due (undefined when there is none). */
-export async function nextTimerDelay(db: Queryable): Promise<number | undefined> {
-  const { rows } = await db.query<{ ms: number | null }>(
-    {
-      name: 'actor.next_timer',
-      // min() of no rows is null, and greatest() would turn that into 0: "due now", forever.
-      text: `select case when min(due_at) is null then null
-                     else greatest(0, extract(epoch from (min(due_at) - now())) * 1000)::float8 end as ms
-               from actor_timer`,
-    },
-  )
-  return rows[0]?.ms ?? undefined
-}
-
-export async function actorsWithPendingInbox(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
-  const { rows } = await db.query<{ actor_id: string }>(
-    `select distinct actor_id from actor_inbox
-      where processed_at is null and ${heldShardSql('actor_id', '$2', '$3')}
-      limit $1`,
-    [limit, scope.shards, scope.node],
-  )
-  return rows.map((r) => r.actor_id)
-}
+export { heldShardSql, claimDueTimers, nextTimerDelay, actorsWithPendingInbox, type ShardScope } from './scheduleStore.ts'

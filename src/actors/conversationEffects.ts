@@ -10,6 +10,7 @@ import type { EffectContext, EffectHandler, EffectRow } from './actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
 import { createModelCallEffect } from './modelCall.effect.ts'
 import { createToolCallEffect, type ToolResultParams } from './toolCall.effect.ts'
+import { chatMessageInsert } from '../db/chatMessages.repository.ts'
 
 /** What the model-call and tool-call effects of a chat turn or a run are built from. */
 export type ConversationEffectsDeps = {
@@ -104,9 +105,9 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
         const messages = composePrompt({ system, history, turn: c.transcript, tools, contextWindow: model.contextWindow, maxTokens: deps.maxTokens })
         return { accountId: c.accountId, model, temperature: c.temperature, streamKey: c.streamKey, messages, tools }
       },
-      async recordAnswer(effect, result, tx) {
+      async answerWrite(effect, result) {
         const c = await conversationOf(effect)
-        await deps.messages.insert({ ...messageOf(c), key: `model:${effect.id}`, role: 'assistant', content: result.content, model: c.model, toolCalls: result.toolCalls }, tx)
+        return chatMessageInsert({ ...messageOf(c), key: `model:${effect.id}`, role: 'assistant', content: result.content, model: c.model, toolCalls: result.toolCalls })
       },
     }),
     [kind.effects.toolCall]: createToolCallEffect({
@@ -116,9 +117,9 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
         const c = await conversationOf(effect, ctx)
         return { accountId: c.accountId, agentId: c.agentId, granted: c.tools, callKey: (id) => `${c.id}/${id}`, streamKey: c.streamKey }
       },
-      async recordResult(effect, view, tx) {
+      async resultWrite(effect, view) {
         const c = await conversationOf(effect)
-        await deps.messages.insert({ ...messageOf(c), key: view.messageKey, role: 'tool', content: view.content, model: null, toolCallId: view.callId }, tx)
+        return chatMessageInsert({ ...messageOf(c), key: view.messageKey, role: 'tool', content: view.content, model: null, toolCallId: view.callId })
       },
     }),
     // A call that started a child (a swap) is answered when the child ends: its tool message is written then.
@@ -126,7 +127,7 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
       const p = effect.params as ToolResultParams
       const c = await conversationOf(effect, ctx)
       const content = JSON.stringify(p.result)
-      ctx.finishWith((tx) => deps.messages.insert({ ...messageOf(c), key: p.messageKey, role: 'tool', content, model: null, toolCallId: p.callId }, tx))
+      ctx.finishWith(chatMessageInsert({ ...messageOf(c), key: p.messageKey, role: 'tool', content, model: null, toolCallId: p.callId }))
       if (c.streamKey) deps.bus.publish(c.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status: p.status, result: p.result })
       return null
     },

@@ -4,6 +4,7 @@ import * as store from './actorStore.ts'
 import { planTransition, type PlannedTransition } from './applyEvent.ts'
 import { finishEffect } from './effectStore.ts'
 import { withTransaction } from '../db/transaction.ts'
+import { runSqlWrite } from '../db/sqlWrite.ts'
 import type { RuntimeCore } from './runtimeCore.ts'
 
 export type EffectOutcome = { owner: string; status: 'done' | 'failed'; event: AnyEventObject | null; error?: string }
@@ -31,6 +32,16 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
           return false
         }
       }
+      // Writes described as SQL (a charge, a message): they go out in the transition's own
+      // statement, which fails as a whole when a fence refuses it; then the transaction below.
+      const described = writes.filter((w) => typeof w !== 'function')
+      if (planned && writes.length > 0 && described.length === writes.length) {
+        const version = await store.commitTransitionWith(core.pool, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish }, described)
+        if (version !== undefined) {
+          core.committed(planned)
+          return false
+        }
+      }
       // Nothing to apply and nothing else to write: the finish (with the event to the inbox, if
       // any) is one statement, atomic on its own; no transaction around it.
       if (!planned && writes.length === 0) {
@@ -44,7 +55,7 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         // only to the commit, not across the other statements.
         const done = planned !== null && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined
         if (!done && !(await finishEffect(tx, effect, outcome))) throw leaseLost
-        for (const write of writes) await write(tx)
+        for (const write of writes) await (typeof write === 'function' ? write(tx) : runSqlWrite(tx, write))
         return done
       })
       if (applied && planned) core.committed(planned)

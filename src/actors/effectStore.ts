@@ -1,5 +1,6 @@
 import type { EffectRow } from './actorKind.ts'
-import { heldShardSql, type Queryable, type ShardScope } from './actorStore.ts'
+import type { Queryable } from './actorStore.ts'
+import { heldShardSql, type ShardScope } from './scheduleStore.ts'
 
 type EffectDbRow = {
   id: string

@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { InsufficientCreditsError, ModelProviderError, ModelProviderNotConfiguredError, ServiceError } from '../domain/errors.ts'
 import type { ModelMessage, ModelProvider, ModelRequest, ModelResult, ModelTool } from '../domain/chat/ports.ts'
-import type { CreditsRepository } from '../domain/billing/ports.ts'
+import type { CreditsRepository, SqlWrite } from '../domain/billing/ports.ts'
 import { modelCallCredits, worstCaseCredits } from '../domain/billing/modelCallCredits.ts'
 import { estimateTokens } from '../domain/chat/chatPrompt.ts'
 import type { Model } from '../llm/modelCatalog.ts'
-import type { EffectHandler, EffectContext, EffectRow, FinishWrite } from './actorKind.ts'
+import type { EffectHandler, EffectContext, EffectRow } from './actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
 
 /** The model-call effect: one call to the provider, reserved before and billed once (ref = effect id). */
@@ -52,8 +52,8 @@ export type ModelCallDeps = {
   maxTokens: number
   /** Builds the call from the effect (the caller's context, history, tools). */
   requestOf(effect: EffectRow, ctx: EffectContext): Promise<ModelCallRequest>
-  /** Writes made with the charge, in the same transaction (e.g. the assistant message). */
-  recordAnswer?(effect: EffectRow, result: ModelResult, tx: Parameters<FinishWrite>[0]): Promise<void>
+  /** A write made with the charge, in the same statement (the assistant message). */
+  answerWrite?(effect: EffectRow, result: ModelResult): Promise<SqlWrite>
 }
 
 /**
@@ -93,11 +93,9 @@ export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
       throw err
     }
     const credits = result.usage ? modelCallCredits(result.usage, req.model) : reservation.credits
-    ctx.finishWith(async (tx) => {
-      await deps.recordAnswer?.(effect, result, tx)
-      // Last: the account row stays locked from here to the commit.
-      await deps.credits.settle(reservation, { credits, ref: effect.id, kind: 'model_usage' }, tx)
-    })
+    if (deps.answerWrite) ctx.finishWith(await deps.answerWrite(effect, result))
+    // Last: should the finish be a transaction, the account row stays locked from here to its commit.
+    ctx.finishWith(deps.credits.settleWrite(reservation, { credits, ref: effect.id, kind: 'model_usage' }))
     return { type: 'model.done', content: result.content, toolCalls: result.toolCalls, model: result.model, usage: result.usage, credits, at: new Date().toISOString() }
   }
   // Given up on (every attempt threw, e.g. its finish could not be written): the reservation an

@@ -5,7 +5,8 @@ import { callTool, type ToolOutcome } from '../tools/callTool.ts'
 import type { ParentBinding } from '../tools/tool.ts'
 import { toolCallOutcomeSchemas } from './toolCalls.ts'
 import { findTool } from '../tools/registry.ts'
-import type { EffectHandler, EffectContext, EffectRow, FinishWrite } from './actorKind.ts'
+import type { EffectHandler, EffectContext, EffectRow } from './actorKind.ts'
+import type { SqlWrite } from '../domain/billing/ports.ts'
 import type { ChatBus } from './chatBus.ts'
 
 /** The tool-call effect: one tool call of a model, keyed by the machine's key for it (`<round>.<index>`). */
@@ -41,8 +42,8 @@ export type ToolCallDeps = {
   core(): Core
   bus: ChatBus
   bindingOf(effect: EffectRow, ctx: EffectContext): Promise<ToolCallBinding>
-  /** Writes made in the transaction that records the result (e.g. the tool message). */
-  recordResult?(effect: EffectRow, view: { messageKey: string; callId: string; name: string; content: string }, tx: Parameters<FinishWrite>[0]): Promise<void>
+  /** A write made with the result, in the statement that records it (the tool message). */
+  resultWrite?(effect: EffectRow, view: { messageKey: string; callId: string; name: string; content: string }): Promise<SqlWrite>
 }
 
 /**
@@ -65,7 +66,7 @@ export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
     const result = outcome.ok ? outcome.result : outcome.error
     if (outcome.ok && childId && p.key) return { type: 'tool.started', callId: p.callId, key: p.key, childId, result }
     const status = outcome.ok ? 'ok' : 'refused'
-    ctx.finishWith((tx) => deps.recordResult?.(effect, { messageKey: `tool:${p.key ? effect.id : p.callId}`, callId: p.callId, name: p.name, content: JSON.stringify(result) }, tx) ?? Promise.resolve())
+    if (deps.resultWrite) ctx.finishWith(await deps.resultWrite(effect, { messageKey: `tool:${p.key ? effect.id : p.callId}`, callId: p.callId, name: p.name, content: JSON.stringify(result) }))
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status, result })
     return { type: 'tool.done', callId: p.callId, ...(p.key ? { key: p.key } : {}), status, result, at: new Date().toISOString() }
   }

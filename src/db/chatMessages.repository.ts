@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { ChatMessage, ChatMessagesRepository, ModelMessage, NewChatMessage } from '../domain/chat/ports.ts'
+import { runSqlWrite, type SqlWrite } from './sqlWrite.ts'
 
 type Row = {
   id: string
@@ -26,13 +27,17 @@ const messageOf = (r: Row): ChatMessage => ({
 
 /**
  * The statement that writes a message once per (turn, key); a chat turn or a run sends it in the
- * same statement as its actor's insert (`alongside`).
+ * same statement as its actor's insert (`alongside`), a model's answer in the same statement as
+ * the transition that records it.
  */
-export function chatMessageInsert(m: NewChatMessage): { name: string; text: string; values: unknown[] } {
+export function chatMessageInsert(m: NewChatMessage): SqlWrite {
   return {
     name: 'chat.message.insert',
-    text: `insert into chat_message (id, account_id, agent_id, turn_id, key, role, content, model, tool_calls, tool_call_id)
+    with: [{
+      as: 'chat_msg',
+      sql: `insert into chat_message (id, account_id, agent_id, turn_id, key, role, content, model, tool_calls, tool_call_id)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) on conflict (turn_id, key) do nothing`,
+    }],
     values: [randomUUID(), m.accountId, m.agentId, m.turnId, m.key, m.role, m.content, m.model, m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null, m.toolCallId ?? null],
   }
 }
@@ -48,7 +53,7 @@ export function chatMessageInsert(m: NewChatMessage): { name: string; text: stri
 export function createChatMessagesRepository(pool: pg.Pool): ChatMessagesRepository {
   return {
     async insert(m, tx = pool) {
-      await tx.query(chatMessageInsert(m))
+      await runSqlWrite(tx, chatMessageInsert(m))
     },
     async list(agentId, { limit, before }) {
       const { rows } = await pool.query<Row>(

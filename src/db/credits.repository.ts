@@ -44,29 +44,41 @@ const RESERVE_SQL = `
          coalesce((select credits from ins), (select credits from prior)) as credits,
          (select credits - credits_reserved from account where id = $1) as available`
 
-const SETTLE_SQL = `
-  with acct as (
-    select credits, credits_reserved from account where id = $1 for update
-  ), held as (
-    delete from credit_reservation where id = $2 and account_id = $1 returning credits
-  ), ex as (
-    select ${ENTRY_COLUMNS} from credit_entry where kind = $3 and ref = $4
-  ), calc as (
-    select a.credits as balance, a.credits_reserved - coalesce((select sum(credits) from held), 0) as others
-      from acct a
-  ), charge as (
-    select balance, others, least($5::bigint, balance - others) as amount from calc
-  ), e as (
-    insert into credit_entry (id, account_id, kind, credits, balance_after, ref)
-    select $6, $1, $3, -c.amount, c.balance - c.amount, $4 from charge c where not exists (select 1 from ex)
+/**
+ * A settle's branches: the account locked, the reservation dropped, the charge (capped at what
+ * the account can pay) written with the balance after it, or, when this ref was charged already,
+ * only the reservation given back. Named `settle_*` so they can join another statement's WITH.
+ */
+const SETTLE_BRANCHES = [
+  { as: 'settle_acct', sql: `select credits, credits_reserved from account where id = $1 for update` },
+  { as: 'settle_held', sql: `delete from credit_reservation where id = $2 and account_id = $1 returning credits` },
+  { as: 'settle_ex', sql: `select ${ENTRY_COLUMNS} from credit_entry where kind = $3 and ref = $4` },
+  {
+    as: 'settle_calc',
+    sql: `select a.credits as balance, a.credits_reserved - coalesce((select sum(credits) from settle_held), 0) as others from settle_acct a`,
+  },
+  { as: 'settle_charge', sql: `select balance, others, least($5::bigint, balance - others) as amount from settle_calc` },
+  {
+    as: 'settle_e',
+    sql: `insert into credit_entry (id, account_id, kind, credits, balance_after, ref)
+    select $6, $1, $3, -c.amount, c.balance - c.amount, $4 from settle_charge c where not exists (select 1 from settle_ex)
     on conflict (kind, ref) do nothing
-    returning ${ENTRY_COLUMNS}
-  ), u as (
-    update account set credits = c.balance - coalesce((select -credits from e), 0), credits_reserved = c.others, updated_at = now()
-      from charge c where account.id = $1
-  )
-  select (select row_to_json(e) from e) as created, (select row_to_json(ex) from ex) as existing
-    from acct`
+    returning ${ENTRY_COLUMNS}`,
+  },
+  {
+    as: 'settle_u',
+    sql: `update account set credits = c.balance - coalesce((select -credits from settle_e), 0), credits_reserved = c.others, updated_at = now()
+      from settle_charge c where account.id = $1`,
+  },
+]
+
+const SETTLE_SQL = `
+  with ${SETTLE_BRANCHES.map((b) => `${b.as} as (${b.sql})`).join(',\n  ')}
+  select (select row_to_json(e) from settle_e e) as created, (select row_to_json(ex) from settle_ex ex) as existing
+    from settle_acct`
+
+const settleValues = (reservation: CreditReservation, { credits, ref, kind }: { credits: number; ref: string; kind: CreditKind }) =>
+  [reservation.accountId, reservation.id, kind, ref, credits, randomUUID()]
 
 /** Drops an account's reservation found by its `id` or its `ref` ($1) and gives its credits back. */
 const releaseSql = (by: 'id' | 'ref') => `
@@ -156,14 +168,13 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       return { id: row.id, accountId, credits: Number(row.credits), ref }
     },
 
-    // One statement: the account locked, the reservation dropped, the charge (capped at what the
-    // account can pay) written with the balance after it, or, when this ref was charged already,
-    // only the reservation given back.
-    async settle(reservation, { credits, ref, kind }, tx) {
+    // One statement (SETTLE_BRANCHES).
+    async settle(reservation, charge, tx) {
+      const { kind, ref } = charge
       const { rows } = await (tx ?? (pool as Queryable)).query<{ created: EntryRow | null; existing: EntryRow | null }>({
         name: 'credits.settle',
         text: SETTLE_SQL,
-        values: [reservation.accountId, reservation.id, kind, ref, credits, randomUUID()],
+        values: settleValues(reservation, charge),
       })
       if (!rows[0]) throw new NotFoundError('Account')
       const { created, existing } = rows[0]
@@ -171,6 +182,8 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       // Charged before (a retried finish), or taken meanwhile by another account's writer (refs are meant to be unique).
       return { entry: existing ? entryOf(existing) : (await existingEntry(tx ?? pool, kind, ref))!, created: false }
     },
+
+    settleWrite: (reservation, charge) => ({ name: 'credits.settle.write', with: SETTLE_BRANCHES, values: settleValues(reservation, charge) }),
 
     release: (reservation, tx) => releaseBy('id', reservation.id, reservation.accountId, tx),
     releaseByRef: ({ accountId, ref }, tx) => releaseBy('ref', ref, accountId, tx),

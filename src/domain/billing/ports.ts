@@ -10,6 +10,15 @@ export type Queryable = {
   query<R = any>(statement: string | { text: string; values?: unknown[]; name?: string }, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
 }
 
+/**
+ * A write described rather than run: the branches of a `WITH` (each named, data-modifying or
+ * not), their parameters numbered from $1 as if they stood alone, and no other `$` in them. The
+ * store that records an effect's outcome sends it as more branches of its own commit, so the
+ * charge, the message and the transition are one statement (src/db/sqlWrite.ts composes them; a
+ * branch name must be unique across what is composed).
+ */
+export type SqlWrite = { name: string; with: ReadonlyArray<{ as: string; sql: string }>; values: unknown[] }
+
 export type CreditEntry = {
   id: string
   accountId: string
@@ -46,6 +55,8 @@ export interface CreditsRepository {
     charge: { credits: number; ref: string; kind: CreditKind },
     tx?: Queryable,
   ): Promise<{ entry: CreditEntry; created: boolean }>
+  /** The same settle, described for the caller to send with its own writes (the answer is not read). */
+  settleWrite(reservation: CreditReservation, charge: { credits: number; ref: string; kind: CreditKind }): SqlWrite
   /** Drops a reservation without a charge; false when it was already settled or released. */
   release(reservation: CreditReservation, tx?: Queryable): Promise<boolean>
   /** The same, found by the account and the ref it was made under (a call given up on). */

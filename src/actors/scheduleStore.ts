@@ -1,0 +1,72 @@
+import { SHARD_COUNT } from './shards.ts'
+import type { Queryable } from './actorStore.ts'
+
+/*
+ * What is due, by shard: the timers to fire and the inboxes to drain that a node's poll takes
+ * (the actor store's other half; split off for its size).
+ */
+
+/** Which actors a node's poll may take: those of the shards it holds (null: all), or every actor when no node is named. */
+export type ShardScope = { shards: number[] | null; node: string | null }
+
+/**
+ * SQL: `actorId` belongs to a shard in the scope whose lease the node holds at this statement's
+ * time on the database clock: a node that lost a lease (frozen, partitioned) between deciding to
+ * poll and the statement running takes nothing of that shard. `$s` is the scope's shards, `$n`
+ * its node; holding all 64 is one count, not a test per row.
+ */
+export function heldShardSql(actorId: string, s: string, n: string): string {
+  const held = `select shard from shard_lease where owner = ${n} and expires_at > now()`
+  return `(${n}::text is null or case when ${s}::smallint[] is null then (select count(*) from shard_lease where owner = ${n} and expires_at > now()) = ${SHARD_COUNT}
+    else ${actorId} in (select id from actor where shard = any(array(${held} and shard = any(${s}::smallint[])))) end)`
+}
+
+/**
+ * Claims due timers: each becomes an inbox event (dedupe key = actor:timer:generation) and its
+ * row is deleted, in one statement, for the actors in scope (fenced by the node's shard leases).
+ * SKIP LOCKED lets several nodes share the work.
+ */
+export async function claimDueTimers(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
+  const { rows } = await db.query<{ actor_id: string }>(
+    `with due as (
+       select actor_id, timer_key from actor_timer
+        where due_at <= now() and ${heldShardSql('actor_id', '$2', '$3')}
+        order by due_at limit $1 for update skip locked
+     ), del as (
+       delete from actor_timer t using due
+        where t.actor_id = due.actor_id and t.timer_key = due.timer_key
+       returning t.actor_id, t.account_id, t.timer_key, t.generation, t.event, t.due_at
+     )
+     insert into actor_inbox (actor_id, account_id, event, dedupe_key, timer_key, timer_generation, timer_due_at)
+     select actor_id, account_id, event, 'timer:' || actor_id || ':' || timer_key || ':' || generation, timer_key, generation, due_at
+       from del
+     on conflict (dedupe_key) do nothing
+     returning actor_id`,
+    [limit, scope.shards, scope.node],
+  )
+  return [...new Set(rows.map((r) => r.actor_id))]
+}
+
+/** Milliseconds until the earliest timer is due (undefined when there is none). */
+export async function nextTimerDelay(db: Queryable): Promise<number | undefined> {
+  const { rows } = await db.query<{ ms: number | null }>(
+    {
+      name: 'actor.next_timer',
+      // min() of no rows is null, and greatest() would turn that into 0: "due now", forever.
+      text: `select case when min(due_at) is null then null
+                     else greatest(0, extract(epoch from (min(due_at) - now())) * 1000)::float8 end as ms
+               from actor_timer`,
+    },
+  )
+  return rows[0]?.ms ?? undefined
+}
+
+export async function actorsWithPendingInbox(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
+  const { rows } = await db.query<{ actor_id: string }>(
+    `select distinct actor_id from actor_inbox
+      where processed_at is null and ${heldShardSql('actor_id', '$2', '$3')}
+      limit $1`,
+    [limit, scope.shards, scope.node],
+  )
+  return rows.map((r) => r.actor_id)
+}
