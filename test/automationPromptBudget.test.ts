@@ -79,5 +79,18 @@ describe('agent_prompt automations and max_spend_usd', () => {
     expect(after).toEqual([...before, ops[0].hash])
     const receipt = await app.services.chain!.publicClient.getTransactionReceipt({ hash: ops[0].hash })
     expect(receipt.status).toBe('success')
+
+    // The budget lowered to what was spent: the next firing starts no run, fails naming the
+    // budget, and the automation completes.
+    const spent = (Math.floor(ops[0].usd * 100) / 100).toFixed(2)
+    expect((await api('PATCH', `/automations/${created.body.id}`, { max_spend_usd: spent })).status).toBe(200)
+    expect((await api('POST', `/automations/${created.body.id}/trigger`)).status).toBe(200)
+    await waitFor(async () => (automation = (await api('GET', `/automations/${created.body.id}`)).body).firings.length === 2, 30_000)
+    expect(automation).toMatchObject({ status: 'completed', completedReason: 'max_spend_reached' })
+    expect(automation.firings.find((f: { number: number }) => f.number === 2)).toMatchObject({ number: 2, outcome: 'failed', reason: expect.stringContaining('automation_budget_exhausted') })
+    expect(automation.lastError).toContain(`of its max_spend_usd of ${spent}: no run is started`)
+    const runs = await q(`select id from actor where kind = 'run' and snapshot->'context'->>'automationId' = $1`, [created.body.id])
+    expect(runs).toEqual([{ id: runId }])
+    expect(await sentTxs(agent)).toEqual(after)
   })
 })

@@ -30,7 +30,9 @@ const childIdsOf = (accountId: string, firingKey: string) => TOOLS.filter((t) =>
  * the agent stopped or a PATCH changed the action since (its swap may be on chain). A
  * fund-moving tool starts its operation as the automation's child (`fire.started`); the
  * automation hears its end. `agent_prompt` starts a run under an id derived the same way, naming
- * the automation: the run's swaps and transfers count against its `max_spend_usd`. The run stays
+ * the automation: the run's swaps and transfers count against its `max_spend_usd`, and once that
+ * is spent no run is started (the firing fails `automation_budget_exhausted`, which completes
+ * the automation). The run stays
  * its agent's child (the agent's schedule hears its end), so the firing is done once it starts.
  */
 export function createAutomationEffects({ core, store }: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
@@ -57,6 +59,9 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
         return { type: 'fire.skipped', reason: `agent_not_running: the agent is ${why}` }
       }
       if (a.action.type === 'agent_prompt') {
+        // A spent budget starts no run (whose every move would be refused): the automation completes.
+        const spent = a.maxSpendUsd ? await store.spentBudgetRefusal(a.automationId) : null
+        if (spent) return { type: 'fire.failed', code: 'automation_budget_exhausted', reason: spent }
         try {
           const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation', automationId: a.automationId })
           return { type: 'fire.done', runId: run.id, result: { runId: run.id, status: run.status } }

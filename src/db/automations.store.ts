@@ -77,6 +77,9 @@ export function createAutomationsStore(pool: pg.Pool) {
       return rows[0]
     },
 
+    /** Why the automation may start no more runs (its max_spend_usd is spent), or null. */
+    spentBudgetRefusal: (automationId: string) => spentBudgetRefusal(pool, automationId),
+
     /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */
     tellAgentAutomations: (p: { agentId: string; event: { type: string }; dedupePrefix: string }) => tellAgentAutomations(pool, p),
 
@@ -104,6 +107,17 @@ export type AutomationsStore = ReturnType<typeof createAutomationsStore>
  * fits (or the parent has no budget).
  */
 export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: { parentId: string; opId: string; usdValue: string }): Promise<string | null> {
+  const r = await budgetOf(db, parentId, opId)
+  if (!r?.max) return null
+  if (Number(r.spent) + Number(usdValue) <= Number(r.max) + 1e-9) return null
+  return `This move (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
+}
+
+/**
+ * The budget of the automation that owns `parentId`'s moves (see parentBudgetRefusal): its
+ * `maxSpendUsd` (null: none) and what its moves and its runs' moves spent, `opId` left out.
+ */
+async function budgetOf(db: Db, parentId: string, opId: string): Promise<{ max: string | null; spent: string } | undefined> {
   const { rows } = await db.query<{ max: string | null; spent: string }>(
     `with owner as (
        select a.id, a.snapshot->'context'->>'maxSpendUsd' as max
@@ -118,10 +132,17 @@ export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: 
        from owner o`,
     [parentId, opId],
   )
-  const r = rows[0]
-  if (!r?.max) return null
-  if (Number(r.spent) + Number(usdValue) <= Number(r.max) + 1e-9) return null
-  return `This move (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
+  return rows[0]
+}
+
+/**
+ * Why an automation may not start another run (an `agent_prompt` firing): its `max_spend_usd`
+ * is spent, by its own moves and its runs'. Null while some of it is left, or with no budget.
+ */
+export async function spentBudgetRefusal(db: Db, automationId: string): Promise<string | null> {
+  const r = await budgetOf(db, automationId, '')
+  if (!r?.max || Number(r.spent) < Number(r.max) - 1e-9) return null
+  return `The automation has spent ${Number(r.spent).toFixed(2)} USD of its max_spend_usd of ${r.max}: no run is started.`
 }
 
 /**
