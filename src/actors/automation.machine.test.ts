@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import type { AutomationInput } from '../domain/automations/automation.types.ts'
-import { AUTOMATION_FIRE, automationKind, automationMachine } from './automation.machine.ts'
+import { AUTOMATION_FIRE, automationKind, automationMachine, PENDING_MAX } from './automation.machine.ts'
 
 type Act = { type: string; params?: any }
 const T0 = Date.parse('2026-11-25T10:00:00.000Z')
@@ -154,5 +154,15 @@ describe('the automation machine', () => {
     expect(status(s4)).toBe('executing')
     const [s5] = step(s4, { type: 'fire.done', effectId: 'e', result: {} })
     expect([status(s5), s5.context.runCount]).toEqual(['cancelled', 2])
+  })
+  it('launches heard during a buy wait, as many as the buys left after it (up to PENDING_MAX), never more', () => {
+    const sniperOf = (maxFirings: number) => start({ ...dca, maxFirings, trigger: { type: 'new_launch' } } as never)[0]
+    const launch = (i: number) => ({ type: 'automation.trigger', source: { source: 'launch', token: { address: `0x${String(i).padStart(40, '0')}`, symbol: `L${i}`, venue: 'venue-a', quote: 'ETH', creator: '0x' } } })
+    const burst = (s: ReturnType<typeof sniperOf>, n: number) => Array.from({ length: n }, (_, i) => launch(i)).reduce((x, e) => step(x, e as never)[0], s)
+    // 30 buys: the first buys now, 25 more wait (10 was the old bound, and the 11th launch was never bought).
+    expect(burst(sniperOf(30), 26).context.pending).toHaveLength(25)
+    // 3 buys: one now, two wait; the rest could never be bought.
+    expect(burst(sniperOf(3), 26).context.pending).toHaveLength(2)
+    expect(burst(sniperOf(1000), PENDING_MAX + 20).context.pending).toHaveLength(PENDING_MAX)
   })
 })

@@ -11,8 +11,11 @@ export type FireParams = { number: number; source: FiringSource }
 
 /** Firings kept in the context (the newest); older ones are in the journal. */
 const FIRINGS_KEPT = 20
-/** Triggers that may wait while a firing runs; more are dropped (a manual trigger is answered 409 then). */
-export const PENDING_MAX = 10
+/**
+ * Triggers that may wait while a firing runs, at most (a sniper hearing a burst of launches
+ * during one buy); fewer when the automation has fewer firings left. More are dropped.
+ */
+export const PENDING_MAX = 100
 const TIMER_EVENT = 'xstate.after.due.automation.armed.timed'
 
 export type AutomationContext = AutomationInput & {
@@ -85,11 +88,16 @@ function lastTick(c: AutomationContext, at: number): string | null {
 /** An interval tick missed by a whole period or more (the service or the agent was down). */
 const missedTicks = (c: AutomationContext, at: number) => c.trigger.type === 'interval' && !!c.nextRunAt && at - Date.parse(c.nextRunAt) >= everyMs(c)
 
+/** The most firings the automation may run (max_firings, an interval's maxRuns). */
+const firingsCap = (c: AutomationContext) => Math.min(c.maxFirings ?? Infinity, c.trigger.type === 'interval' ? (c.trigger.maxRuns ?? Infinity) : Infinity)
+
+/** Whether one more trigger may wait behind the firing in flight: within PENDING_MAX and the firings left after it. */
+const pendingRoom = (c: AutomationContext) => c.pending.length < Math.min(PENDING_MAX, firingsCap(c) - c.runCount - 1)
+
 /** Why the automation is done, or null while it goes on. */
 function doneReason(c: AutomationContext, at: number): string | null {
   const t = c.trigger
-  const cap = Math.min(c.maxFirings ?? Infinity, t.type === 'interval' ? (t.maxRuns ?? Infinity) : Infinity)
-  if (c.runCount >= cap) return 'max_firings_reached'
+  if (c.runCount >= firingsCap(c)) return 'max_firings_reached'
   if (t.type === 'schedule' && c.runCount > 0) return 'scheduled_firing_done'
   if (c.triggerOnce && c.firings.some((f) => f.outcome === 'ok')) return 'fired_once'
   const end = t.type === 'interval' ? t.endAt : t.type === 'price_threshold' ? t.expiresAt : undefined
@@ -215,7 +223,7 @@ export const automationMachine = setup({
       }),
       on: {
         'automation.trigger': {
-          guard: ({ context }) => context.pending.length < PENDING_MAX,
+          guard: ({ context }) => pendingRoom(context),
           actions: assign({ pending: ({ context, event }) => [...context.pending, event.source] }),
         },
         'automation.pause': { actions: assign({ pauseRequested: true }) },
