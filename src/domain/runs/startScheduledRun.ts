@@ -60,7 +60,11 @@ export async function startScheduledRun(
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
   try {
     const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule' })
-    return { outcome: 'started', runId: run.id, runIntervalSeconds, next: after(intervalMs) }
+    // Due an interval after the run's own start (what the next check measures from), not after
+    // this check began: under load the run's insert can come seconds later, and a timer set from
+    // the check's time fired early, into a check that found nothing due.
+    const dueAt = Date.parse(run.createdAt) + intervalMs
+    return { outcome: 'started', runId: run.id, runIntervalSeconds, next: after(Math.max(0, dueAt - deps.now().getTime()), dueAt) }
   } catch (err) {
     // Due now, but a run is in progress: the check comes again when it ends, or an interval from now.
     if (err instanceof RunInProgressError) return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds, next: after(intervalMs, now) }
