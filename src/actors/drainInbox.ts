@@ -4,6 +4,9 @@ import * as store from './actorStore.ts'
 import { applyEvent } from './applyEvent.ts'
 import type { RuntimeCore } from './runtimeCore.ts'
 
+/** Inbox rows read at a time. */
+const INBOX_BATCH = 100
+
 /**
  * Processes every unprocessed inbox row of one actor, in order, under its lock. A row whose
  * event fails the kind's validation is dead-lettered (kept with its error, the actor marked
@@ -15,7 +18,7 @@ export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string
   return core.track(
     core.withLock(id, async () => {
       for (;;) {
-        const rows = await store.pendingInbox(core.pool, id)
+        const rows = await store.pendingInbox(core.pool, id, INBOX_BATCH)
         if (rows.length === 0) return
         for (const row of rows) {
           const entry = await core.load(id).catch((err: unknown) => {
@@ -38,6 +41,9 @@ export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string
           const timer = row.timer_key !== null ? { key: row.timer_key, generation: Number(row.timer_generation) } : undefined
           await applyEvent(core, id, event, { inboxSeq: row.seq, ...(timer ? { timer } : {}) })
         }
+        // A short batch was all there was: a row added since comes with a drain of its own
+        // (queued behind this one's lock), or the poll finds it. Only a full batch reads again.
+        if (rows.length < INBOX_BATCH) return
       }
     }),
   )
