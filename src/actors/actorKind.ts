@@ -42,6 +42,11 @@ export type ActorKind = {
   unsafeToReplay?: readonly string[]
   /** For a child actor: whether its final snapshot is a failure (its parent hears `child.failed`). Default: status `failed`. */
   isFailure?(snapshot: AnyMachineSnapshot): boolean
+  /**
+   * Actors besides the parent that hear this one's end (`child.done` / `child.failed`, the same
+   * event): a run an automation's firing started tells that automation. Default: none.
+   */
+  watchersOf?(snapshot: AnyMachineSnapshot): readonly string[]
 }
 
 export type ActorEntry = {

@@ -101,7 +101,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       // Written claimed by this runtime: they run now, with no claim statement (a stop in between
       // leaves them to the lease's expiry, or to whoever retires this node).
       if (!stopped && effects.length > 0) worker.runClaimed(effects.map((e) => claimedRow(entry, e)))
-      if (notify && !stopped) void drain(notify.actorId)
+      if (!stopped) for (const n of notify) void drain(n.actorId)
     },
     claim: () => (stopped ? null : { owner, leaseMs }),
     awaitingCommit: new WeakMap(),
@@ -144,7 +144,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     afterExternalCommit(entry: ActorEntry) {
       const t = core.awaitingCommit.get(entry)
       core.awaitingCommit.delete(entry)
-      core.committed(t ?? { entry, effects: [], timerDelays: [], notify: null })
+      core.committed(t ?? { entry, effects: [], timerDelays: [], notify: [] })
     },
     /** Sends a command and answers once the new state is committed; 409 when the state refuses it. */
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),

@@ -41,8 +41,8 @@ export type CommitParams = {
   effects: NewEffect[]
   timerDeletes: string[]
   timerUpserts: TimerUpsert[]
-  /** An event for another actor's inbox in the same commit (a child's end, to its parent). */
-  notify?: Notify | null
+  /** Events for other actors' inboxes in the same commit (a child's end, to its parent and watchers). */
+  notify?: Notify[] | null
   /** Writes the new effects claimed (see EffectClaim); null or absent: left for any worker to claim. */
   claim?: EffectClaim | null
   /**
@@ -117,7 +117,8 @@ with input as (
      set generation = excluded.generation, due_at = excluded.due_at, event = excluded.event
 ), nt as (
   insert into actor_inbox (actor_id, account_id, event, dedupe_key)
-  select ok.notify->>'actorId', ok.account_id, ok.notify->'event', ok.notify->>'dedupeKey' from ok where ok.notify is not null
+  select n->>'actorId', ok.account_id, n->'event', n->>'dedupeKey'
+    from ok cross join lateral jsonb_array_elements(case when jsonb_typeof(ok.notify) = 'array' then ok.notify else '[]'::jsonb end) n
   on conflict (dedupe_key) do nothing
 )`
 const COMMIT_SQL = `${COMMIT_WITH}
@@ -181,7 +182,7 @@ function commitInput(ps: CommitParams[]): string {
     effects: p.effects,
     timer_deletes: p.timerDeletes,
     timer_upserts: timerRows(p.timerUpserts),
-    notify: p.notify ?? null,
+    notify: p.notify?.length ? p.notify : null,
     claimed_by: p.claim?.owner ?? null,
     lease_ms: p.claim?.leaseMs ?? null,
     empty_inbox: p.requireEmptyInbox ?? false,

@@ -45,7 +45,7 @@ export async function createActor(
   })
   // A child that is final from the start still tells its parent.
   const notify = childEnd(entry)
-  if (notify) await store.enqueue(db, { actorId: notify.actorId, accountId, event: notify.event, dedupeKey: notify.dedupeKey })
+  for (const n of notify) await store.enqueue(db, { actorId: n.actorId, accountId, event: n.event, dedupeKey: n.dedupeKey })
   const transition: Transition = { entry, effects: claim ? plan.effects : [], timerDelays: plan.timerUpserts.map((t) => t.delayMs), notify }
   if (db === core.pool) core.committed(transition)
   else core.awaitingCommit.set(entry, transition)

@@ -33,7 +33,9 @@ const childIdsOf = (accountId: string, firingKey: string) => TOOLS.filter((t) =>
  * the automation: the run's swaps and transfers count against its `max_spend_usd`, and once that
  * is spent no run is started (the firing fails `automation_budget_exhausted`, which completes
  * the automation). The run stays
- * its agent's child (the agent's schedule hears its end), so the firing is done once it starts.
+ * its agent's child (the agent's schedule hears its end) and names the automation as a watcher:
+ * the automation hears its end too, and the firing ends with it (ok when the run completed or
+ * was stopped, failed with its status otherwise).
  */
 export function createAutomationEffects({ core, store }: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
   return {
@@ -44,7 +46,8 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
       const firingKey = `automation:${a.automationId}:${number}`
       const runId = stableUuid(a.accountId, 'automation/run', firingKey)
       const started = await store.startedAmong([runId, ...childIdsOf(a.accountId, firingKey)])
-      if (started?.id === runId) return { type: 'fire.done', runId, result: { runId, status: started.status } }
+      // The firing's run: its end (heard as the automation is the run's watcher) is the firing's outcome.
+      if (started?.id === runId) return { type: 'fire.started', childId: runId, result: { runId, status: started.status } }
       if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
       const agent = await c.getAgent({ accountId: a.accountId, agentId: a.agentId }).catch(() => undefined)
       if (!agent || agent.status !== 'running') {
@@ -64,7 +67,7 @@ export function createAutomationEffects({ core, store }: { core(): Core; store: 
         if (spent) return { type: 'fire.failed', code: 'automation_budget_exhausted', reason: spent }
         try {
           const run = await c.startRun({ accountId: a.accountId, agentId: a.agentId, runId, request: { goal: a.action.prompt }, trigger: 'automation', automationId: a.automationId })
-          return { type: 'fire.done', runId: run.id, result: { runId: run.id, status: run.status } }
+          return { type: 'fire.started', childId: run.id, result: { runId: run.id, status: run.status } }
         } catch (err) {
           const e = err as { code?: string; message?: string; status?: number }
           if (!e.code || (e.status ?? 500) >= 500) throw err

@@ -165,4 +165,17 @@ describe('the automation machine', () => {
     expect(burst(sniperOf(3), 26).context.pending).toHaveLength(2)
     expect(burst(sniperOf(1000), PENDING_MAX + 20).context.pending).toHaveLength(PENDING_MAX)
   })
+  it("an agent_prompt firing ends with its run: ok when the run completes, failed with the run's status when it runs out of budget", () => {
+    const prompt = { ...dca, maxFirings: null, action: { type: 'agent_prompt', prompt: 'look around' } } as never
+    const [s1] = step(start(prompt)[0], { type: 'automation.trigger', source: { source: 'manual' } })
+    const [s2] = step(s1, { type: 'fire.started', effectId: 'e', childId: 'run-1', result: { runId: 'run-1', status: 'queued' } })
+    expect(status(s2)).toBe('executing')
+    const end = (type: 'child.done' | 'child.failed', childId: string, runStatus: string) => ({ type, childId, key: childId, status: runStatus, output: null })
+    const [s3] = step(s2, end('child.done', 'run-1', 'completed'))
+    expect([status(s3), s3.context.firings.at(-1)]).toEqual(['armed', expect.objectContaining({ number: 1, outcome: 'ok', childId: 'run-1' })])
+    const [s4] = step(s3, { type: 'automation.trigger', source: { source: 'manual' } })
+    const [s5] = step(s4, { type: 'fire.started', effectId: 'e', childId: 'run-2', result: {} })
+    const [s6] = step(s5, end('child.failed', 'run-2', 'budget_exhausted'))
+    expect(s6.context.firings.at(-1)).toMatchObject({ number: 2, outcome: 'failed', reason: 'budget_exhausted: run-2 ended budget_exhausted' })
+  })
 })

@@ -126,12 +126,12 @@ function recordEnd(c: AutomationContext, end: { outcome: FiringRecord['outcome']
   }
 }
 
-/** A child's end as the firing's outcome: the operation's hash, or why it failed. */
+/** A child's end as the firing's outcome: the operation's hash, or why it failed (a run that failed or ran out of budget: its status). */
 function childOutcome(e: ChildEndEvent) {
   const out = (e.output && typeof e.output === 'object' ? e.output : {}) as { txHash?: string | null; error?: { code: string; message: string } | null }
   return e.type === 'child.done'
     ? { outcome: 'ok' as const, txHash: out.txHash ?? null }
-    : { outcome: 'failed' as const, txHash: out.txHash ?? null, reason: out.error ? `${out.error.code}: ${out.error.message}` : `child ${e.status}` }
+    : { outcome: 'failed' as const, txHash: out.txHash ?? null, reason: out.error ? `${out.error.code}: ${out.error.message}` : `${e.status}: ${e.childId} ended ${e.status}` }
 }
 
 /**

@@ -26,11 +26,12 @@ export const childEndEventSchema = z.object({
 export type ChildEndEvent = z.infer<typeof childEndEventSchema>
 
 /**
- * The `child.done` / `child.failed` event for a child's parent once the child is final (null
- * otherwise); deduplicated in the parent's inbox by the child's id.
+ * The `child.done` / `child.failed` event for a child's parent, and for the actors its kind
+ * names as watchers, once the child is final (none otherwise); deduplicated in each one's inbox
+ * by the child's id (and the watcher's).
  */
-export function childEnd(entry: ActorEntry): Notify | null {
-  if (!entry.parentId || entry.snapshot.status !== 'done') return null
+export function childEnd(entry: ActorEntry): Notify[] {
+  if (!entry.parentId || entry.snapshot.status !== 'done') return []
   const failed = entry.kind.isFailure ? entry.kind.isFailure(entry.snapshot) : entry.status === 'failed'
   const event: ChildEndEvent = {
     type: failed ? 'child.failed' : 'child.done',
@@ -41,7 +42,11 @@ export function childEnd(entry: ActorEntry): Notify | null {
     output: entry.snapshot.output ?? null,
     at: new Date().toISOString(),
   }
-  return { actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` }
+  const watchers = entry.kind.watchersOf?.(entry.snapshot) ?? []
+  return [
+    { actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` },
+    ...watchers.filter((w) => w !== entry.parentId).map((w) => ({ actorId: w, event, dedupeKey: `child:${entry.id}:${w}` })),
+  ]
 }
 
 /** The built-in `actor.spawn` effect: creates the child under its stable id; a retry finds it there. */

@@ -218,4 +218,10 @@ export const runKind: ActorKind = {
   effects: [RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT],
   // Stopped by its owner or an operator is not a failure; out of budget is.
   failureStates: ['failed', 'budget_exhausted'],
+  isFailure: (s: AnyMachineSnapshot) => s.value === 'failed' || s.value === 'budget_exhausted',
+  // A run an automation's firing started: the automation hears its end (the firing's outcome).
+  watchersOf: (s: AnyMachineSnapshot) => {
+    const automationId = (s.context as RunContext).automationId
+    return automationId ? [automationId] : []
+  },
 }

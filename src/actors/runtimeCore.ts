@@ -10,7 +10,8 @@ export type Transition = {
   /** New effects written claimed by this runtime (run at once); empty when written unclaimed. */
   effects: NewEffect[]
   timerDelays: number[]
-  notify: Notify | null
+  /** The ends a child's final transition announces (to its parent and watchers); empty otherwise. */
+  notify: Notify[]
 }
 
 /**
