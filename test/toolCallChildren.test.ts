@@ -29,6 +29,20 @@ const toolResults = (req: Req) => turnMessages(req).filter((m) => m.role === 'to
 const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) =>
   model.mock.on({ predicate: (req) => JSON.stringify(req.messages).includes(text) && toolResults(req as Req).length === n }, answer)
 const swap = (id: string, amountIn: string) => ({ id, name: 'swap_execute', arguments: JSON.stringify({ tokenIn: 'ETH', tokenOut: 'USDC', amountIn }) })
+/**
+ * Whether each child was created by the transaction that committed its parent's `tool.started`
+ * (a row carries the id of the transaction that wrote it as `xmin`; journal rows are never
+ * updated): the child exists exactly when the parent recorded it. Answers the parent id of each
+ * child, and false for one created apart.
+ */
+const createdWithParentsRecord = async (childIds: string[]) =>
+  q(
+    `select c.parent_id, born.xmin = j.xmin as same from actor c
+       join actor_journal born on born.actor_id = c.id and born.seq = 1
+       join actor_journal j on j.actor_id = c.parent_id and j.event->>'type' = 'tool.started' and j.event->>'childId' = c.id
+      where c.id = any($1::text[]) order by c.created_at`,
+    [childIds],
+  )
 /** The tool results the model was sent in its last request (parsed). */
 const lastToolResults = () => toolResults(model.mock.getRequests().at(-1)!.body as Req).map((m) => JSON.parse(m.content ?? 'null'))
 
@@ -89,6 +103,11 @@ describe('tool calls that move funds are child operations keyed by their effect'
     ])
     const hashes = (await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 2`, [trader])).map((r) => r.hash)
     expect(hashes.sort()).toEqual([first.result.txHash, second.result.txHash].sort())
+    // Each swap was created in the commit of the turn's transition that recorded it.
+    expect(await createdWithParentsRecord([first.result.id, second.result.id])).toEqual([
+      { parent_id: turn.id, same: true },
+      { parent_id: turn.id, same: true },
+    ])
   })
 
   it('two calls named call_0 in one answer of a chat turn: two swaps, two results', async () => {
@@ -172,6 +191,7 @@ describe('tool calls that move funds are child operations keyed by their effect'
     const [call] = turn.toolCalls
     expect(call).toMatchObject({ id: 'call_0', status: 'ok', result: { status: 'live', symbol: 'KIDCAT', tokenAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) } })
     expect((await q(`select parent_id, status from actor where id = $1`, [call.result.id]))[0]).toEqual({ parent_id: res.body.id, status: 'live' })
+    expect(await createdWithParentsRecord([call.result.id])).toEqual([{ parent_id: res.body.id, same: true }])
     expect(lastToolResults()).toMatchObject([{ status: 'live', tokenAddress: call.result.tokenAddress }])
   })
 })

@@ -77,9 +77,10 @@ export type EffectRow = {
 /**
  * A write made with an effect's outcome (see `EffectContext.finishWith`): run in the transaction
  * that records it, or, described as SQL, sent in the very statement that commits the outcome's
- * transition (one round trip instead of a transaction of several).
+ * transition (one round trip instead of a transaction of several). A function may answer what
+ * to do once that transaction committed (run the effects of an actor it created).
  */
-export type FinishWrite = ((tx: pg.PoolClient) => Promise<void>) | SqlWrite
+export type FinishWrite = ((tx: pg.PoolClient) => Promise<void | (() => void)>) | SqlWrite
 
 export type EffectContext = {
   /** Records progress (e.g. signed bytes stored before broadcast) so a retry resumes, never redoes. */

@@ -8,10 +8,11 @@ import type { NewEffect, Queryable } from './actorStore.ts'
 import { createEffectWorker } from './effectWorker.ts'
 import { createCommitWatch, waitForCommit } from './commitWatch.ts'
 import { entryFromRow } from './snapshotLoader.ts'
-import { SPAWN_CHILD, spawnChildHandler } from './childActors.ts'
+import { childWithOutcome, SPAWN_CHILD, spawnChildHandler } from './childActors.ts'
 import { createKeyedLock } from './keyedLock.ts'
 import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
-import { createActor, sendCommand } from './applyEvent.ts'
+import { announceExternalCommit, createActor, sendCommand } from './applyEvent.ts'
+import type { EffectScope } from './effectScope.ts'
 import { drainInbox } from './drainInbox.ts'
 import { createGroupCommitter } from './groupCommit.ts'
 import { finishAndApply } from './effectOutcome.ts'
@@ -115,6 +116,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   }
   const drain = (id: string) => drainInbox(core, id, unloadable)
   const create = (kindName: string, args: CreateArgs, db?: Queryable) => createActor(core, kindName, args, db)
+  const afterExternalCommit = (entry: ActorEntry) => announceExternalCommit(core, entry)
 
   const worker = createEffectWorker({
     pool,
@@ -141,11 +143,10 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   return {
     create,
     /** Runs what a commit made by the caller's own transaction asked for (see `create` with `db`). */
-    afterExternalCommit(entry: ActorEntry) {
-      const t = core.awaitingCommit.get(entry)
-      core.awaitingCommit.delete(entry)
-      core.committed(t ?? { entry, effects: [], timerDelays: [], notify: [] })
-    },
+    afterExternalCommit,
+    /** Creates a child of the running effect's actor with that effect's outcome (see `childWithOutcome`). */
+    createWithOutcome: (scope: EffectScope, kindName: string, args: CreateArgs & { parentId: string }, first?: AnyEventObject) =>
+      childWithOutcome({ create, kindOf: core.kindOf, afterExternalCommit, drain: (id) => void (stopped || drain(id)) }, scope, kindName, args, first),
     /** Sends a command and answers once the new state is committed; 409 when the state refuses it. */
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),
     /** Waits for a committed state that satisfies `done`, up to `timeoutMs` (woken by commits, other nodes' too; while other nodes live, also reads the row every `remotePollMs`). */

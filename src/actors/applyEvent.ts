@@ -52,6 +52,13 @@ export async function createActor(
   return entry
 }
 
+/** Runs what an actor created in a caller's transaction (`createActor` with `db`) asked for, once that transaction committed. */
+export function announceExternalCommit(core: RuntimeCore, entry: ActorEntry): void {
+  const t = core.awaitingCommit.get(entry)
+  core.awaitingCommit.delete(entry)
+  core.committed(t ?? { entry, effects: [], timerDelays: [], notify: [] })
+}
+
 /** A transition planned on an entry: the commit's parameters and what to announce once committed. */
 export type PlannedTransition = Transition & { params: Omit<store.CommitParams, 'inboxSeq'> }
 

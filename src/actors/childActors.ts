@@ -1,6 +1,10 @@
 import { z } from 'zod'
-import type { ActorEntry, EffectHandler } from './actorKind.ts'
-import type { Notify } from './actorStore.ts'
+import type { AnyEventObject } from 'xstate'
+import type pg from 'pg'
+import type { ActorEntry, ActorKind, EffectHandler } from './actorKind.ts'
+import { enqueue, type Notify } from './actorStore.ts'
+import type { EffectScope } from './effectScope.ts'
+import { pureInitialTransition } from './pureTransition.ts'
 
 /**
  * The effect a machine asks for to start a child actor: `{ type: SPAWN_CHILD, params: { kind,
@@ -58,4 +62,38 @@ export function spawnChildHandler(create: (kind: string, args: { id: string; acc
     })
     return null
   }
+}
+
+type ChildArgs = { id: string; accountId: string; input: unknown; parentId: string }
+
+/**
+ * Creates a child of the running effect's actor (`scope`, see effectScope.ts) with that effect's
+ * outcome: in the transaction that commits the parent's transition on it (or puts the outcome in
+ * the parent's inbox), so the child exists exactly when its parent has recorded it; `first`, if
+ * given, is its first event, in its inbox from the same commit. Answers the child as it will be
+ * created (it is not yet).
+ */
+export function childWithOutcome(
+  rt: {
+    create(kindName: string, args: ChildArgs, db: pg.PoolClient): Promise<ActorEntry>
+    kindOf(name: string): ActorKind
+    afterExternalCommit(entry: ActorEntry): void
+    drain(id: string): void
+  },
+  scope: EffectScope,
+  kindName: string,
+  args: ChildArgs,
+  first?: AnyEventObject,
+) {
+  scope.finishWith(async (tx) => {
+    const entry = await rt.create(kindName, args, tx)
+    if (first) await enqueue(tx, { actorId: entry.id, accountId: entry.accountId, event: first, dedupeKey: `first:${entry.id}` })
+    return () => {
+      rt.afterExternalCommit(entry)
+      if (first) rt.drain(entry.id)
+    }
+  })
+  const kind = rt.kindOf(kindName)
+  const [snapshot] = pureInitialTransition(kind.machine, args.input)
+  return { id: args.id, accountId: args.accountId, kind, status: kind.statusOf(snapshot), snapshot }
 }

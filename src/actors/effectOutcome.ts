@@ -48,6 +48,7 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         const finished = await finishEffect(core.pool, effect, outcome)
         return finished && outcome.event !== null
       }
+      const afterCommit: Array<() => void> = []
       const applied = await withTransaction(core.pool, async (tx) => {
         // The effect row finished and the transition committed in one statement, while this worker
         // holds the lease; otherwise the event goes to the inbox (without the lease, nothing at all
@@ -55,9 +56,13 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         // only to the commit, not across the other statements.
         const done = planned !== null && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined
         if (!done && !(await finishEffect(tx, effect, outcome))) throw leaseLost
-        for (const write of writes) await (typeof write === 'function' ? write(tx) : runSqlWrite(tx, write))
+        for (const write of writes) {
+          const after = await (typeof write === 'function' ? write(tx) : runSqlWrite(tx, write))
+          if (after) afterCommit.push(after)
+        }
         return done
       })
+      for (const after of afterCommit) after()
       if (applied && planned) core.committed(planned)
       else if (planned) core.forget(effect.actorId)
       return outcome.event !== null && !applied

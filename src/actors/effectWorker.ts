@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { Logger } from '../logger.ts'
 import type { ActorEntry, EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
 import * as effects from './effectStore.ts'
+import { runInEffectScope } from './effectScope.ts'
 import type { EffectOutcome } from './effectOutcome.ts'
 
 export type EffectWorkerOptions = {
@@ -51,16 +52,17 @@ export function createEffectWorker(o: EffectWorkerOptions) {
       const handler = o.handlers[effect.kind]
       if (!handler) throw new Error(`No handler for effect ${effect.kind}`)
       const writes: FinishWrite[] = []
-      const event = await handler(effect, {
+      const finishWith = (write: FinishWrite) => void writes.push(write)
+      const event = await runInEffectScope({ actorId: effect.actorId, finishWith }, () => handler(effect, {
         record: (u) => effects.recordEffectProgress(pool, effect.id, u),
-        finishWith: (write) => void writes.push(write),
+        finishWith,
         actor: () => o.loadActor(effect.actorId),
         async context<T>() {
           const actor = await o.loadActor(effect.actorId)
           if (!actor) throw new Error(`actor ${effect.actorId} of effect ${effect.id} not found`)
           return actor.snapshot.context as T
         },
-      })
+      }))
       await finish(effect, { status: 'done', event: event ? { ...event, effectId: effect.id } : null }, writes)
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)

@@ -8,6 +8,7 @@ import type { ActorRuntime } from './actorRuntime.ts'
 import { reserveSpend, spentTodayUsd } from '../db/walletOp.store.ts'
 import { marketGuardError } from '../db/marketGuard.ts'
 import { actorTimes } from './actorStore.ts'
+import { childOfRunningEffect } from './effectScope.ts'
 
 /** Launch actors on the runtime: created, started and waited for through its commits. */
 export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): LaunchPorts['actors'] {
@@ -27,12 +28,21 @@ export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): Launch
   return {
     find: async (launchId) => record(await runtime.get(launchId)),
     async create(input: LaunchInput, parentId) {
+      const args = { id: input.launchId, accountId: input.accountId, input }
+      // For a step of its parent (a model's tool call): created with the step's outcome, and started.
+      const asChild = childOfRunningEffect(parentId)
+      if (asChild) {
+        const child = runtime.createWithOutcome(asChild, 'launch', { ...args, parentId: asChild.actorId }, { type: 'launch.begin' })
+        const now = new Date().toISOString()
+        return { id: child.id, accountId: child.accountId, isLaunch: true, status: child.status, context: child.snapshot.context as LaunchContext, createdAt: now, updatedAt: now }
+      }
       try {
-        await runtime.create('launch', { id: input.launchId, accountId: input.accountId, input, parentId: parentId ?? null })
+        await runtime.create('launch', { ...args, parentId: parentId ?? null })
       } catch (err) {
         // A concurrent request with the same launch id created it first.
         if ((err as { code?: string }).code !== '23505') throw err
       }
+      return undefined
     },
     async start(launchId) {
       let entry = await runtime.get(launchId)
@@ -52,7 +62,7 @@ export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): Launch
 /** A self-funded launch's seed, checked and recorded against the agent's 24-hour spend as a wallet operation's is. */
 export function createLaunchSpend(pool: pg.Pool): LaunchPorts['spend'] {
   return {
-    spentTodayUsd: (agentId) => spentTodayUsd(pool, agentId),
+    spentTodayUsd: (agentId, exceptId) => spentTodayUsd(pool, agentId, { exceptId }),
     reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }).catch(marketGuardError('launch a token')),
   }
 }

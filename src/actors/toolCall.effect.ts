@@ -4,7 +4,8 @@ import type { Core } from '../core.ts'
 import { callTool, type ToolOutcome } from '../tools/callTool.ts'
 import type { ParentBinding } from '../tools/tool.ts'
 import { toolCallOutcomeSchemas } from './toolCalls.ts'
-import { findTool } from '../tools/registry.ts'
+import { findTool, operationIdsOf } from '../tools/registry.ts'
+import { releaseUnstartedWrite } from '../db/walletOp.store.ts'
 import type { EffectHandler, EffectContext, EffectRow } from './actorKind.ts'
 import type { SqlWrite } from '../domain/billing/ports.ts'
 import type { ChatBus } from './chatBus.ts'
@@ -56,7 +57,7 @@ export type ToolCallDeps = {
  * amount over the policy: refused, and the refusal (code and message) is the result the model sees.
  */
 export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
-  return async (effect, ctx) => {
+  const handler: EffectHandler = async (effect, ctx) => {
     const p = effect.params as ToolCallParams
     const binding = await deps.bindingOf(effect, ctx)
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_call', id: p.callId, name: p.name, arguments: p.arguments })
@@ -66,10 +67,15 @@ export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
     const result = outcome.ok ? outcome.result : outcome.error
     if (outcome.ok && childId && p.key) return { type: 'tool.started', callId: p.callId, key: p.key, childId, result }
     const status = outcome.ok ? 'ok' : 'refused'
+    // No child started: what an earlier attempt of this call reserved for one is given back.
+    if (p.key && findTool(p.name)?.movesFunds) ctx.finishWith(releaseUnstartedWrite(operationIdsOf(binding.accountId, effect.id)))
     if (deps.resultWrite) ctx.finishWith(await deps.resultWrite(effect, { messageKey: `tool:${p.key ? effect.id : p.callId}`, callId: p.callId, name: p.name, content: JSON.stringify(result) }))
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status, result })
     return { type: 'tool.done', callId: p.callId, ...(p.key ? { key: p.key } : {}), status, result, at: new Date().toISOString() }
   }
+  // Given up on: what an attempt reserved for an operation it never started is given back.
+  handler.giveUp = (effect) => releaseUnstartedWrite(operationIdsOf(effect.accountId, effect.id))
+  return handler
 }
 
 async function run(deps: ToolCallDeps, binding: ToolCallBinding, p: ToolCallParams, call: { callId: string; parent: ParentBinding }): Promise<ToolOutcome> {

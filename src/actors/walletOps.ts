@@ -10,6 +10,7 @@ import { marketGuardError } from '../db/marketGuard.ts'
 import { AutomationBudgetExhaustedError } from '../domain/automations/errors.ts'
 import type { ActorRuntime } from './actorRuntime.ts'
 import type { WalletOpInput } from './walletOp.machine.ts'
+import { childOfRunningEffect } from './effectScope.ts'
 
 /** How long an HTTP request waits for its operation to end before answering it pending (202). */
 const WAIT_MS = 20_000
@@ -34,8 +35,11 @@ type Deps = { pool: pg.Pool; runtime: ActorRuntime }
  * Starts a wallet operation (id from the idempotency key, so a retry finds it) and waits for
  * it to end, up to `waitMs`; answers with whatever state it reached. The spend reservation, the
  * caller's claim (a quote consumed) and the actor are written in one transaction: an operation
- * is recorded with its actor or not at all. With `parentId` (a chat turn, a run) the operation
- * is that actor's child, which hears its end in its inbox: nothing waits here.
+ * is recorded with its actor or not at all. With `parentId` (a chat turn, a run, an automation)
+ * the operation is that actor's child, which hears its end in its inbox: nothing waits here.
+ * Started by an effect of that parent (a model's tool call, a firing), the reservation is made
+ * at once and the actor is created with the effect's outcome, in the commit of the parent's
+ * transition that records it (see effectScope.ts).
  *
  * @example
  * const op = await runWalletOp({ pool, runtime }, { opId, accountId, agentId, kind: 'transfer', params, usdValue: '12.50' })
@@ -44,16 +48,23 @@ export async function runWalletOp({ pool, runtime }: Deps, input: WalletOpStart,
   const existing = await runtime.get(input.opId)
   if (existing && (existing.accountId !== input.accountId || existing.kind.kind !== 'walletop')) throw new NotFoundError('Operation')
   // A listed or sold agent's money move is refused by the database (the market's guard).
-  if (!existing) await createWalletOp({ pool, runtime }, input).catch(marketGuardError(input.kind))
+  const child = existing ? undefined : await createWalletOp({ pool, runtime }, input).catch(marketGuardError(input.kind))
+  if (child) return walletOpView(child)
   // Woken by the runtime's commits of this operation, not by reading it in a loop.
   const entry = await runtime.waitFor(input.opId, walletOpEnded, input.parentId ? 0 : waitMs)
   if (!entry) throw new NotFoundError('Operation')
   return walletOpView(entry)
 }
 
-/** Reserves the spend (under the agent's lock) and creates the operation's actor in the same transaction; a concurrent twin's creation wins. */
-async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart): Promise<void> {
+/**
+ * Reserves the spend (under the agent's lock) and creates the operation's actor in the same
+ * transaction; a concurrent twin's creation wins. A child of the running effect's actor is
+ * created with that effect's outcome instead: answered as it will be (undefined otherwise).
+ */
+async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart) {
   const { usdValue: _, checkSpend: __, exclusive: ___, claim: ____, parentId = null, ...machineInput } = input
+  const args = { id: input.opId, accountId: input.accountId, input: machineInput, parentId }
+  const asChild = childOfRunningEffect(parentId)
   try {
     const entry = await reserveSpend(pool, {
       id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
@@ -66,13 +77,15 @@ async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart): Pr
         if (refusal) throw new AutomationBudgetExhaustedError(refusal)
         await input.claim?.(db)
       },
-      after: (db) => runtime.create('walletop', { id: input.opId, accountId: input.accountId, input: machineInput, parentId }, db),
+      after: asChild ? undefined : (db) => runtime.create('walletop', args, db),
     })
-    runtime.afterExternalCommit(entry)
+    if (asChild) return runtime.createWithOutcome(asChild, 'walletop', { ...args, parentId: asChild.actorId })
+    if (entry) runtime.afterExternalCommit(entry)
   } catch (err) {
     // The same operation created at the same moment by a twin request: that one stands.
     if ((err as { code?: string }).code !== '23505') throw err
   }
+  return undefined
 }
 
 /** A wallet operation has ended: confirmed or failed. */
@@ -114,7 +127,7 @@ export function createWalletOperations(deps: Deps & { usdValueOf(opId: string): 
     const entry = await runtime.waitFor(opId, walletOpEnded, waitMs)
     return entry ? walletOpView(entry) : undefined
   }
-  const spent = (agentId: string) => spentTodayUsd(pool, agentId)
+  const spent = (agentId: string, exceptId?: string) => spentTodayUsd(pool, agentId, { exceptId })
 
   const swaps: SwapOperations = {
     spentTodayUsd: spent,

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { OperationInProgressError } from '../domain/errors.ts'
 import { withTransaction } from './transaction.ts'
+import type { SqlWrite } from './sqlWrite.ts'
 
 type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
 
@@ -80,4 +81,17 @@ export async function assertNoneInFlight(db: Db, { agentId, kind, exceptId = '' 
     [agentId, kind, exceptId],
   )
   if (rowCount) throw new OperationInProgressError({ kind })
+}
+
+/**
+ * Gives back the spend recorded for operations whose actor was never created (a step of a parent
+ * reserved, then ended without starting its child: see effectScope.ts), sent with that step's
+ * outcome: an operation that will not run no longer counts toward the agent's 24-hour spend.
+ */
+export function releaseUnstartedWrite(ids: readonly string[]): SqlWrite {
+  return {
+    name: 'walletop.release-unstarted',
+    with: [{ as: 'wallet_op_released', sql: `delete from wallet_op w where w.id = any($1::text[]) and not exists (select 1 from actor x where x.id = w.id)` }],
+    values: [ids],
+  }
 }

@@ -1,5 +1,6 @@
 import type { Scope } from '../domain/accounts/scopes.ts'
 import type { Tool } from './tool.ts'
+import { stableUuid } from '../domain/util/stableUuid.ts'
 import { createAgentTool, getAgentTool, updateAgentTool } from './agentTools.ts'
 import { chatWithAgentTool, getChatHistoryTool, UNGRANTABLE_TOOLS } from './chatTools.ts'
 import { createCustomSkillTool, listCustomSkillsTool } from './skillTools.ts'
@@ -48,6 +49,13 @@ const grantable = (t: Tool) =>
 
 /** The tools a skill may grant. */
 export const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.filter(grantable).map((t) => t.name))
+
+/**
+ * The ids a call's operation may have: each fund-moving tool derives its operation's (a swap,
+ * a transfer, a claim, a launch) from the call id as `tool/<name>`, so a retried call finds it.
+ */
+export const operationIdsOf = (accountId: string, callId: string): string[] =>
+  TOOLS.filter((t) => t.movesFunds).map((t) => stableUuid(accountId, `tool/${t.name}`, callId))
 
 export function findTool(name: string): Tool | undefined {
   return byName.get(name)

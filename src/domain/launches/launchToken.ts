@@ -27,6 +27,7 @@ export type LaunchTokenInput = LaunchRequest<LaunchVenue> & {
 export async function launchToken(deps: LaunchTokenDeps, req: LaunchTokenInput): Promise<Launch> {
   const clean = Object.keys(req.fieldErrors).length === 0
   const existing = clean ? await deps.actors.find(req.launchId) : undefined
+  let child: Launch | undefined
   if (existing) {
     if (existing.accountId !== req.accountId || !existing.isLaunch) throw new NotFoundError('Launch')
     // Only the same request may be answered with it (its first answer may have been lost).
@@ -39,8 +40,10 @@ export async function launchToken(deps: LaunchTokenDeps, req: LaunchTokenInput):
     if (input.venue === 'self-funded') {
       await deps.spend.reserve({ launchId: input.launchId, accountId: input.accountId, agentId: input.agentId, usdValue, checkSpend })
     }
-    await deps.actors.create(input, req.parentId)
+    const created = await deps.actors.create(input, req.parentId)
+    if (created) child = launchResource(created)
   }
+  if (child) return child
   const started = await deps.actors.start(req.launchId)
   const launch = req.waitMs && !req.parentId ? await deps.actors.waitEnd(req.launchId, req.waitMs) : started
   if (!launch) throw new NotFoundError('Launch')

@@ -51,7 +51,8 @@ export interface LaunchSimulator {
 }
 
 export interface LaunchSpend {
-  spentTodayUsd(agentId: string): Promise<string>
+  /** USD the agent's money moves spent in the last 24 hours; `exceptId`'s own record left out (a retry of it checks as the first try did). */
+  spentTodayUsd(agentId: string, exceptId?: string): Promise<string>
   /**
    * Records a self-funded seed against the agent's 24-hour spend, under the agent's lock:
    * `checkSpend` sees the spend so far. The record's id is the launch's: a failed launch no
@@ -86,8 +87,10 @@ export interface LaunchActors {
   /**
    * Creates the launch actor (`pending`); one created first under this id by a concurrent retry
    * is kept. With `parentId` (a chat turn, a run) it is that actor's child and its end reaches it.
+   * Started by that parent's own step (a model's tool call), it is created and started with the
+   * step's outcome, in the parent's commit: answered as it will then stand (undefined otherwise).
    */
-  create(input: LaunchInput, parentId?: string): Promise<void>
+  create(input: LaunchInput, parentId?: string): Promise<LaunchRecord | undefined>
   /** Starts a `pending` launch (a launch already started is left as it is); answers it as it then stands. */
   start(launchId: string): Promise<LaunchRecord | undefined>
   /** Waits on the runtime's commits (no polling) until the launch is `live` or `failed`, or `timeoutMs` passes. */

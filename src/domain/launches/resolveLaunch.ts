@@ -45,7 +45,7 @@ export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest,
   const usdValue = launchUsdValue(venue, seedUsd)
   const checkSpend = (spentTodayUsd: string) =>
     checkLaunchPolicy(agent.policy, { quote: quote ?? { symbol: input.quote }, usdValue, spentTodayUsd })
-  checkSpend(await deps.spend.spentTodayUsd(input.agentId))
+  checkSpend(await deps.spend.spentTodayUsd(input.agentId, launchId))
   return { input, usdValue, checkSpend }
 }
 

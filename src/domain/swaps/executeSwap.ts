@@ -50,7 +50,7 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
   const minOut = stored?.minAmountOut ?? minAmountOut(priced.amountOut, p.input.slippageBps)
   const checkSpend = (spentTodayUsd: string) =>
     checkPolicy(p.agent.policy, { tokens: policyTokens(p), usdValue: valueInUsd, priceImpactBps: priced.priceImpactBps, spentTodayUsd })
-  checkSpend(await deps.operations.spentTodayUsd(p.input.agentId))
+  checkSpend(await deps.operations.spentTodayUsd(p.input.agentId, input.operationId))
 
   const plan = await planSwapTxs(deps, p, { route: priced, minOut, deadline })
   const params: SwapParams = {

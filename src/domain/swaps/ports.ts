@@ -98,7 +98,8 @@ export interface SwapQuoteStore {
 export type SwapOperation = { accountId: string; isSwap: boolean; agentId: string; params: SwapParams; view: WalletOpView }
 
 export interface SwapOperations {
-  spentTodayUsd(agentId: string): Promise<string>
+  /** USD the agent's money moves spent in the last 24 hours; `exceptId`'s own record left out (a retry of it checks as the first try did). */
+  spentTodayUsd(agentId: string, exceptId?: string): Promise<string>
   find(opId: string): Promise<SwapOperation | undefined>
   /**
    * Records the operation (under the agent's lock: `checkSpend` with the spend so far, and the

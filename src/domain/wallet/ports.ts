@@ -52,7 +52,8 @@ export type TransferOperation = {
 }
 
 export interface TransferOperations {
-  spentTodayUsd(agentId: string): Promise<string>
+  /** USD the agent's money moves spent in the last 24 hours; `exceptId`'s own record left out (a retry of it checks as the first try did). */
+  spentTodayUsd(agentId: string, exceptId?: string): Promise<string>
   find(opId: string): Promise<TransferOperation | undefined>
   /**
    * Records the operation (under the agent's lock: `checkSpend` with the spend so far), starts

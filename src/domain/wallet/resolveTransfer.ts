@@ -35,7 +35,7 @@ export async function transferToken(deps: Pick<WalletPorts, 'tokens'>, ref: stri
  * account's, 409 when deleted), the token and amount (422), the whitelist and its hold (403), the
  * balance (422 `insufficient_funds`), then the policy with its USD value (403 `policy_violation`).
  */
-export async function resolveTransfer(deps: ResolveTransferDeps, input: TransferRequest, agent?: AgentRecord): Promise<ResolvedTransfer> {
+export async function resolveTransfer(deps: ResolveTransferDeps, input: TransferRequest & { operationId?: string }, agent?: AgentRecord): Promise<ResolvedTransfer> {
   agent ??= await deps.agents.getOwned(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new AgentDeletedError()
   assertNotListed(agent, 'transfer')
@@ -46,7 +46,7 @@ export async function resolveTransfer(deps: ResolveTransferDeps, input: Transfer
   if (held < amount) throw new InsufficientFundsError({ message: `The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.` })
   const valueUsd = usdOrZero(await (await deps.chain.prices()).usd(token, amount))
   const checkSpend = (spentTodayUsd: string) => checkPolicy(agent.policy, { tokens: [token], usdValue: valueUsd, spentTodayUsd })
-  const spentTodayUsd = await deps.operations.spentTodayUsd(agent.id)
+  const spentTodayUsd = await deps.operations.spentTodayUsd(agent.id, input.operationId)
   checkSpend(spentTodayUsd)
   return { agent, token, amount, params: transferParamsOf(token, amount, input.to), whitelisted, valueUsd, spentTodayUsd, checkSpend }
 }
