@@ -7,6 +7,7 @@ import type { EffectContext, EffectRow, FinishWrite } from '../src/actors/actorK
 import { runInEffectScope } from '../src/actors/effectScope.ts'
 import { createAutomationsStore } from '../src/db/automations.store.ts'
 import { stableUuid } from '../src/domain/util/stableUuid.ts'
+import { reserveSpend, spentTodayUsd } from '../src/db/walletOp.store.ts'
 
 /**
  * A child started by a step of its parent (an automation's firing, a model's tool call) is
@@ -93,6 +94,25 @@ describe('a child created with its parent step’s outcome', () => {
     expect(same).toEqual({ same: true })
   })
 
+  it('a parent that ended before its step\'s outcome committed gets no child: the reservation is given back, nothing is sent', async () => {
+    const { agent, automation, opId } = await swapAutomation('cancelled meanwhile')
+    const { lost } = await attemptThatDies(automation)
+    expect((await api('DELETE', `/automations/${automation}`)).body).toMatchObject({ status: 'cancelled' })
+    // The step's outcome written now, after its parent ended.
+    const db = await app.services.pool.connect()
+    try {
+      await db.query('begin')
+      const write = lost[0] as (tx: typeof db) => Promise<void | (() => void)>
+      expect(await write(db)).toBeUndefined()
+      await db.query('commit')
+    } finally {
+      db.release()
+    }
+    expect(await q(`select id from actor where id = $1`, [opId])).toEqual([])
+    expect(await q(`select id from wallet_op where id = $1`, [opId])).toEqual([])
+    expect(await sentTxs(agent)).toBe(0)
+  })
+
   it('a retried firing that starts nothing (its agent stopped meanwhile) gives back what the lost attempt reserved', async () => {
     const { agent, automation, opId } = await swapAutomation('stopped after a crash')
     await attemptThatDies(automation)
@@ -106,5 +126,18 @@ describe('a child created with its parent step’s outcome', () => {
     expect(await q(`select id from wallet_op where id = $1`, [opId])).toEqual([])
     expect(await q(`select id from actor where id = $1`, [opId])).toEqual([])
     expect(await sentTxs(agent)).toBe(0)
+  })
+
+  it('a reservation no actor came of counts toward the daily spend for 10 minutes after it was last made, then is abandoned; a retry makes it again', async () => {
+    const { agent } = await swapAutomation('abandoned reservations')
+    const reserve = (id: string, usdValue: string) => reserveSpend(app.services.pool, { id, accountId, agentId: agent, kind: 'swap', usdValue })
+    await reserve('abandoned-swap', '40')
+    await reserve('fresh-swap', '2')
+    await q(`update wallet_op set created_at = now() - interval '11 minutes' where id = 'abandoned-swap'`)
+    expect(Number(await spentTodayUsd(app.services.pool, agent))).toBe(2)
+    // The step retried: the same record, counted again from now.
+    await reserve('abandoned-swap', '40')
+    expect(Number(await spentTodayUsd(app.services.pool, agent))).toBe(42)
+    expect(await q(`select count(*)::int as n from wallet_op where agent_id = $1`, [agent])).toEqual([{ n: 2 }])
   })
 })

@@ -307,6 +307,12 @@ export async function currentVersion(db: Queryable, id: string): Promise<number 
   return rows[0] ? Number(rows[0].version) : undefined
 }
 
+/** Whether the actor has reached a final state (or is gone): it takes no more events. */
+export async function actorEnded(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query<{ ended: boolean }>({ name: 'actor.ended', text: `select snapshot->>'status' = 'done' as ended from actor where id = $1`, values: [id] })
+  return rows[0]?.ended ?? true
+}
+
 /** Marks an actor stuck for an operator (its first reason is kept until an operator clears it). */
 export async function markStuck(db: Queryable, id: string, reason: string): Promise<void> {
   await db.query(`update actor set stuck_reason = coalesce(stuck_reason, $2), stuck_at = coalesce(stuck_at, now()) where id = $1`, [id, reason])

@@ -2,7 +2,9 @@ import { z } from 'zod'
 import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
 import type { ActorEntry, ActorKind, EffectHandler } from './actorKind.ts'
-import { enqueue, type Notify } from './actorStore.ts'
+import { actorEnded, enqueue, type Notify } from './actorStore.ts'
+import { runSqlWrite } from '../db/sqlWrite.ts'
+import { releaseUnstartedWrite } from '../db/walletOp.store.ts'
 import type { EffectScope } from './effectScope.ts'
 import { pureInitialTransition } from './pureTransition.ts'
 
@@ -69,9 +71,9 @@ type ChildArgs = { id: string; accountId: string; input: unknown; parentId: stri
 /**
  * Creates a child of the running effect's actor (`scope`, see effectScope.ts) with that effect's
  * outcome: in the transaction that commits the parent's transition on it (or puts the outcome in
- * the parent's inbox), so the child exists exactly when its parent has recorded it; `first`, if
- * given, is its first event, in its inbox from the same commit. Answers the child as it will be
- * created (it is not yet).
+ * the parent's inbox, to be applied in order), and not at all when the parent has ended; `first`,
+ * if given, is its first event, in its inbox from the same commit. Answers the child as it will
+ * be created (it is not yet).
  */
 export function childWithOutcome(
   rt: {
@@ -86,6 +88,9 @@ export function childWithOutcome(
   first?: AnyEventObject,
 ) {
   scope.finishWith(async (tx) => {
+    // A parent that ended meanwhile (a turn that another call's failure ended) would never record
+    // the child: none is created, and what was reserved for it is given back.
+    if (await actorEnded(tx, args.parentId)) return void (await runSqlWrite(tx, releaseUnstartedWrite([args.id])))
     const entry = await rt.create(kindName, args, tx)
     if (first) await enqueue(tx, { actorId: entry.id, accountId: entry.accountId, event: first, dedupeKey: `first:${entry.id}` })
     return () => {

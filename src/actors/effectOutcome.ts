@@ -62,9 +62,9 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         }
         return done
       })
-      for (const after of afterCommit) after()
       if (applied && planned) core.committed(planned)
       else if (planned) core.forget(effect.actorId)
+      for (const after of afterCommit) after()
       return outcome.event !== null && !applied
     })
   try {

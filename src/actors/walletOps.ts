@@ -156,7 +156,7 @@ export function createWalletOperations(deps: Deps & { usdValueOf(opId: string): 
   }
 
   const claims: ClaimOperations = {
-    assertNoneInFlight: (agentId) => assertNoneInFlight(pool, { agentId, kind: 'claim' }),
+    assertNoneInFlight: (agentId, exceptId) => assertNoneInFlight(pool, { agentId, kind: 'claim', exceptId }),
     async find(opId) {
       const op = await findWalletOp<WalletOpInput['params']>(runtime, opId)
       return op && { ...op, isWalletOp: op.opKind !== undefined }

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { Queryable } from '../domain/billing/ports.ts'
+import { COUNTED_SQL } from './walletOp.store.ts'
 
 type Db = Queryable
 
@@ -127,7 +128,7 @@ async function budgetOf(db: Db, parentId: string, opId: string): Promise<{ max: 
      )
      select o.max,
             (select coalesce(sum(w.usd_value), 0)::text from wallet_op w left join actor x on x.id = w.id
-              where w.id <> $2 and coalesce(x.status, '') <> 'failed'
+              where w.id <> $2 and ${COUNTED_SQL}
                 and w.parent_id in (select o.id union all select r.id from actor r where r.kind = 'run' and r.snapshot->'context'->>'automationId' = o.id)) as spent
        from owner o`,
     [parentId, opId],

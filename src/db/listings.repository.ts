@@ -98,8 +98,9 @@ const bidOf = (r: BidSqlRow): BidRow => ({
 const bidRef = (bidId: string) => `bid:${bidId}`
 
 // A money move of the agent not ended: a wallet operation or launch whose actor is not final, or
-// one recorded this last minute whose actor is not created yet (a crash in between leaves such a
-// row behind, which must not block the agent for ever).
+// one reserved this last minute whose actor is not created yet (a launch seed, a child created
+// with its parent's step; a retry reserves it again; a crash in between leaves such a row
+// behind, which must not block the agent for ever).
 const IN_FLIGHT_SQL = `
   select 1 from wallet_op w left join actor x on x.id = w.id
    where w.agent_id = $1

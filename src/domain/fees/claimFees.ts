@@ -29,11 +29,10 @@ export async function claimFees(deps: ClaimFeesDeps, input: ClaimFeesInput): Pro
   if (existing && (existing.accountId !== input.accountId || !existing.isWalletOp)) throw new NotFoundError('Operation')
   // A retry finds its operation; planning again would see nothing left to claim.
   if (existing && !claimMatches(existing, input)) throw new IdempotencyKeyReusedError()
-  const params: ClaimParams | Record<string, never> = existing ? {} : { claims: (await planClaim(deps, input, { inFlightCheck: true })).claims }
+  const params: ClaimParams | Record<string, never> = existing ? {} : { claims: (await planClaim(deps, input, { inFlightCheck: input.operationId })).claims }
   const view = await deps.operations.start({ opId: input.operationId, accountId: input.accountId, agentId: input.agentId, params, parentId: input.parentId })
   if (view.status === 'failed') throw claimFailed(view.error)
-  const planned = existing?.params ?? (await deps.operations.find(input.operationId))?.params
-  return claimResource(view, planned)
+  return claimResource(view, existing?.params ?? params)
 }
 
 /**
@@ -44,19 +43,20 @@ export async function claimFees(deps: ClaimFeesDeps, input: ClaimFeesInput): Pro
  * const { to, claims, claimableUsd } = await previewClaimFees(deps, { accountId, agentId })
  */
 export async function previewClaimFees(deps: Omit<ClaimFeesDeps, 'operations'>, input: PlanClaimInput) {
-  const plan = await planClaim(deps, input, { inFlightCheck: false })
+  const plan = await planClaim(deps, input, { inFlightCheck: null })
   return { agentId: input.agentId, to: plan.claims[0]!.to, claims: plan.claims, claimableUsd: plan.claimableUsd }
 }
 
 /**
  * The claims of a request, read on chain at one block. A second claim planned while one is in
- * flight would read the same unclaimed fees and revert: `inFlightCheck` answers that early (the
- * check that holds is made again under the agent's lock when the operation starts).
+ * flight would read the same unclaimed fees and revert: `inFlightCheck` (the id of the claim
+ * being started, whose own reservation a retry leaves out; null for a preview) answers that
+ * early (the check that holds is made again under the agent's lock when the operation starts).
  */
 async function planClaim(
   deps: Omit<ClaimFeesDeps, 'operations'> & Partial<Pick<ClaimFeesDeps, 'operations'>>,
   { accountId, agentId, tokenAddress }: PlanClaimInput,
-  { inFlightCheck }: { inFlightCheck: boolean },
+  { inFlightCheck }: { inFlightCheck: string | null },
 ): Promise<ClaimParams & { claimableUsd: string }> {
   const agent = await deps.agents.getOwned(accountId, agentId)
   if (agent.status === 'deleted') throw new InvalidStateError({ event: 'claim fees', state: 'deleted' })
@@ -66,7 +66,7 @@ async function planClaim(
   }
   const chain = deps.chain
   if (!chain) throw new ChainNotConfiguredError()
-  if (inFlightCheck) await deps.operations?.assertNoneInFlight(agentId)
+  if (inFlightCheck !== null) await deps.operations?.assertNoneInFlight(agentId, inFlightCheck)
   const tokens = await deps.tokens.ofAgent({ chainId: chain.chainId, agentId, tokenAddress })
   if (tokenAddress && tokens.length === 0) throw new ValidationError({ tokenAddress: 'Not a token this agent launched.' })
   if (tokenAddress && !hasCreatorFees(tokens[0]!.venue)) throw new NothingToClaimError(SELF_FUNDED_NOTE)

@@ -60,8 +60,12 @@ export type ClaimOpView = {
 export type FoundOperation = { accountId: string; isWalletOp: boolean; agentId: string; params: unknown }
 
 export interface ClaimOperations {
-  /** 409 `claim_in_progress` while another claim of the agent is not finished (an early answer; start checks again under the agent's lock). */
-  assertNoneInFlight(agentId: string): Promise<void>
+  /**
+   * 409 `claim_in_progress` while another claim of the agent than `exceptId` (the one being
+   * started: a retry's own reservation) is not finished; an early answer, start checks again
+   * under the agent's lock.
+   */
+  assertNoneInFlight(agentId: string, exceptId?: string): Promise<void>
   find(opId: string): Promise<FoundOperation | undefined>
   /**
    * Starts the `claim` operation (or finds it, when `opId` exists), one per agent in flight,
