@@ -3,7 +3,7 @@ import type { AutomationAction, FiringSource } from '../domain/automations/autom
 import { stableUuid } from '../domain/util/stableUuid.ts'
 import { callTool } from '../tools/callTool.ts'
 import { findTool, operationIdsOf } from '../tools/registry.ts'
-import { releaseUnstartedWrite } from '../db/walletOp.store.ts'
+import { releaseUnstartedOf } from './toolCall.effect.ts'
 import type { AutomationsStore } from '../db/automations.store.ts'
 import type { EffectContext, EffectHandler, EffectRow } from './actorKind.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
@@ -40,12 +40,13 @@ export function createAutomationEffects(deps: { core(): Core; store: Automations
   const firingKeyOf = (effect: EffectRow) => `automation:${effect.actorId}:${(effect.params as FireParams).number}`
   const handler: EffectHandler = async (effect, ctx) => {
     const a = await ctx.context<AutomationContext>()
-    const event = await fire(deps, effect, ctx, a, firingKeyOf(effect))
+    const firingKey = firingKeyOf(effect)
+    const event = await fire(deps, effect, ctx, a, firingKey)
     // A firing of a fund-moving tool that started nothing gives back what an earlier attempt of it reserved for its operation.
-    if (event.type !== 'fire.started' && a.action.type === 'tool_call' && findTool(a.action.tool)?.movesFunds) ctx.finishWith(releaseUnstartedWrite(operationIdsOf(a.accountId, firingKeyOf(effect))))
+    if (event.type !== 'fire.started' && a.action.type === 'tool_call' && findTool(a.action.tool)?.movesFunds) ctx.finishWith(releaseUnstartedOf(a.accountId, firingKey))
     return event
   }
-  handler.giveUp = (effect) => releaseUnstartedWrite(operationIdsOf(effect.accountId, firingKeyOf(effect)))
+  handler.giveUp = (effect) => releaseUnstartedOf(effect.accountId, firingKeyOf(effect))
   return { [AUTOMATION_FIRE]: handler }
 }
 

@@ -18,6 +18,13 @@ export type ToolCallParams = { callId: string; key?: string; name: string; argum
 export const TOOL_RESULT = 'chat.tool.result'
 export type ToolResultParams = { messageKey: string; callId: string; name: string; status: string; result: unknown }
 
+/**
+ * Gives back what attempts of the call `callId` (a tool call's effect id, an automation's firing
+ * key) reserved for an operation no actor came of: every fund-moving tool derives its
+ * operation's id from the call id (`operationIdsOf`). Sent with an outcome that started no child.
+ */
+export const releaseUnstartedOf = (accountId: string, callId: string) => releaseUnstartedWrite(operationIdsOf(accountId, callId))
+
 /** The scopes a model acts with: it never changes a policy, a payout wallet or a whitelist. */
 export const MODEL_SCOPES = ['read', 'trade'] as const
 
@@ -68,13 +75,13 @@ export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
     if (outcome.ok && childId && p.key) return { type: 'tool.started', callId: p.callId, key: p.key, childId, result }
     const status = outcome.ok ? 'ok' : 'refused'
     // No child started: what an earlier attempt of this call reserved for one is given back.
-    if (p.key && findTool(p.name)?.movesFunds) ctx.finishWith(releaseUnstartedWrite(operationIdsOf(binding.accountId, effect.id)))
+    if (p.key && findTool(p.name)?.movesFunds) ctx.finishWith(releaseUnstartedOf(binding.accountId, effect.id))
     if (deps.resultWrite) ctx.finishWith(await deps.resultWrite(effect, { messageKey: `tool:${p.key ? effect.id : p.callId}`, callId: p.callId, name: p.name, content: JSON.stringify(result) }))
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status, result })
     return { type: 'tool.done', callId: p.callId, ...(p.key ? { key: p.key } : {}), status, result, at: new Date().toISOString() }
   }
   // Given up on: what an attempt reserved for an operation it never started is given back.
-  handler.giveUp = (effect) => releaseUnstartedWrite(operationIdsOf(effect.accountId, effect.id))
+  handler.giveUp = (effect) => releaseUnstartedOf(effect.accountId, effect.id)
   return handler
 }
 
