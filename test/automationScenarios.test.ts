@@ -4,6 +4,8 @@ import type { Api, ApiResponse } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { startServerApp, type ServerApp } from './support/serverApp.ts'
 import { waitFor } from './support/waitFor.ts'
+import { answerAt as scriptedAnswerAt, lastToolResults as lastToolResultsOf, swapCall } from './support/scriptedChat.ts'
+import { automationUntil } from './support/automations.ts'
 
 /**
  * The automations issue's scenarios on the real service run as a child process (`node src/main.ts`),
@@ -18,25 +20,18 @@ import { waitFor } from './support/waitFor.ts'
  *  4. A chat turn whose swap confirms after the HTTP wait: the model is then told the tx hash; a
  *     model reusing the tool-call id `call_0` in two rounds gets two swaps.
  * The in-process tests of the same behaviour (with the edge cases): automations.test.ts,
- * automationTriggers.test.ts, automationDailyCap.test.ts, toolCallChildren.test.ts.
+ * automationTriggers.test.ts, toolCallChildren.test.ts (the daily-cap race, 3b, is shown here only).
  */
 let model: ModelServer
 let app: ServerApp
 let api: Api
 
-type Req = { messages?: Array<{ role: string; content: string | null; tool_call_id?: string }> }
 const q = (sql: string, values: unknown[] = []) => app.q(sql, values)
 const sentTxs = async (agentId: string) => (await q(`select count(*)::int as n from chain_tx where agent_id = $1`, [agentId]))[0].n as number
 const receipt = (hash: string) => app.publicClient.getTransactionReceipt({ hash: hash as Hash })
 const blockOf = async (hash: string) => Number((await receipt(hash)).blockNumber)
 
-async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) {
-  let a: any
-  await waitFor(async () => done((a = (await api('GET', `/automations/${id}`)).body)), timeoutMs).catch((err) => {
-    throw new Error(`${(err as Error).message}: automation ${id} is ${JSON.stringify(a)}`)
-  })
-  return a
-}
+const until = (id: string, done: (a: any) => boolean, timeoutMs?: number) => automationUntil(api, id, done, timeoutMs)
 
 /** An agent with ETH from the faucet, started. */
 async function agent(name: string, skills: string[], eth = '5'): Promise<string> {
@@ -229,6 +224,7 @@ describe('automation scenarios on the service as a child process', () => {
     // The cap fits two of these swaps, not three.
     const cap = (Number(quote.valueInUsd) * 2.5).toFixed(2)
     const capped = (await api('POST', '/agents', { name: 'capped', skills: ['trading'], policy: { max_daily_usd: cap } })).body
+    expect(capped.policy?.max_daily_usd ?? capped.policy?.maxDailyUsd).toBeDefined()
     expect((await api('POST', '/dev/faucet', { agentId: capped.id, eth: '2' })).status).toBe(200)
     expect((await api('POST', `/agents/${capped.id}/start`)).status).toBe(200)
 
@@ -269,18 +265,9 @@ describe('automation scenarios on the service as a child process', () => {
 
   describe('4. chat turns that swap', () => {
     let trader: string
-    /** The messages of a request after its last user message (this turn's). */
-    const turnMessages = (req: Req) => {
-      const all = req.messages ?? []
-      return all.slice(all.map((m) => m.role).lastIndexOf('user') + 1)
-    }
-    const toolResults = (req: Req) => turnMessages(req).filter((m) => m.role === 'tool')
-    /** Scripts an answer to the request for `text` that carries `n` tool results so far. */
-    const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) =>
-      model.mock.on({ predicate: (req) => JSON.stringify(req.messages).includes(text) && toolResults(req as Req).length === n }, answer)
-    const swap = (id: string, amountIn: string) => ({ id, name: 'swap_execute', arguments: JSON.stringify({ tokenIn: 'ETH', tokenOut: 'USDC', amountIn }) })
-    /** The tool results the model was sent in its last request (parsed). */
-    const lastToolResults = () => toolResults(model.mock.getRequests().at(-1)!.body as Req).map((m) => JSON.parse(m.content ?? 'null'))
+    const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) => scriptedAnswerAt(model, text, n, answer)
+    const lastToolResults = () => lastToolResultsOf(model)
+    const swap = swapCall
     async function turnEnds(res: ApiResponse) {
       expect([200, 202], JSON.stringify(res.body)).toContain(res.status)
       let turn = res.body

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { planLaunch } from '../src/chain/launchTx.ts'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
+import { automationUntil } from './support/automations.ts'
 
 /**
  * Automations fired by the chain, as the indexer adds blocks: a limit order fires once when a swap
@@ -18,11 +19,7 @@ let whale: string
 const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
 const blockOf = async (hash: string) => Number((await app.services.chain!.publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })).blockNumber)
 
-async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) {
-  let a: any
-  await waitFor(async () => done((a = (await api('GET', `/automations/${id}`)).body)), timeoutMs)
-  return a
-}
+const until = (id: string, done: (a: any) => boolean, timeoutMs?: number) => automationUntil(api, id, done, timeoutMs)
 
 async function agent(name: string, skills: string[], eth = '5') {
   const id = (await api('POST', '/agents', { name, skills })).body.id as string

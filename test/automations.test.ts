@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
-import { waitFor } from './support/waitFor.ts'
+import { automationUntil } from './support/automations.ts'
 import { readSse } from './support/sse.ts'
 import { createAutomationEffects } from '../src/actors/automation.effects.ts'
 import { AUTOMATION_FIRE } from '../src/actors/automation.machine.ts'
@@ -25,11 +25,7 @@ const dca = (over: Record<string, unknown> = {}) => ({
   dca: { tokenIn: 'ETH', tokenOut: 'USDC', amountPerRun: '0.001', everySeconds: 2, maxRuns: 5, ...over },
 })
 
-async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) {
-  let a: any
-  await waitFor(async () => done((a = (await api('GET', `/automations/${id}`)).body)), timeoutMs)
-  return a
-}
+const until = (id: string, done: (a: any) => boolean, timeoutMs?: number) => automationUntil(api, id, done, timeoutMs)
 
 /** An agent with ETH from the faucet, started unless asked otherwise. */
 async function fundedAgent(name: string, { eth = '1', start = true } = {}): Promise<string> {

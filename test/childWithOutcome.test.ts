@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
-import { waitFor } from './support/waitFor.ts'
+import { automationUntil } from './support/automations.ts'
 import { createAutomationEffects } from '../src/actors/automation.effects.ts'
 import { AUTOMATION_FIRE } from '../src/actors/automation.machine.ts'
 import type { EffectContext, EffectRow, FinishWrite } from '../src/actors/actorKind.ts'
@@ -23,11 +23,7 @@ let accountId: string
 const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
 const sentTxs = async (agentId: string) => (await q(`select count(*)::int as n from chain_tx where agent_id = $1`, [agentId]))[0].n as number
 
-async function until(id: string, done: (a: any) => boolean, timeoutMs = 30_000) {
-  let a: any
-  await waitFor(async () => done((a = (await api('GET', `/automations/${id}`)).body)), timeoutMs)
-  return a
-}
+const until = (id: string, done: (a: any) => boolean, timeoutMs?: number) => automationUntil(api, id, done, timeoutMs)
 
 /** A running agent with ETH, and a swap automation of it that fires only when triggered by hand. */
 async function swapAutomation(name: string) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type ApiResponse, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
+import { answerAt as scriptedAnswerAt, lastToolResults as lastToolResultsOf, swapCall } from './support/scriptedChat.ts'
 
 /**
  * A fund-moving tool call of a chat turn or a run is a child wallet operation of it, keyed by the
@@ -14,21 +15,12 @@ let app: TestApp
 let api: Api
 let trader: string
 
-type Req = { messages?: Array<{ role: string; content: string | null; tool_call_id?: string }> }
 const q = async (sql: string, values: unknown[] = []) => (await app.services.pool.query(sql, values)).rows
 const rpc = (method: string, params: unknown[] = []) => app.services.chain!.publicClient.request({ method: method as never, params: params as never })
 const sentTxs = async () => (await q(`select count(*)::int as n from chain_tx where agent_id = $1`, [trader]))[0].n as number
-/** The messages of a request after its last user message (this turn's, or this run's). */
-const turnMessages = (req: Req) => {
-  const all = req.messages ?? []
-  const lastUser = all.map((m) => m.role).lastIndexOf('user')
-  return all.slice(lastUser + 1)
-}
-const toolResults = (req: Req) => turnMessages(req).filter((m) => m.role === 'tool')
-/** Scripts an answer to the request for `text` that carries `n` tool results so far. */
-const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) =>
-  model.mock.on({ predicate: (req) => JSON.stringify(req.messages).includes(text) && toolResults(req as Req).length === n }, answer)
-const swap = (id: string, amountIn: string) => ({ id, name: 'swap_execute', arguments: JSON.stringify({ tokenIn: 'ETH', tokenOut: 'USDC', amountIn }) })
+const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) => scriptedAnswerAt(model, text, n, answer)
+const lastToolResults = () => lastToolResultsOf(model)
+const swap = swapCall
 /**
  * Whether each child was created by the transaction that committed its parent's `tool.started`
  * (a row carries the id of the transaction that wrote it as `xmin`; journal rows are never
@@ -43,8 +35,6 @@ const createdWithParentsRecord = async (childIds: string[]) =>
       where c.id = any($1::text[]) order by c.created_at`,
     [childIds],
   )
-/** The tool results the model was sent in its last request (parsed). */
-const lastToolResults = () => toolResults(model.mock.getRequests().at(-1)!.body as Req).map((m) => JSON.parse(m.content ?? 'null'))
 
 async function turnEnds(res: ApiResponse) {
   expect([200, 202]).toContain(res.status)
