@@ -4,7 +4,8 @@ import type { Api, ApiResponse } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { startServerApp, type ServerApp } from './support/serverApp.ts'
 import { waitFor } from './support/waitFor.ts'
-import { answerAt as scriptedAnswerAt, lastToolResults as lastToolResultsOf, swapCall } from './support/scriptedChat.ts'
+import { createdWithParentsRecord } from './support/childCommit.ts'
+import { answerAt as scriptedAnswerAt, chatTurnEnds, lastToolResults as lastToolResultsOf, swapCall } from './support/scriptedChat.ts'
 import { automationUntil } from './support/automations.ts'
 
 /**
@@ -268,15 +269,7 @@ describe('automation scenarios on the service as a child process', () => {
     const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) => scriptedAnswerAt(model, text, n, answer)
     const lastToolResults = () => lastToolResultsOf(model)
     const swap = swapCall
-    async function turnEnds(res: ApiResponse) {
-      expect([200, 202], JSON.stringify(res.body)).toContain(res.status)
-      let turn = res.body
-      await waitFor(async () => {
-        turn = (await api('GET', `/agents/${trader}/chat/${res.body.id}`)).body
-        return turn.status === 'completed' || turn.status === 'failed'
-      }, 30_000)
-      return turn
-    }
+    const turnEnds = (res: ApiResponse) => chatTurnEnds(api, trader, res)
 
     beforeAll(async () => {
       trader = await agent('chat-trader', ['trading'])
@@ -306,8 +299,12 @@ describe('automation scenarios on the service as a child process', () => {
       ])
       const hashes = (await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 2`, [trader])).map((r) => r.hash)
       expect(hashes.sort()).toEqual([first.result.txHash, second.result.txHash].sort())
-      // Both are mined swaps from the agent's wallet.
+      // Both are mined swaps from the agent's wallet, each created in the commit of the turn's transition that recorded it.
       for (const c of turn.toolCalls) expect((await receipt(c.result.txHash)).status).toBe('success')
+      expect(await createdWithParentsRecord(q, [first.result.id, second.result.id], 'tool.started')).toEqual([
+        { parent_id: turn.id, same: true },
+        { parent_id: turn.id, same: true },
+      ])
     })
 
     it('4b. a swap that confirms after the HTTP wait: the turn waits in acting, then the model is told the confirmed tx hash', async () => {

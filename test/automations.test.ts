@@ -117,31 +117,12 @@ describe('automations', () => {
     expect(Object.keys(patched.body.field_errors).sort()).toEqual(['action.args.tokenOut', 'trigger.priceUsd'])
   })
 
-  it('max_spend_usd holds with 10 firings asked for at once; pause, trigger and cancel answer as documented', async () => {
-    // A read-only quote prices the swap; the budget fits two of these swaps, not three.
-    const quote = (await api('POST', '/swap/quote', { agentId: trader, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.002' })).body
-    const budget = (Number(quote.valueInUsd) * 2.5).toFixed(2)
+  it('pause, trigger and cancel answer as documented', async () => {
     const body = {
-      agent_id: trader, name: 'budgeted', trigger: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
-      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.002' } }, max_spend_usd: budget,
+      agent_id: trader, name: 'to pause', trigger: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.002' } },
     }
-    const a = (await api('POST', '/automations', body)).body
-    expect(a.status).toBe('armed')
-    const before = await sentTxs(trader)
-    const answers = await Promise.all(Array.from({ length: 10 }, () => api('POST', `/automations/${a.id}/trigger`)))
-    // Each trigger fires once now or waits behind the firing in flight; a full queue refuses.
-    expect(answers.every((r) => r.status === 200 || r.status === 409)).toBe(true)
-    const done = await until(a.id, (x) => x.status === 'completed', 40_000)
-    expect(done.completedReason).toBe('max_spend_reached')
-    expect(await sentTxs(trader)).toBe(before + 2)
-    const [{ spent }] = await q(`select coalesce(sum(w.usd_value), 0)::float8 as spent from wallet_op w join actor x on x.id = w.id where w.parent_id = $1 and x.status <> 'failed'`, [a.id])
-    expect(spent).toBeLessThanOrEqual(Number(budget))
-    expect(done.firings.find((f: { outcome: string }) => f.outcome === 'failed').reason).toMatch(/^automation_budget_exhausted/)
-    // A completed automation takes no trigger and no pause: 409.
-    expect((await api('POST', `/automations/${a.id}/trigger`)).body.code).toBe('invalid_state')
-    expect((await api('PATCH', `/automations/${a.id}`, { status: 'paused' })).body.code).toBe('invalid_state')
-
-    const b = (await api('POST', '/automations', { ...body, name: 'to pause', max_spend_usd: undefined })).body
+    const b = (await api('POST', '/automations', body)).body
     expect((await api('PATCH', `/automations/${b.id}`, { status: 'paused', name: 'paused one' })).body).toMatchObject({ status: 'paused', name: 'paused one' })
     expect((await api('POST', `/automations/${b.id}/trigger`)).status).toBe(409)
     expect((await api('PATCH', `/automations/${b.id}`, { status: 'armed' })).body.status).toBe('armed')

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { automationUntil } from './support/automations.ts'
+import { createdWithParentsRecord } from './support/childCommit.ts'
 import { createAutomationEffects } from '../src/actors/automation.effects.ts'
 import { AUTOMATION_FIRE } from '../src/actors/automation.machine.ts'
 import type { EffectContext, EffectRow, FinishWrite } from '../src/actors/actorKind.ts'
@@ -81,13 +82,7 @@ describe('a child created with its parent step’s outcome', () => {
     expect(await sentTxs(agent)).toBe(1)
     expect(await q(`select id, parent_id, status from actor where kind = 'walletop' and parent_id = $1`, [automation])).toEqual([{ id: opId, parent_id: automation, status: 'confirmed' }])
     expect(await q(`select id from wallet_op where parent_id = $1`, [automation])).toEqual([{ id: opId }])
-    const [same] = await q(
-      `select born.xmin = j.xmin as same from actor_journal born
-         join actor_journal j on j.actor_id = $2 and j.event->>'type' = 'fire.started' and j.event->>'childId' = $1
-        where born.actor_id = $1 and born.seq = 1`,
-      [opId, automation],
-    )
-    expect(same).toEqual({ same: true })
+    expect(await createdWithParentsRecord(q, [opId], 'fire.started')).toEqual([{ parent_id: automation, same: true }])
   })
 
   it('a parent that ended before its step\'s outcome committed gets no child: the reservation is given back, nothing is sent', async () => {

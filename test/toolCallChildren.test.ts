@@ -2,13 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type ApiResponse, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
-import { answerAt as scriptedAnswerAt, lastToolResults as lastToolResultsOf, swapCall } from './support/scriptedChat.ts'
+import { createdWithParentsRecord } from './support/childCommit.ts'
+import { answerAt as scriptedAnswerAt, chatTurnEnds, lastToolResults as lastToolResultsOf, swapCall } from './support/scriptedChat.ts'
 
 /**
  * A fund-moving tool call of a chat turn or a run is a child wallet operation of it, keyed by the
  * tool-call effect's id: open models that number every call `call_0` still get one swap per call
- * and each call its own result, and the turn waits in `acting` for the swap's end however long
- * the chain takes. Real server, real anvil, the real openai SDK against a scripted model server.
+ * and each call its own result. Real server, real anvil, the real openai SDK against a scripted
+ * model server. (`call_0` in two rounds of a chat turn, and a turn waiting in `acting` for a swap
+ * that confirms after the HTTP wait, are shown on the service as a child process:
+ * automationScenarios.test.ts, 4a and 4b.)
  */
 let model: ModelServer
 let app: TestApp
@@ -21,30 +24,8 @@ const sentTxs = async () => (await q(`select count(*)::int as n from chain_tx wh
 const answerAt = (text: string, n: number, answer: Parameters<ModelServer['mock']['on']>[1]) => scriptedAnswerAt(model, text, n, answer)
 const lastToolResults = () => lastToolResultsOf(model)
 const swap = swapCall
-/**
- * Whether each child was created by the transaction that committed its parent's `tool.started`
- * (a row carries the id of the transaction that wrote it as `xmin`; journal rows are never
- * updated): the child exists exactly when the parent recorded it. Answers the parent id of each
- * child, and false for one created apart.
- */
-const createdWithParentsRecord = async (childIds: string[]) =>
-  q(
-    `select c.parent_id, born.xmin = j.xmin as same from actor c
-       join actor_journal born on born.actor_id = c.id and born.seq = 1
-       join actor_journal j on j.actor_id = c.parent_id and j.event->>'type' = 'tool.started' and j.event->>'childId' = c.id
-      where c.id = any($1::text[]) order by c.created_at`,
-    [childIds],
-  )
 
-async function turnEnds(res: ApiResponse) {
-  expect([200, 202]).toContain(res.status)
-  let turn = res.body
-  await waitFor(async () => {
-    turn = (await api('GET', `/agents/${trader}/chat/${res.body.id}`)).body
-    return turn.status === 'completed' || turn.status === 'failed'
-  }, 30_000)
-  return turn
-}
+const turnEnds = (res: ApiResponse) => chatTurnEnds(api, trader, res)
 
 async function runEnds(runId: string) {
   let run: any
@@ -70,36 +51,6 @@ afterAll(async () => {
 beforeEach(() => model.mock.reset())
 
 describe('tool calls that move funds are child operations keyed by their effect', () => {
-  it('a chat turn whose model names two different swaps call_0 in two rounds gets two swaps, each answered with its own', async () => {
-    const text = 'two rounds of call_0'
-    answerAt(text, 0, { toolCalls: [swap('call_0', '0.01')] })
-    answerAt(text, 1, { toolCalls: [swap('call_0', '0.02')] })
-    answerAt(text, 2, { content: 'Bought twice.' })
-    const before = await sentTxs()
-    const turn = await turnEnds(await api('POST', `/agents/${trader}/chat`, { message: text }))
-    expect(turn).toMatchObject({ status: 'completed', content: 'Bought twice.' })
-    expect(await sentTxs()).toBe(before + 2)
-    expect(turn.toolCalls).toMatchObject([
-      { id: 'call_0', status: 'ok', result: { status: 'confirmed', amountIn: '0.01' } },
-      { id: 'call_0', status: 'ok', result: { status: 'confirmed', amountIn: '0.02' } },
-    ])
-    const [first, second] = turn.toolCalls
-    expect(first.result.id).not.toBe(second.result.id)
-    expect(first.result.txHash).not.toBe(second.result.txHash)
-    // The model was told each swap's own outcome.
-    expect(lastToolResults().map((r) => [r.amountIn, r.status, r.txHash])).toEqual([
-      ['0.01', 'confirmed', first.result.txHash],
-      ['0.02', 'confirmed', second.result.txHash],
-    ])
-    const hashes = (await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 2`, [trader])).map((r) => r.hash)
-    expect(hashes.sort()).toEqual([first.result.txHash, second.result.txHash].sort())
-    // Each swap was created in the commit of the turn's transition that recorded it.
-    expect(await createdWithParentsRecord([first.result.id, second.result.id])).toEqual([
-      { parent_id: turn.id, same: true },
-      { parent_id: turn.id, same: true },
-    ])
-  })
-
   it('two calls named call_0 in one answer of a chat turn: two swaps, two results', async () => {
     const text = 'twice in one answer'
     answerAt(text, 0, { toolCalls: [swap('call_0', '0.011'), swap('call_0', '0.012')] })
@@ -138,35 +89,6 @@ describe('tool calls that move funds are child operations keyed by their effect'
     expect(new Set(calls.map((c: any) => c.txHash)).size).toBe(3)
   })
 
-  it('a swap that confirms after the HTTP wait: the turn waits in acting, then the model is told the confirmed tx hash', async () => {
-    const text = 'swap while the chain is slow'
-    answerAt(text, 0, { toolCalls: [swap('call_slow', '0.016')] })
-    answerAt(text, 1, { content: 'Swapped, see the hash.' })
-    const before = await sentTxs()
-    await rpc('evm_setAutomine', [false])
-    let res: ApiResponse
-    try {
-      res = await api('POST', `/agents/${trader}/chat`, { message: text })
-      // The wait (2 s) ran out while the transaction waited to be mined: 202, the turn acting.
-      expect(res.status).toBe(202)
-      expect(await sentTxs()).toBe(before + 1)
-      expect((await api('GET', `/agents/${trader}/chat/${res.body.id}`)).body.status).toBe('acting')
-      expect(model.mock.getRequests()).toHaveLength(1)
-      // Nothing waits for the chain in an effect: the tool call is done, the swap is the turn's child.
-      await waitFor(async () => (await q(`select status from effect where actor_id = $1 and kind = 'chat.tool'`, [res.body.id]))[0]?.status === 'done', 10_000)
-      const [child] = await q(`select kind, status from actor where parent_id = $1`, [res.body.id])
-      expect(child).toMatchObject({ kind: 'walletop', status: 'confirming' })
-    } finally {
-      await rpc('evm_setAutomine', [true])
-    }
-    await rpc('evm_mine')
-    const turn = await turnEnds(res)
-    expect(turn).toMatchObject({ status: 'completed', content: 'Swapped, see the hash.' })
-    const [tx] = await q(`select hash from chain_tx where agent_id = $1 order by created_at desc limit 1`, [trader])
-    expect(turn.toolCalls).toMatchObject([{ id: 'call_slow', status: 'ok', result: { status: 'confirmed', txHash: tx.hash } }])
-    expect(lastToolResults()).toMatchObject([{ status: 'confirmed', txHash: tx.hash, amountIn: '0.016' }])
-  })
-
   it('a launch a chat turn asks for is its child: the model is told it went live, with the token address', async () => {
     const launcher = (await api('POST', '/agents', { name: 'launcher', skills: ['token-launch'] })).body.id
     expect((await api('POST', '/dev/faucet', { agentId: launcher, eth: '2' })).status).toBe(200)
@@ -181,7 +103,7 @@ describe('tool calls that move funds are child operations keyed by their effect'
     const [call] = turn.toolCalls
     expect(call).toMatchObject({ id: 'call_0', status: 'ok', result: { status: 'live', symbol: 'KIDCAT', tokenAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) } })
     expect((await q(`select parent_id, status from actor where id = $1`, [call.result.id]))[0]).toEqual({ parent_id: res.body.id, status: 'live' })
-    expect(await createdWithParentsRecord([call.result.id])).toEqual([{ parent_id: res.body.id, same: true }])
+    expect(await createdWithParentsRecord(q, [call.result.id], 'tool.started')).toEqual([{ parent_id: res.body.id, same: true }])
     expect(lastToolResults()).toMatchObject([{ status: 'live', tokenAddress: call.result.tokenAddress }])
   })
 })

@@ -1,4 +1,7 @@
+import { expect } from 'vitest'
+import type { Api, ApiResponse } from './app.ts'
 import type { ModelServer } from './modelServer.ts'
+import { waitFor } from './waitFor.ts'
 
 /** A request the scripted model server received, as far as these helpers read it. */
 export type ScriptedRequest = { messages?: Array<{ role: string; content: string | null; tool_call_id?: string }> }
@@ -22,3 +25,14 @@ export const lastToolResults = (model: ModelServer) =>
 
 /** A `swap_execute` tool call of ETH into USDC, under the model's call id `id`. */
 export const swapCall = (id: string, amountIn: string) => ({ id, name: 'swap_execute', arguments: JSON.stringify({ tokenIn: 'ETH', tokenOut: 'USDC', amountIn }) })
+
+/** Follows the chat turn a `POST /agents/:id/chat` answered (200 or 202) until it completes or fails; answers it. */
+export async function chatTurnEnds(api: Api, agentId: string, res: ApiResponse) {
+  expect([200, 202], JSON.stringify(res.body)).toContain(res.status)
+  let turn = res.body
+  await waitFor(async () => {
+    turn = (await api('GET', `/agents/${agentId}/chat/${res.body.id}`)).body
+    return turn.status === 'completed' || turn.status === 'failed'
+  }, 30_000)
+  return turn
+}
