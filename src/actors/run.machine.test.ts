@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot, type EventFrom } from 'xstate'
 import type { RunInput } from '../domain/runs/ports.ts'
-import { RUN_FINAL, RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT, runKind, runMachine } from './run.machine.ts'
+import { RUN_DEADLINE, RUN_FINAL, RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT, runKind, runMachine } from './run.machine.ts'
 
 const input: RunInput = {
   runId: 'r1', accountId: 'acc', agentId: 'g1', model: 'gpt-4o-mini', temperature: null, goal: 'grow the treasury',
   tools: ['swap_execute'], system: 'You are g1.', trigger: 'api', maxSteps: 3, maxCredits: 100, maxSeconds: 60,
 }
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 }
-const DEADLINE = 'xstate.after.deadline.run.running'
+const DEADLINE = RUN_DEADLINE
+/** The name the deadline timer had while it was an xstate `after`; stored runs may still hold it. */
+const LEGACY_DEADLINE = 'xstate.after.deadline.run.running'
 type Act = { type: string; params?: unknown }
 type RunEvent = EventFrom<typeof runMachine>
 
@@ -39,7 +41,7 @@ describe('the run machine', () => {
     const [s1, a1] = step(start()[0], answer('All set.'))
     expect(s1.value).toBe('completed')
     expect(s1.status).toBe('done')
-    expect(a1.map((a) => a.type)).toEqual(['xstate.cancel'])
+    expect(a1.map((a) => a.type)).toEqual(['xstate.cancel', 'xstate.cancel'])
     expect(s1.context).toMatchObject({ summary: 'All set.', credits: 4, stepsUsed: 1, exhausted: null, error: null })
     expect(s1.context.steps).toEqual([
       { step: 1, content: 'All set.', model: 'gpt-4o-mini', credits: 4, usage, toolCalls: [], acted: false, answeredAt: '2026-11-24T10:00:00.000Z' },
@@ -92,6 +94,16 @@ describe('the run machine', () => {
     expect(s1.context.timeUp).toBe(true)
     const [s2] = step(s1, answer('Done in time.'))
     expect([s2.value, s2.context.exhausted]).toEqual(['completed', null])
+  })
+
+  it('names its deadline timer itself (no xstate internal name), still hears the timer a stored run holds under the old name, and cancels both on leaving running', () => {
+    expect(DEADLINE).not.toMatch(/^xstate\./)
+    const [s1] = step(start()[0], { type: LEGACY_DEADLINE } as RunEvent)
+    expect(s1.context.timeUp).toBe(true)
+    const [done, acts] = step(start()[0], answer('All done.'))
+    expect(done.value).toBe('completed')
+    const cancelled = acts.filter((a) => a.type === 'xstate.cancel').map((a) => (a.params as { sendId: string }).sendId)
+    expect(cancelled.sort()).toEqual([DEADLINE, LEGACY_DEADLINE].sort())
   })
 
   it('the deadline fires after maxSeconds on a simulated clock, not on wall time', () => {

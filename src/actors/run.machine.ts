@@ -1,4 +1,4 @@
-import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, cancel, enqueueActions, raise, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../domain/errors.ts'
 import type { ModelMessage } from '../domain/chat/ports.ts'
@@ -34,14 +34,17 @@ export type RunContext = RunInput & {
   exhausted: 'maxSteps' | 'maxCredits' | 'maxSeconds' | null
 }
 
-const DEADLINE_EVENT = 'xstate.after.deadline.run.running'
+/** The `maxSeconds` timer: raised with a delay on entering `running`, cancelled on leaving it. */
+export const RUN_DEADLINE = 'run.deadline'
+/** The same timer as runs stored before it had a name of its own hold it (xstate's generated name for `after`). */
+const LEGACY_DEADLINE = 'xstate.after.deadline.run.running'
 
 export const runEventSchema = z.union([
   modelCallEventSchema,
   toolCallEventSchema,
   z.object({ type: z.enum([`${RUN_MODEL_CALL}.failed`, `${RUN_TOOL_CALL}.failed`]), effectId: z.string(), error: z.string() }),
   z.object({ type: z.literal('run.stop') }),
-  z.object({ type: z.literal(DEADLINE_EVENT) }),
+  z.object({ type: z.enum([RUN_DEADLINE, LEGACY_DEADLINE]) }),
 ])
 type RunEvent = z.infer<typeof runEventSchema>
 type ModelDone = Extract<RunEvent, { type: 'model.done' }>
@@ -94,8 +97,11 @@ export const runMachine = setup({
     queued: { always: 'running' },
     running: {
       initial: 'deciding',
-      after: { deadline: { actions: assign({ timeUp: true }) } },
+      entry: raise({ type: RUN_DEADLINE }, { id: RUN_DEADLINE, delay: 'deadline' }),
+      exit: [cancel(RUN_DEADLINE), cancel(LEGACY_DEADLINE)],
       on: {
+        [RUN_DEADLINE]: { actions: assign({ timeUp: true }) },
+        [LEGACY_DEADLINE]: { actions: assign({ timeUp: true }) },
         'run.stop': {
           guard: ({ context }) => context.stop === null,
           actions: assign({ stop: ({ context }) => ({ inFlight: inFlightOf(context) }) }),
