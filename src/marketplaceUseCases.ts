@@ -3,6 +3,7 @@ import type { CoreAdapters } from './core.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
 import { createListingsRepository } from './db/listings.repository.ts'
 import { createListingActors } from './actors/listingActors.ts'
+import { MARKET_SOLD } from './actors/agent.machine.ts'
 import type { AgentRowCache } from './domain/agents/agentRowCache.ts'
 import type { MarketplaceDeps } from './domain/marketplace/ports.ts'
 import type { BrowseListingsQuery } from './domain/marketplace/marketplace.schema.ts'
@@ -27,7 +28,13 @@ import { listMyBids, listReceivedBids } from './domain/marketplace/listBids.ts'
  */
 export function marketplaceUseCases({ pool, runtime, identity, credits }: CoreAdapters, figures: FigureSources | undefined, agents: AgentsRepository, agentRows: AgentRowCache) {
   const deps: MarketplaceDeps = {
-    listings: createListingsRepository({ pool, em: identity.em, credits }),
+    listings: createListingsRepository({
+      pool, em: identity.em, credits,
+      async sold(db, { agentId, listingId, accountId }) {
+        const entry = await runtime.applyWithin(db, agentId, { type: MARKET_SOLD, listingId, accountId }, { accountId })
+        return () => runtime.afterExternalCommit(entry)
+      },
+    }),
     agents,
     actors: createListingActors(runtime, agentRows),
     figures: listingFigures(figures),

@@ -187,7 +187,7 @@ const scenarios: Scenario[] = [
     after: 'completed',
     context: { summary: 'All funds are in ETH.', credits: 7, stepsUsed: 1, exhausted: null, stop: null },
     effects: [],
-    timersMid: ['xstate.after.deadline.run.running'],
+    timersMid: ['run.deadline'],
     timersAfter: [],
   },
   {

@@ -205,6 +205,15 @@ describe('after a sale', () => {
     expect((await buyer.api('POST', `/market/${listing.id}/buy`)).status).toBe(200)
     const got = await buyer.api('GET', `/agents/${agent.id}`)
     expect({ status: got.status, id: got.body.id, agentStatus: got.body.status }).toEqual({ status: 200, id: agent.id, agentStatus: 'stopped' })
+    // The actor heard the sale through the runtime, in the sale's transaction: the machine's own
+    // transition (the buyer's, stopped, no schedule), journaled under the buyer's account.
+    const actor = (await app.services.pool.query('select account_id, status, version, snapshot from actor where id = $1', [agent.id])).rows[0]
+    expect({ account: actor.account_id, status: actor.status, context: actor.snapshot.context }).toMatchObject({
+      account: buyer.accountId, status: 'stopped', context: { accountId: buyer.accountId, reason: null, runIntervalSeconds: 0, automationsWaiting: false },
+    })
+    const last = (await app.services.pool.query('select seq, account_id, event from actor_journal where actor_id = $1 order by seq desc limit 1', [agent.id])).rows[0]
+    expect(last).toEqual({ seq: actor.version, account_id: buyer.accountId, event: { type: 'market.sold', listingId: listing.id, accountId: buyer.accountId } })
+    expect((await app.services.runtime.get(agent.id))?.snapshot.context).toMatchObject({ accountId: buyer.accountId })
     const viaMcp = await apiClient(`${app.url}/api`, buyer.apiKey)('POST', '/mcp/call', { name: 'get_agent', arguments: { agent_id: agent.id } })
     expect(viaMcp.body.result).toMatchObject({ id: agent.id })
 

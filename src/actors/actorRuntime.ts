@@ -11,7 +11,7 @@ import { entryFromRow } from './snapshotLoader.ts'
 import { childWithOutcome, SPAWN_CHILD, spawnChildHandler } from './childActors.ts'
 import { createKeyedLock } from './keyedLock.ts'
 import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
-import { announceExternalCommit, createActor, sendCommand } from './applyEvent.ts'
+import { announceExternalCommit, applyEventWithin, createActor, sendCommand } from './applyEvent.ts'
 import type { EffectScope } from './effectScope.ts'
 import { drainInbox } from './drainInbox.ts'
 import { createGroupCommitter } from './groupCommit.ts'
@@ -160,7 +160,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       if (!stopped) await drain(id)
     },
     enqueueIn: enqueueInTransaction(() => poller.wake(0)),
-    /** Drops an actor from this process's memory: its row was rewritten outside the runtime (a market sale). */
+    applyWithin: (db: Queryable, id: string, event: unknown, opts?: { accountId?: string }) => applyEventWithin(core, db, id, event, opts),
     forget: (id: string) => core.forget(id),
     /** Polls now: inbox rows written outside the runtime (one statement for many actors) are drained without waiting for the next poll. */
     wake: () => poller.wake(0),

@@ -254,6 +254,17 @@ export async function loadActor(db: Queryable, id: string): Promise<ActorRow | u
   return rows[0]
 }
 
+/** Locks an actor's row in the caller's transaction and reads it (undefined when there is no such actor). */
+export async function lockActor(db: Queryable, id: string): Promise<ActorRow | undefined> {
+  const { rows } = await db.query<ActorRow>({ name: 'actor.lock', text: 'select * from actor where id = $1 for update', values: [id] })
+  return rows[0]
+}
+
+/** Moves an actor to another account (its row only; the caller holds the row's lock). */
+export async function setActorAccount(db: Queryable, id: string, accountId: string): Promise<void> {
+  await db.query('update actor set account_id = $2 where id = $1', [id, accountId])
+}
+
 /** When an actor was created and last changed (undefined when there is no such actor). */
 export async function actorTimes(db: Queryable, id: string): Promise<{ created_at: Date; updated_at: Date } | undefined> {
   const { rows } = await db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from actor where id = $1', [id])

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot } from 'xstate'
-import { AGENT_AUTOMATIONS, AGENT_DUE, AGENT_RUN_DUE, AUTOMATIONS_WAITING, CHECK_RETRY_MS, LEGACY_TICK, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
+import { AGENT_AUTOMATIONS, AGENT_DUE, AGENT_RUN_DUE, AUTOMATIONS_WAITING, CHECK_RETRY_MS, LEGACY_TICK, MARKET_SOLD, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
 
 const input = { agentId: 'a1', accountId: 'acc' }
 type Action = { type: string; params?: unknown }
@@ -222,5 +222,20 @@ describe('agent machine', () => {
     expect(() => agentKind.parseEvent({ type: 'agent.explode' })).toThrow()
     expect(agentKind.parseEvent({ type: 'agent.start' })).toEqual({ type: 'agent.start' })
     expect(agentKind.machineVersion).toBe(2)
+  })
+
+  it('a sale (market.sold) leaves the agent stopped under the buyer, with no schedule, no reason and nothing waiting, from any live state; a deleted agent takes none', () => {
+    const sold = { type: MARKET_SOLD, listingId: 'l1', accountId: 'buyer' } as const
+    const listed = transition(agentMachine, running()[0], { type: 'agent.pause', reason: 'listed' })[0]
+    for (const from of [initialTransition(agentMachine, input)[0], running()[0], listed]) {
+      const [s1, acts] = transition(agentMachine, from, sold)
+      expect(s1.value).toBe('stopped')
+      expect(s1.context).toMatchObject({ accountId: 'buyer', reason: null, runIntervalSeconds: 0, automationsWaiting: false })
+      expect(cancelled(acts as Action[])).toContain(AGENT_DUE)
+      expect(roundTrip(s1).context).toEqual(s1.context)
+    }
+    const deleted = transition(agentMachine, initialTransition(agentMachine, input)[0], { type: 'agent.delete' })[0]
+    expect(transition(agentMachine, deleted, sold)[0].context.accountId).toBe('acc')
+    expect(() => agentKind.parseEvent({ type: MARKET_SOLD, listingId: 'l1' })).toThrow()
   })
 })

@@ -28,6 +28,22 @@ function tellWaitingAutomations({ context, enqueue }: {
   enqueue(automationsHear('agentStarted'))
 }
 
+/** A sale on the market: the agent becomes the buyer's (`accountId`), stopped, with no run interval and no automation waiting. */
+export const MARKET_SOLD = 'market.sold'
+
+/**
+ * A sale: a listed agent is paused, but whatever its live state, it ends stopped under the
+ * buyer's account with no schedule (the buyer sets one) and no automation of the seller's waiting.
+ */
+function marketSold({ event, enqueue }: {
+  event: { type: string; accountId?: string }
+  enqueue: { cancel(id: string): void; assign(values: Partial<AgentContext>): void }
+}) {
+  if (event.type !== MARKET_SOLD || !event.accountId) return
+  enqueue.cancel(AGENT_DUE)
+  enqueue.assign({ accountId: event.accountId, reason: null, runIntervalSeconds: 0, automationsWaiting: false })
+}
+
 /** The one durable timer of a running agent: due when its next scheduled run is. */
 export const AGENT_DUE = 'agent.due'
 /** The per-tick timer of machine version 1 (a stored v1 agent may still hold one). */
@@ -51,6 +67,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   // The agent's run_interval_seconds was changed (sent in the update's transaction).
   z.object({ type: z.literal('agent.schedule.changed') }),
   z.object({ type: z.literal(AUTOMATIONS_WAITING) }),
+  // The agent was sold on the market (committed in the sale's transaction): the buyer's, stopped.
+  z.object({ type: z.literal(MARKET_SOLD), listingId: z.string().min(1), accountId: z.string().min(1) }),
   // A run of the agent ended (a run is the agent's child).
   childEndEventSchema.extend({ type: z.literal('child.done') }),
   childEndEventSchema.extend({ type: z.literal('child.failed') }),
@@ -118,6 +136,7 @@ export const agentMachine = setup({
     stopped: {
       entry: assign({ reason: null }),
       on: {
+        [MARKET_SOLD]: { actions: enqueueActions(marketSold) },
         'agent.start': { target: 'running', actions: enqueueActions(tellWaitingAutomations) },
         'agent.delete': 'deleted',
         'agent.schedule.changed': { actions: assign({ runIntervalSeconds: null }) },
@@ -144,6 +163,7 @@ export const agentMachine = setup({
         }
       }),
       on: {
+        [MARKET_SOLD]: { target: 'stopped', actions: enqueueActions(marketSold) },
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
@@ -185,6 +205,7 @@ export const agentMachine = setup({
           actions: enqueueActions(tellWaitingAutomations),
         },
         'agent.pause': { actions: assign({ reason: ({ event }) => event.reason }) },
+        [MARKET_SOLD]: { target: 'stopped', actions: enqueueActions(marketSold) },
         'agent.schedule.changed': { actions: assign({ runIntervalSeconds: null }) },
         [AUTOMATIONS_WAITING]: { actions: assign({ automationsWaiting: true }) },
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },

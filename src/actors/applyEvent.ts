@@ -1,6 +1,8 @@
 import type { AnyEventObject } from 'xstate'
 import { InvalidStateError, NotFoundError } from '../domain/errors.ts'
 import type { ActorEntry } from './actorKind.ts'
+import { ActorEventRefusedError } from './actorErrors.ts'
+import { entryFromRow } from './snapshotLoader.ts'
 import * as store from './actorStore.ts'
 import type { Queryable } from './actorStore.ts'
 import { childEnd } from './childActors.ts'
@@ -57,6 +59,33 @@ export function announceExternalCommit(core: RuntimeCore, entry: ActorEntry): vo
   const t = core.awaitingCommit.get(entry)
   core.awaitingCommit.delete(entry)
   core.committed(t ?? { entry, effects: [], timerDelays: [], notify: [] })
+}
+
+/**
+ * Applies `rawEvent` to actor `id` inside the caller's transaction `db`: the row is locked and
+ * read (its snapshot migrated when another machine version wrote it), the machine's transition
+ * planned, and committed in that transaction with the version fence, journal, effects and
+ * timers, as any commit. `accountId` first moves the actor to that account (a market sale), so
+ * the journal entry is the new owner's. Once the transaction committed, hand the entry to
+ * `announceExternalCommit`; a rollback leaves nothing behind. A state that does not take the
+ * event throws ActorEventRefusedError.
+ *
+ * @example
+ * const entry = await withTransaction(pool, (tx) => applyEventWithin(core, tx, agentId, { type: 'market.sold', listingId, accountId }))
+ * announceExternalCommit(core, entry)
+ */
+export async function applyEventWithin(core: RuntimeCore, db: Queryable, id: string, rawEvent: unknown, { accountId }: { accountId?: string } = {}): Promise<ActorEntry> {
+  const row = await store.lockActor(db, id)
+  if (!row) throw new NotFoundError('Actor')
+  const kind = core.kindOf(row.kind)
+  const event = kind.parseEvent(rawEvent)
+  if (accountId && accountId !== row.account_id) await store.setActorAccount(db, id, accountId)
+  const entry = { ...(await entryFromRow(db, kind, row, core.logger)), accountId: accountId ?? row.account_id }
+  const planned = planTransition(core, entry, event)
+  if (!planned) throw new ActorEventRefusedError({ actorId: id, event: event.type, state: entry.status })
+  if ((await store.commitTransition(db, { ...planned.params, inboxSeq: null })) === undefined) throw new Error(`Actor ${id}: its locked row changed under the lock`)
+  core.awaitingCommit.set(planned.entry, planned)
+  return planned.entry
 }
 
 /** A transition planned on an entry: the commit's parameters and what to announce once committed. */

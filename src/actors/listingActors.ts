@@ -24,9 +24,9 @@ export function createListingActors(runtime: ActorRuntime, rows: Pick<AgentRowCa
       const reason = (entry?.snapshot.context as { reason?: string | null } | undefined)?.reason
       if (entry?.status === 'paused' && reason === LISTED) await runtime.send(agentId, { type: 'agent.stop' })
     },
+    // The actor itself heard the sale through the runtime (market.sold, in the sale's transaction).
     forget(agentId) {
       rows.drop(agentId)
-      runtime.forget(agentId)
     },
   }
 }

@@ -124,11 +124,11 @@ async function expireBids(db: Queryable, credits: CreditsRepository, listingId: 
 /**
  * The agent changes hands (in the sale's transaction), its card as sold kept on the listing: the buyer's, with no payout wallet, no
  * whitelist, no pending guardrail change, no scheduled runs, only built-in skills and no chat
- * history, its automations cancelled; its actor `stopped` under the buyer's account. The actor row is rewritten here rather
- * than through the runtime, whose commits are single statements of their own: the version bump
- * fences any writer that read it before, and the journal records the move.
+ * history, its automations cancelled. Its actor hears `market.sold` through the runtime in this
+ * transaction (version fence, journal, the machine's own transition); what that commit asks for
+ * runs once the sale committed (the returned announce).
  */
-async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills, figures }: { agentId: string; buyer: string; listingId: string; keepSkills: (s: string[]) => string[]; figures: ListingFigureValues | undefined }) {
+async function moveAgent(db: pg.PoolClient, sold: AgentSold, { agentId, buyer, listingId, keepSkills, figures }: { agentId: string; buyer: string; listingId: string; keepSkills: (s: string[]) => string[]; figures: ListingFigureValues | undefined }) {
   const { rows } = await db.query<{ skills: string[] }>('select skills from agent where id = $1 for update', [agentId])
   await keepCard(db, listingId, figures)
   await db.query(
@@ -138,23 +138,13 @@ async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills,
   await db.query('delete from agent_whitelist where agent_id = $1', [agentId])
   await db.query('delete from agent_pending_change where agent_id = $1', [agentId])
   await db.query('delete from chat_message where agent_id = $1', [agentId])
-  await db.query('delete from actor_timer where actor_id = $1', [agentId])
   // The seller's automations of the agent are cancelled with the sale (their actors hear it from their inbox).
   await tellAgentAutomations(db, { agentId, event: { type: 'automation.cancel' }, dedupePrefix: `market:${listingId}` })
-  await db.query(
-    `with a as (
-       update actor set account_id = $2::uuid, status = 'stopped', state_value = '"stopped"'::jsonb, timers = '{}'::jsonb,
-              -- The buyer's agent: stopped, no reason, no run interval (set to 0 above), no automation waiting.
-              snapshot = jsonb_set(jsonb_set(snapshot, '{value}', '"stopped"'), '{context}', (snapshot->'context') || jsonb_build_object(
-                'accountId', ($2::uuid)::text, 'reason', null, 'runIntervalSeconds', 0, 'automationsWaiting', false)),
-              version = version + 1, updated_at = now()
-        where id = $1 returning id, version, account_id
-     )
-     insert into actor_journal (actor_id, seq, account_id, event, state_value)
-     select id, version, account_id, jsonb_build_object('type', 'market.sold', 'listingId', $3::text), '"stopped"'::jsonb from a`,
-    [agentId, buyer, listingId],
-  )
+  return sold(db, { agentId, listingId, accountId: buyer })
 }
+
+/** The agent actor's side of a sale, committed in the sale's transaction; answers what to announce once it committed. */
+export type AgentSold = (db: pg.PoolClient, sale: { agentId: string; listingId: string; accountId: string }) => Promise<() => void>
 
 /**
  * The market's storage. Plain SQL for the writes: a sale spans two accounts' ledgers, the agent,
@@ -166,10 +156,10 @@ async function moveAgent(db: Queryable, { agentId, buyer, listingId, keepSkills,
  * its move, so a move and a sale of one agent are serialised).
  *
  * @example
- * const listings = createListingsRepository({ pool, em, credits })
+ * const listings = createListingsRepository({ pool, em, credits, sold })
  * const { listing } = await listings.settle({ listingId, buyerAccountId, feeOf: marketFee, keepSkills })
  */
-export function createListingsRepository({ pool, em, credits }: { pool: pg.Pool; em: EntityManager; credits: CreditsRepository }): ListingsRepository {
+export function createListingsRepository({ pool, em, credits, sold }: { pool: pg.Pool; em: EntityManager; credits: CreditsRepository; sold: AgentSold }): ListingsRepository {
   async function get(id: string) {
     const { rows } = await pool.query<Row>({ name: 'listing.get', text: `${SELECT} where l.id = $1`, values: [id] })
     return rows[0] && rowOf(rows[0])
@@ -238,8 +228,9 @@ export function createListingsRepository({ pool, em, credits }: { pool: pg.Pool;
     },
 
     async settle(s: Settlement) {
-      const created = await withTransaction(pool, (db) => settleIn(db, credits, s))
-      return { listing: (await get(s.listingId))!, created }
+      const announce = await withTransaction(pool, (db) => settleIn(db, credits, sold, s))
+      announce?.()
+      return { listing: (await get(s.listingId))!, created: announce !== null }
     },
 
     async placeBid({ id, listingId, bidderAccountId, credits: amount }) {
@@ -279,15 +270,15 @@ export function createListingsRepository({ pool, em, credits }: { pool: pg.Pool;
   }
 }
 
-/** The sale's transaction (see `ListingsRepository.settle`); false when this buyer bought it already. */
-async function settleIn(db: Queryable, credits: CreditsRepository, s: Settlement): Promise<boolean> {
+/** The sale's transaction (see `ListingsRepository.settle`): what to announce once it committed; null when this buyer bought it already. */
+async function settleIn(db: pg.PoolClient, credits: CreditsRepository, sold: AgentSold, s: Settlement): Promise<(() => void) | null> {
   const { rows } = await db.query<{ agent_id: string; seller_account_id: string; buyer_account_id: string | null; price_credits: string; status: string }>(
     'select agent_id, seller_account_id, buyer_account_id, price_credits, status from listing where id = $1 for update',
     [s.listingId],
   )
   const l = rows[0]
   if (!l) throw new NotFoundError('Listing')
-  if (l.status === 'sold' && l.buyer_account_id === s.buyerAccountId) return false
+  if (l.status === 'sold' && l.buyer_account_id === s.buyerAccountId) return null
   if (l.status !== 'active') throw new ListingUnavailableError({ status: l.status })
   if (l.seller_account_id === s.buyerAccountId) throw new OwnListingError()
   let price = Number(l.price_credits)
@@ -314,12 +305,12 @@ async function settleIn(db: Queryable, credits: CreditsRepository, s: Settlement
     { fromAccountId: s.buyerAccountId, toAccountId: l.seller_account_id, credits: price, feeCredits: fee, ref: `listing:${s.listingId}`, releaseRef: s.bidId && bidRef(s.bidId) },
     db,
   )
-  await moveAgent(db, { agentId: l.agent_id, buyer: s.buyerAccountId, listingId: s.listingId, keepSkills: s.keepSkills, figures: s.figures })
+  const announce = await moveAgent(db, sold, { agentId: l.agent_id, buyer: s.buyerAccountId, listingId: s.listingId, keepSkills: s.keepSkills, figures: s.figures })
   await db.query(
     `update listing set status = 'sold', buyer_account_id = $2, sale_credits = $3, fee_credits = $4, ended_at = now() where id = $1`,
     [s.listingId, s.buyerAccountId, price, fee],
   )
   if (s.bidId) await db.query(`update listing_bid set status = 'accepted', ended_at = now() where id = $1`, [s.bidId])
   await expireBids(db, credits, s.listingId)
-  return true
+  return announce
 }
