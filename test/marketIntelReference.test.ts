@@ -4,6 +4,7 @@ import { formatUnits, maxUint256, parseEther, parseUnits, type Address, type Hex
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { SMA } from 'trading-signals'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { AmmRouterArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
 import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
 import type { Indexer } from '../src/chain/indexer.ts'
@@ -14,8 +15,9 @@ import type { Indexer } from '../src/chain/indexer.ts'
  * a wallet that is none of ours, give TSLAx candles (by address and by symbol, in USD as /price
  * prices it), indicators as the reference client asks for them (`mint=TSLAx`, default 1h), a
  * top-mover entry, a whale anomaly and a pool to yield; WETH, sold into USDC on each swap, gets
- * candles in USD; the intel tools answer for TSLAx over MCP.
+ * candles in USD; the intel tools answer for TSLAx in a model's chat turn and over MCP.
  */
+let model: ModelServer
 let app: TestApp
 let pub: Api
 let chain: ChainHandle
@@ -40,7 +42,8 @@ const router = () => chain.manifest.contracts.router
 const deadline = () => BigInt(base + 30 * 86_400)
 
 beforeAll(async () => {
-  app = await startTestApp({}, { withChain: true })
+  model = await startModelServer()
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
   chain = app.services.chain!
   indexer = app.services.indexer!
   pub = apiClient(`${app.url}/api/v1`)
@@ -63,6 +66,7 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => {
   await app?.close()
+  await model?.stop()
 })
 
 /** A token's indexed trades, oldest first. */
@@ -185,6 +189,20 @@ describe('indicators, movers, anomalies and yield', () => {
 })
 
 describe('the market-intelligence tools', () => {
+  it('a model in a chat turn calls get_indicators for TSLAx and reads the values', async () => {
+    const { api } = await app.account({ name: 'chat' })
+    const analyst = (await api('POST', '/agents', { name: 'analyst', skills: ['market-intelligence'] })).body.id
+    model.mock.on({ userMessage: 'how is TSLAx trending', hasToolResult: false }, { toolCalls: [{ id: 'call_tsla', name: 'get_indicators', arguments: JSON.stringify({ mint: 'TSLAx', indicators: ['rsi', 'sma'] }) }] })
+    model.mock.onToolResult('call_tsla', { content: 'TSLAx is rising.' })
+    const res = await api('POST', `/agents/${analyst}/chat`, { message: 'how is TSLAx trending' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const [call] = res.body.toolCalls
+    const route = await pub('GET', '/indicators?mint=TSLAx&indicators=rsi,sma')
+    expect(call).toMatchObject({ name: 'get_indicators', status: 'ok', result: { address: tsla.toLowerCase(), symbol: 'TSLAx', indicators: route.body.indicators } })
+    const toolMessage = (model.mock.getRequests()[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'tool')
+    expect(toolMessage?.content).toContain(String(route.body.indicators[1].value))
+  })
+
   it('over MCP: get_indicators, get_candles and get_market_signals answer for TSLAx by symbol', async () => {
     const { api, apiKey } = await app.account({ name: 'tools' })
     const analyst = (await api('POST', '/agents', { name: 'analyst', skills: ['market-intelligence'] })).body.id
