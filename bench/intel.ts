@@ -92,7 +92,7 @@ await withService('intel', async ({ url, databaseUrl }) => {
     }
     cold.sort((a, b) => a - b)
     const store = createMarketIntelStore(pool)
-    const boardRead = await timed(20, async () => void (await store.movers({ chainId, windowSeconds: 86_400 })))
+    const boardRead = await timed(20, async () => void (await store.movers({ chainId, windowSeconds: 86_400, reference: [] })))
     const block = await anomalyStep(pool, chainId)
     console.log(JSON.stringify({ tokens: TOKENS, swaps: SWAPS, seedMs: Math.round(seedMs), indicators, candles, topMoversCached: movers, moversBoardRead: boardRead, topMoversAfterExpiry: { n: COLD, p50: +percentile(cold, 50).toFixed(2), max: +cold.at(-1)!.toFixed(2) }, indexerAnomalyStepPerBlock: { swaps: BLOCK_SWAPS, ...block } }, null, 1))
   } finally {

@@ -110,9 +110,13 @@ describe('cost basis and PnL', () => {
     const tsla = res.body.holdings.find((h: { symbol: string }) => h.symbol === 'TSLAx')
     expect(tsla).toEqual({
       mint: expect.stringMatching(/^0x[0-9a-f]{40}$/), symbol: 'TSLAx', name: expect.any(String), balance: expect.any(Number), uiBalance: expect.any(Number),
-      valueUsd: expect.any(Number), priceUsd: expect.any(Number), change24h: null,
+      valueUsd: expect.any(Number), priceUsd: expect.any(Number), change24h: expect.any(Number),
       costBasisUsd: expect.any(Number), unrealisedPnlUsd: expect.any(Number), realisedPnlUsd: expect.any(Number),
     })
+    // The index follows the stock's USDC pool: its 24 h change is the top movers' (the agent's buys moved it).
+    const movers = await api('GET', '/signals/top-movers?timeframe=24h&limit=100')
+    expect(tsla.change24h).toBe(movers.body.movers.find((m: { mint: string }) => m.mint === tsla.mint).change)
+    expect(tsla.change24h).toBeGreaterThan(0)
     const eth = res.body.holdings.find((h: { symbol: string }) => h.symbol === 'ETH')
     expect(eth).toMatchObject({ mint: null, name: 'Ether', uiBalance: expect.any(Number) })
     const same = await api('GET', `/wallet/portfolio?agentId=${agent.id}`)

@@ -74,6 +74,7 @@ function deploymentOf(chain: ChainHandle): Deployment {
     chainId: chain.chainId,
     weth: m.contracts.weth.toLowerCase(),
     usdc: m.contracts.usdc.toLowerCase(),
+    wethUsdcPair: m.contracts.wethUsdcPair.toLowerCase(),
     quoteAssets: m.quoteAssets,
     venueQuotes: m.quotes,
     stocks: m.stocks,

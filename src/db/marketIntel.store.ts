@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { AnomalyRow, IntelStore, MacroRow, MoverRow, PoolRow } from '../domain/intel/ports.ts'
 import type { Bucket } from '../domain/intel/candleRules.ts'
 import type { TokenRow } from '../domain/tokens/ports.ts'
+import type { ReferenceAsset } from '../domain/intel/intelTokens.ts'
 import { withTransaction } from './transaction.ts'
 
 /*
@@ -13,6 +14,10 @@ import { withTransaction } from './transaction.ts'
  */
 
 const big = (v: string | null | undefined) => (v == null ? null : BigInt(v))
+
+/** Reference assets (intel/intelTokens.ts) as column arrays for `unnest`: address, symbol, name, quote, pool. */
+const referenceColumns = (reference: readonly ReferenceAsset[]) =>
+  [reference.map((a) => a.address), reference.map((a) => a.symbol), reference.map((a) => a.name), reference.map((a) => a.quoteSymbol), reference.map((a) => a.pool)]
 
 /**
  * @example
@@ -53,18 +58,23 @@ export function createMarketIntelStore(pool: pg.Pool): IntelStore {
       }))
     },
 
-    async pools({ chainId }) {
+    async pools({ chainId, reference }) {
+      const r = referenceColumns(reference)
       const { rows } = await pool.query<Record<string, string | boolean>>(
-        `select t.address, t.symbol, t.pool_address, t.quote_symbol, t.verified, s.price::text, s.token_reserve::text, s.quote_reserve::text,
+        `with a as (
+           select t.address, t.chain_id, t.symbol, t.pool_address, t.quote_symbol, t.verified from token t
+            where t.pool_address is not null and ($1::int is null or t.chain_id = $1)
+           union all
+           select x.address, $1::int, x.symbol, x.pool, x.quote, true from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) as x(address, symbol, name, quote, pool))
+         select t.address, t.symbol, t.pool_address, t.quote_symbol, t.verified, s.price::text, s.token_reserve::text, s.quote_reserve::text,
                 (select coalesce(sum(tr.quote_amount), 0) from trade tr where tr.token_address = t.address and tr.source = 'pool'
                    and tr.at > now() - interval '24 hours')::text as volume,
                 (select coalesce(sum(tr.creator_fee), 0) from trade tr where tr.token_address = t.address and tr.source = 'pool' and tr.fee_asset = 'quote'
                    and tr.at > now() - interval '24 hours')::text as creator_fees
-           from token t
+           from a t
            join lateral (select x.price, x.token_reserve, x.quote_reserve, x.source from token_snapshot x where x.chain_id = t.chain_id and x.token_address = t.address
-                          order by x.block_number desc, x.log_index desc limit 1) s on s.source = 'pool'
-          where t.pool_address is not null and ($1::int is null or t.chain_id = $1)`,
-        [chainId ?? null],
+                          order by x.block_number desc, x.log_index desc limit 1) s on s.source = 'pool'`,
+        [chainId ?? null, ...r],
       )
       return rows.map((r): PoolRow => ({
         token: r.address as string, symbol: r.symbol as string, pool: r.pool_address as string, quoteSymbol: r.quote_symbol as string, verified: r.verified as boolean,
@@ -131,13 +141,21 @@ async function readCandles(pool: pg.Pool, { token, interval, from, to, quoteDeci
   }
 }
 
-/** Every launched token's latest price and reserve, its price at the window's start, and its volume in the window. */
-async function readMovers(pool: pg.Pool, { chainId, windowSeconds }: Parameters<IntelStore['movers']>[0]): Promise<MoverRow[]> {
+/**
+ * Every launched token's and reference asset's latest price and reserve, its price at the
+ * window's start, and its volume in the window.
+ */
+async function readMovers(pool: pg.Pool, { chainId, windowSeconds, reference }: Parameters<IntelStore['movers']>[0]): Promise<MoverRow[]> {
   // JIT compiles this statement (estimated over its cost threshold) for ~35 ms of a ~60 ms run: off.
   const rows = await withTransaction(pool, async (db) => {
     await db.query('set local jit = off')
     return (await db.query<Record<string, string | boolean | null>>(
-        `select t.address, t.symbol, t.name, t.quote_symbol, t.verified, t.total_supply::text,
+        `with a as (
+           select t.address, t.chain_id, t.symbol, t.name, t.quote_symbol, t.verified, t.total_supply from token t where ($1::int is null or t.chain_id = $1)
+           union all
+           select x.address, $1::int, x.symbol, x.name, x.quote, true, null::numeric
+             from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as x(address, symbol, name, quote, pool))
+         select t.address, t.symbol, t.name, t.quote_symbol, t.verified, t.total_supply::text,
                 s.price::text, s.quote_reserve::text,
                 coalesce(
                   (select tr.price_after from trade tr where tr.token_address = t.address and tr.price_after is not null
@@ -145,18 +163,17 @@ async function readMovers(pool: pg.Pool, { chainId, windowSeconds }: Parameters<
                   (select f.price from token_snapshot f where f.chain_id = t.chain_id and f.token_address = t.address
                     order by f.block_number, f.log_index limit 1))::text as price_then,
                 v.volume::text, v.trades::text
-           from token t
+           from a t
            left join lateral (select x.price, x.quote_reserve from token_snapshot x where x.chain_id = t.chain_id and x.token_address = t.address
                                order by x.block_number desc, x.log_index desc limit 1) s on true
            cross join lateral (select coalesce(sum(tr.quote_amount), 0) as volume, count(*) as trades from trade tr
-                                where tr.token_address = t.address and tr.at > now() - make_interval(secs => $2)) v
-          where ($1::int is null or t.chain_id = $1)`,
-        [chainId ?? null, windowSeconds],
+                                where tr.token_address = t.address and tr.at > now() - make_interval(secs => $2)) v`,
+        [chainId ?? null, windowSeconds, ...referenceColumns(reference)],
     )).rows
   })
   return rows.map((r): MoverRow => ({
     address: r.address as string, symbol: r.symbol as string, name: r.name as string, quoteSymbol: r.quote_symbol as string,
-    verified: r.verified as boolean, totalSupply: BigInt(r.total_supply as string), price: big(r.price as string | null),
+    verified: r.verified as boolean, totalSupply: big(r.total_supply as string | null), price: big(r.price as string | null),
     quoteReserve: big(r.quote_reserve as string | null), priceThen: big(r.price_then as string | null),
     volume: BigInt(r.volume as string), trades: Number(r.trades),
   }))

@@ -33,7 +33,7 @@ export const topMoversResponse = z.object({
   timeframe: z.string(), sortBy: z.string(),
   movers: z.array(z.object({
     mint: z.string(), symbol: z.string(), name: z.string(), price: num.describe('USD'), change: num.nullable().describe('A decimal: 0.125 = +12.5%'),
-    volume: num.describe('USD in the timeframe'), marketCap: num, liquidity: num.describe('USD: twice the real quote reserve'),
+    volume: num.describe('USD in the timeframe'), marketCap: num.nullable().describe('USD; null for WETH and the stocks, as on /price'), liquidity: num.describe('USD: twice the real quote reserve'),
   })),
 })
 

@@ -228,8 +228,8 @@ function runOps(): Op[] {
 /** Market intelligence from the index (public), and the reference client's portfolio. */
 function intelOps(): Op[] {
   return [
-    { method: 'get', path: '/tokens/{address}/candles', summary: 'OHLCV candles of a token (quote and USD), gaps filled flat', query: candlesQuery, response: output(candlesResponse) },
-    { method: 'get', path: '/indicators', summary: 'RSI, EMA, SMA, MACD of a token (mint: address or verified symbol); 422 on too few candles', query: indicatorsQuery, response: output(indicatorsResponse) },
+    { method: 'get', path: '/tokens/{address}/candles', summary: 'OHLCV candles of a token with a known pool (address or symbol; quote and USD), gaps filled flat', query: candlesQuery, response: output(candlesResponse) },
+    { method: 'get', path: '/indicators', summary: 'RSI, EMA, SMA, MACD of a token with a known pool (mint: address, ETH/WETH, a stock or verified symbol); 422 on too few candles', query: indicatorsQuery, response: output(indicatorsResponse) },
     { method: 'get', path: '/signals/top-movers', summary: 'Launched tokens that moved or traded most', query: topMoversQuery, response: output(topMoversResponse) },
     { method: 'get', path: '/signals/anomalies', summary: 'Whale swaps, liquidity moves, volume spikes, large transfers, detected per block', query: anomaliesQuery, response: output(anomaliesResponse) },
     { method: 'get', path: '/signals/yield', summary: 'AMM pools: APY from 24 h LP fees over TVL, and a risk', query: yieldQuery, response: output(yieldResponse) },

@@ -23,13 +23,13 @@ function asQuery<T extends z.ZodType>(schema: T, args: Record<string, unknown>):
   return parsed.data
 }
 
-const mint = z.string().min(1).max(64).describe('A launched token: its 0x address, or the symbol of a verified token.')
+const mint = z.string().min(1).max(64).describe('A token with a pool: its 0x address, or a symbol: ETH or WETH, a stock (TSLAx, NVDAx, AAPLx), or a verified launched token (any case).')
 const interval = z.enum(INTERVAL_NAMES).describe('Candle length.')
 
 export const getMarketSignalsTool = defineTool({
   name: 'get_market_signals',
   description:
-    'Read market signals computed from every swap, launch and pool on the chain: `top_movers` (launched tokens that rose or fell ' +
+    'Read market signals computed from every swap, launch and pool on the chain: `top_movers` (tokens (launched, stocks, WETH) that rose or fell ' +
     'most, or traded most, over 1h/4h/24h, with USD price, change as a decimal, volume, market cap, liquidity), `anomalies` ' +
     '(whale swaps, liquidity moves, volume spikes, large transfers, with a 0-1 severity), `yield` (AMM pools with APY in percent ' +
     'from fees over TVL, and a risk) or `macro` (stablecoin flow, ETH share of volume, breadth, volatility, a 0-100 fear/greed index).',
@@ -56,7 +56,7 @@ export const getMarketSignalsTool = defineTool({
 export const getIndicatorsTool = defineTool({
   name: 'get_indicators',
   description:
-    'Read technical indicators of a launched token from its candle closes: RSI (with overbought/oversold/neutral), EMA, SMA ' +
+    'Read technical indicators of a token with a pool (launched, a stock, WETH) from its candle closes: RSI (with overbought/oversold/neutral), EMA, SMA ' +
     '(period 14 for RSI and 20 for the averages unless `period` is given) and MACD 12/26/9 (with bullish/bearish). Fails when ' +
     'the token has too few candles of the timeframe; try a shorter timeframe then.',
   args: z.strictObject({
@@ -76,10 +76,10 @@ const MAX_TOOL_CANDLES = 200
 export const getCandlesTool = defineTool({
   name: 'get_candles',
   description:
-    'Read OHLCV candles of a launched token from its indexed swaps, newest last: open, high, low, close in its quote asset and in ' +
+    'Read OHLCV candles of a token with a pool (launched, a stock, WETH) from its indexed swaps, newest last: open, high, low, close in its quote asset and in ' +
     'USD, volume in tokens, quote and USD, and the trade count. Minutes without trades repeat the previous close with no volume.',
   args: z.strictObject({
-    address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'A 0x token address.').describe('The token address.'),
+    address: mint,
     interval: interval.optional().describe('Candle length (default 1h).'),
     limit: z.number().int().min(1).max(MAX_TOOL_CANDLES).default(50).describe(`The newest candles to return, 1-${MAX_TOOL_CANDLES}.`),
   }),

@@ -40,7 +40,7 @@ export async function writeAnomalies(ctx: IndexerContext, db: pg.PoolClient, r: 
   if (r.trades.length === 0 && r.snapshots.length === 0 && r.deposits.length === 0) return 0
   const traded = [...new Set([...r.trades.map((t) => t.token), ...r.snapshots.map((s) => s.token)])]
   const { rows: named } = await db.query<{ address: string; symbol: string }>(`select address, symbol from token where address = any($1)`, [traded])
-  const symbol = new Map(named.map((n) => [n.address, n.symbol]))
+  const symbol = new Map([...ctx.referencePools.map((p) => [p.token, p.symbol] as const), ...named.map((n) => [n.address, n.symbol] as const)])
   const sym = (t: string) => symbol.get(t) ?? t
   const quoteOf = (token: string) => ctx.quoteSymbols.get(r.tokens.get(token)?.quoteAddress ?? '')
 

@@ -13,7 +13,8 @@ export type EventLog = {
 
 export type Header = { number: number; hash: Hex; parentHash: Hex; timestamp: bigint }
 
-export type Venue = 'venue-a' | 'venue-b' | 'self-funded'
+/** `amm`: a reference pool of the deployment (indexer/referencePools.ts). */
+export type Venue = 'venue-a' | 'venue-b' | 'self-funded' | 'amm'
 
 /** What the indexer knows of a token while it decodes a range. */
 export type TokenInfo = {

@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.ts'
 import type { ChainHandle } from '../chain.ts'
 import type { DeploymentManifest } from '../manifest.ts'
 import type { CreditsRepository } from '../../domain/billing/ports.ts'
+import { referencePoolsOf, type ReferencePool } from './referencePools.ts'
 
 /** What every part of the indexer reads: the database, the chain, and the deployment's addresses (lower case). */
 export type IndexerContext = {
@@ -18,6 +19,8 @@ export type IndexerContext = {
   quoteSymbols: Map<string, string>
   /** Decimals of each quote asset, by symbol. */
   quoteDecimals: Map<string, number>
+  /** The deployment's own pools followed beside launched tokens' (WETH/USDC, the stocks'). */
+  referencePools: ReferencePool[]
   /** Recent block hashes kept to find a common ancestor. */
   reorgDepth: number
   log: Logger
@@ -50,6 +53,7 @@ export function createIndexerContext({ pool, chain, logger, reorgDepth, deposits
     feeLocker: lower(contracts.feeLocker),
     quoteSymbols: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [lower(q.address), symbol])),
     quoteDecimals: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [symbol, q.decimals])),
+    referencePools: referencePoolsOf(chain.manifest),
     reorgDepth,
     log: logger.child({ component: 'indexer' }),
     chain,

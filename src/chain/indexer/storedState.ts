@@ -1,8 +1,10 @@
 import type { IndexerContext } from './indexerContext.ts'
 import type { CurveReserves, TokenInfo } from './indexedRows.ts'
+import { referenceTokens } from './referencePools.ts'
 
-/** Tokens the indexer has seen on chain so far, by address. */
-export async function knownTokens({ pool, chainId }: IndexerContext): Promise<Map<string, TokenInfo>> {
+/** Tokens the indexer has seen on chain so far, and the deployment's reference pools, by address. */
+export async function knownTokens(ctx: IndexerContext): Promise<Map<string, TokenInfo>> {
+  const { pool, chainId } = ctx
   const { rows } = await pool.query<{
     address: string; venue: TokenInfo['venue']; quote_address: string; pool_address: string | null
     pool_token_is_token0: boolean | null; pool_virtual_token: string | null; pool_virtual_quote: string | null
@@ -11,7 +13,7 @@ export async function knownTokens({ pool, chainId }: IndexerContext): Promise<Ma
        from token where chain_id = $1 and indexed_block is not null`,
     [chainId],
   )
-  return new Map(rows.map((r) => [r.address, {
+  const known = new Map(rows.map((r): [string, TokenInfo] => [r.address, {
     address: r.address,
     venue: r.venue,
     quoteAddress: r.quote_address,
@@ -20,6 +22,8 @@ export async function knownTokens({ pool, chainId }: IndexerContext): Promise<Ma
     virtualToken: BigInt(r.pool_virtual_token ?? 0),
     virtualQuote: BigInt(r.pool_virtual_quote ?? 0),
   }]))
+  for (const t of await referenceTokens(ctx)) if (!known.has(t.address)) known.set(t.address, t)
+  return known
 }
 
 /** The curve reserves after the last indexed trade of each token. */

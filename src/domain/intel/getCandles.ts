@@ -5,8 +5,9 @@ import { candleSeries, candleView, resolveMint } from './intelFigures.ts'
 export type GetCandlesDeps = Pick<IntelPorts, 'prices' | 'intel'>
 
 /**
- * A launched token's OHLCV candles from its indexed trades, in its quote asset and in USD (each
- * trade at its block's quote price), gaps filled flat (src/domain/intel/candleRules.ts).
+ * OHLCV candles of a token with a pool the index follows (a launched token, WETH, a stock;
+ * intelTokens.ts) from its indexed trades, in its quote asset and in USD (each trade at its
+ * block's quote price), gaps filled flat (src/domain/intel/candleRules.ts).
  *
  * @example
  * const { candles } = await getCandles(deps, { address, interval: '1m' })
@@ -17,7 +18,7 @@ export async function getCandles(deps: GetCandlesDeps, input: CandlesInput) {
   return {
     address: t.address,
     symbol: t.symbol,
-    quote: t.quote_symbol,
+    quote: t.quoteSymbol,
     interval: input.interval,
     from: s.from.toISOString(),
     to: s.to.toISOString(),

@@ -2,6 +2,7 @@ import { tokenAmountUsd, usdOf } from '../tokens/priceMath.ts'
 import type { IntelPorts } from './ports.ts'
 import type { YieldInput } from './intel.schema.ts'
 import { quoteDecimalsOf, usdNumber } from './intelFigures.ts'
+import { referenceAssets } from './intelTokens.ts'
 import { poolApyPercent, poolRisk } from './signalRules.ts'
 
 export type GetYieldDeps = IntelPorts
@@ -10,7 +11,8 @@ export type GetYieldDeps = IntelPorts
 export const AMM_PROTOCOL = 'launchpad-amm'
 
 /**
- * Liquidity pools of launched tokens on our AMM as yield: APY (percent) from the last 24 h of
+ * Liquidity pools on our AMM as yield (launched tokens' and the reference assets': WETH/USDC,
+ * the stocks' USDC pools): APY (percent) from the last 24 h of
  * LP fees (0.3% of the volume swapped through the pool) over its TVL (both real reserves in USD
  * at today's prices), `risk` by signalRules.poolRisk. Creator-fee vaults are not offered: their
  * fees go to the token's creator, not to a depositor. Highest APY first.
@@ -21,7 +23,7 @@ export const AMM_PROTOCOL = 'launchpad-amm'
 export async function getYieldOpportunities(deps: GetYieldDeps, input: YieldInput) {
   if (input.protocol !== undefined && input.protocol.toLowerCase() !== AMM_PROTOCOL) return { opportunities: [] }
   const all = await deps.memo.cached('yield', async () => {
-    const [pools, quoteUsd] = await Promise.all([deps.intel.pools({ chainId: deps.prices.deployment?.chainId }), deps.prices.quoteUsdOrPeg()])
+    const [pools, quoteUsd] = await Promise.all([deps.intel.pools({ chainId: deps.prices.deployment?.chainId, reference: referenceAssets(deps.prices.deployment) }), deps.prices.quoteUsdOrPeg()])
     return pools.flatMap((p) => {
       const q = quoteUsd.get(p.quoteSymbol)
       if (q === undefined) return []

@@ -48,7 +48,7 @@ const listOf = <T extends string>(allowed: readonly T[], fallback: readonly T[] 
     })
 
 export const indicatorsQuery = z.strictObject({
-  mint: z.string().trim().min(1, 'A token address or verified symbol.').max(64),
+  mint: z.string().trim().min(1, 'A token address, or a symbol: ETH, WETH, a stock (TSLAx) or a verified token.').max(64),
   indicators: listOf<IndicatorName>(INDICATOR_NAMES, INDICATOR_NAMES),
   timeframe: intervalParam.default('1h'),
   period: intString(2, 200).optional(),

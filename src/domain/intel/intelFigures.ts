@@ -1,7 +1,7 @@
 import { formatUnits } from 'viem'
-import type { TokenRow } from '../tokens/ports.ts'
 import { ValidationError, NotFoundError } from '../errors.ts'
 import type { IntelPorts } from './ports.ts'
+import { findReferenceAsset, isUsdc, type IntelToken } from './intelTokens.ts'
 import { bucketStart, DEFAULT_CANDLES, fillGaps, INTERVALS, MAX_CANDLES, type Bucket, type Interval } from './candleRules.ts'
 
 /** Shared by the market-intelligence use cases: token lookup, candle series, number views. */
@@ -16,12 +16,23 @@ export function quoteDecimalsOf(deps: Pick<IntelPorts, 'prices'>, quoteSymbol: s
   return deps.prices.deployment?.quoteAssets[quoteSymbol]?.decimals ?? 18
 }
 
-/** A launched token by address or verified symbol; unknown is a 404, or with `field` a 422 naming that field. */
-export async function resolveMint(deps: Pick<IntelPorts, 'prices' | 'intel'>, mint: string | undefined, field?: string): Promise<TokenRow> {
-  const t = mint ? await deps.intel.findToken(deps.prices.deployment?.chainId, mint) : undefined
-  if (t) return t
-  if (field) throw new ValidationError({ [field]: 'Not a launched token address or a verified token symbol.' })
-  throw new NotFoundError('Token')
+/**
+ * A token with a pool the index follows (intelTokens.ts): a reference asset (WETH by `ETH`,
+ * `WETH` or its address, a stock by symbol or address, any case), or a launched token by
+ * address or verified symbol. Unknown is a 404, or with `field` a 422 naming that field.
+ */
+export async function resolveMint(deps: Pick<IntelPorts, 'prices' | 'intel'>, mint: string | undefined, field?: string): Promise<IntelToken> {
+  const d = deps.prices.deployment
+  const ref = mint ? findReferenceAsset(d, mint) : undefined
+  if (ref) return ref
+  const t = mint && !isUsdc(d, mint) ? await deps.intel.findToken(d?.chainId, mint) : undefined
+  if (t) return { address: t.address, symbol: t.symbol, name: t.name, quoteSymbol: t.quote_symbol, verified: t.verified }
+  if (!field) throw new NotFoundError('Token')
+  throw new ValidationError({
+    [field]: mint && isUsdc(d, mint)
+      ? 'USDC is the quote asset of the pools (pegged at $1): it has no candles of its own.'
+      : 'Not a token with a known pool: ETH or WETH, a stock symbol (TSLAx), a verified token\'s symbol, or a token address.',
+  })
 }
 
 /**
@@ -32,7 +43,7 @@ export async function resolveMint(deps: Pick<IntelPorts, 'prices' | 'intel'>, mi
  * @example
  * const { candles, quoteDecimals } = await candleSeries(deps, token, { interval: '15m', count: 500 })
  */
-export async function candleSeries(deps: Pick<IntelPorts, 'prices' | 'intel'>, t: TokenRow, q: { interval: Interval; from?: Date | undefined; to?: Date | undefined; count?: number }) {
+export async function candleSeries(deps: Pick<IntelPorts, 'prices' | 'intel'>, t: IntelToken, q: { interval: Interval; from?: Date | undefined; to?: Date | undefined; count?: number }) {
   const interval = INTERVALS[q.interval]
   let to = q.to
   if (!to) {
@@ -44,7 +55,7 @@ export async function candleSeries(deps: Pick<IntelPorts, 'prices' | 'intel'>, t
   const fromT = bucketStart(from.getTime() / 1000, interval)
   const toT = bucketStart((to.getTime() - 1) / 1000, interval)
   if ((toT - fromT) / interval + 1 > MAX_CANDLES) throw new ValidationError({ from: `At most ${MAX_CANDLES} candles of ${q.interval} per request.` })
-  const quoteDecimals = quoteDecimalsOf(deps, t.quote_symbol)
+  const quoteDecimals = quoteDecimalsOf(deps, t.quoteSymbol)
   const { buckets, prev } = await deps.intel.candles({ token: t.address, interval, from: new Date(fromT * 1000), to, quoteDecimals })
   return { from: new Date(fromT * 1000), to, quoteDecimals, candles: fillGaps(buckets, prev, fromT, toT, interval) }
 }

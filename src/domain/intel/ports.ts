@@ -1,6 +1,7 @@
 import type { Memo } from '../market/ports.ts'
 import type { TokenPrices, TokenRow } from '../tokens/ports.ts'
 import type { Bucket } from './candleRules.ts'
+import type { ReferenceAsset } from './intelTokens.ts'
 
 /**
  * What market intelligence needs: the indexer's tables aggregated (src/db/marketIntel.store.ts),
@@ -17,7 +18,8 @@ export type MoverRow = {
   name: string
   quoteSymbol: string
   verified: boolean
-  totalSupply: bigint
+  /** Null for a reference asset (WETH, a stock): no market cap, as /price has none. */
+  totalSupply: bigint | null
   /** Latest indexed price (PRICE_SCALE) and real quote reserve of its curve or pool. */
   price: bigint | null
   quoteReserve: bigint | null
@@ -38,7 +40,7 @@ export type AnomalyRow = {
   details: Record<string, unknown>
 }
 
-/** A pool (an AMM pair of a launched token) with its reserves and the quote volume through it. */
+/** A pool (an AMM pair of a launched token, or a reference asset's USDC pool) with its reserves and the quote volume through it. */
 export type PoolRow = {
   token: string
   symbol: string
@@ -74,9 +76,11 @@ export interface IntelStore {
   candles(q: { token: string; interval: number; from: Date; to: Date; quoteDecimals: number }): Promise<{ buckets: Bucket[]; prev: PrevClose }>
   /** The token's newest indexed trade's time (its block's), or null. */
   lastTradeAt(token: string): Promise<Date | null>
-  movers(q: { chainId: number | undefined; windowSeconds: number }): Promise<MoverRow[]>
+  /** Every launched token's row and every reference asset's. */
+  movers(q: { chainId: number | undefined; windowSeconds: number; reference: readonly ReferenceAsset[] }): Promise<MoverRow[]>
   anomalies(q: { chainId: number | undefined; since: Date; types: readonly string[] | undefined; limit: number }): Promise<AnomalyRow[]>
-  pools(q: { chainId: number | undefined }): Promise<PoolRow[]>
+  /** Launched tokens' pools and the reference assets'. */
+  pools(q: { chainId: number | undefined; reference: readonly ReferenceAsset[] }): Promise<PoolRow[]>
   macro(q: { chainId: number | undefined }): Promise<MacroRow>
 }
 

@@ -5,8 +5,8 @@ import { moversOf } from './getTopMovers.ts'
 export type TokenFacts = Map<string, { name: string; change24h: number | null }>
 
 /**
- * Names and 24 h changes of the tokens the index knows (launched tokens, from the shared 24 h
- * movers board) and the deployment's stocks (names only: their pools are not indexed).
+ * Names and 24 h changes of the tokens the index knows, from the shared 24 h movers board:
+ * launched tokens and the reference assets (WETH, the stocks, in their USDC pools).
  *
  * @example
  * const facts = await tokenFacts(ports)
@@ -15,6 +15,7 @@ export type TokenFacts = Map<string, { name: string; change24h: number | null }>
 export async function tokenFacts(ports: IntelPorts): Promise<TokenFacts> {
   const facts: TokenFacts = new Map()
   for (const s of ports.prices.deployment?.stocks ?? []) facts.set(s.address.toLowerCase(), { name: s.name, change24h: null })
+  // A stock the index has not priced yet keeps its name.
   for (const m of await moversOf(ports, '24h')) facts.set(m.mint, { name: m.name, change24h: m.change })
   return facts
 }

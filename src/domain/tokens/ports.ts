@@ -72,6 +72,8 @@ export type Deployment = {
   /** Lower case. */
   weth: string
   usdc: string
+  /** The WETH/USDC pool, lower case. */
+  wethUsdcPair: string
   quoteAssets: Record<string, { address: string; decimals: number; native: boolean }>
   /** Symbols of the quote assets each venue accepts. */
   venueQuotes: Record<string, readonly string[]>

@@ -35,7 +35,8 @@ export async function getWalletPortfolio(deps: GetWalletPortfolioDeps, input: Ge
       return {
         mint: token.native ? null : token.address.toLowerCase(),
         symbol: token.symbol,
-        name: fact?.name ?? QUOTE_NAMES[token.symbol] ?? token.symbol,
+        // Native ETH's address is WETH's: its change is WETH's, its name its own.
+        name: (token.native ? undefined : fact?.name) ?? QUOTE_NAMES[token.symbol] ?? token.symbol,
         balance: Number(balance),
         uiBalance: Number(formatUnits(balance, token.decimals)),
         valueUsd: num(holding.valueUsd),
