@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createSiweMessage } from 'viem/siwe'
@@ -25,6 +25,19 @@ let agentId: string
 const key = () => `k-${Math.random().toString(36).slice(2)}`
 const shot = async (name: string) => {
   if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+}
+
+/**
+ * What the browser logged that a reader of the page would take for a fault: console errors, page
+ * errors, failed requests and answers of 400 or more. A request the page or the test cancelled
+ * itself (net::ERR_ABORTED: a view's stream closed when the view changed, a navigation) is not one.
+ */
+let problems: string[] = []
+function watchProblems(p: Page): void {
+  p.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`) })
+  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+  p.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`) })
+  p.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()}: ${r.request().method()} ${r.url()}`) })
 }
 
 /** Opens /ops (not signed in: the sign-in page), signs in with the key; answers the status the ops API gave it. */
@@ -53,11 +66,30 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     })
     page = browser.pages()[0] ?? (await browser.newPage())
+    watchProblems(page)
   }, 120_000)
+  beforeEach(() => {
+    problems = []
+  })
   afterAll(async () => {
     await browser?.close()
     await app?.close()
     if (profile) rmSync(profile, { recursive: true, force: true })
+  })
+
+  it('signed out, the sign-in page shows no error and the browser logs none: the session is asked without a 401, the icon is served', async () => {
+    const icon = page.waitForResponse((r) => r.url().endsWith('/ops/icon.svg'))
+    const state = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session/state'))
+    await page.goto(`${app.url}/ops`)
+    await page.getByTestId('api-key').waitFor()
+    expect([(await state).status(), await (await state).json()]).toEqual([200, expect.objectContaining({ signedIn: false })])
+    expect((await icon).status()).toBe(200)
+    expect(await page.getByTestId('signin-error').count()).toBe(0)
+    expect(await page.locator('#nav').isHidden()).toBe(true)
+    const favicon = await page.request.get(`${app.url}/favicon.ico`)
+    expect([favicon.status(), favicon.headers()['content-type']]).toEqual([200, 'image/svg+xml'])
+    expect(problems).toEqual([])
+    await shot('0-signed-out')
   })
 
   it('a non-operator key is refused: the sign-in page says so and the API answered 403', async () => {
@@ -207,9 +239,10 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.evaluate(() => sessionStorage.clear())
     await browser.addCookies([{ name: 'sid', value: sid, url: app.url, httpOnly: true, sameSite: 'Lax' }])
     await page.goto('about:blank')
-    const session = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session'))
+    const session = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session/state'))
     await page.goto(`${app.url}/ops#/agent/${target}`)
     expect((await session).status()).toBe(200)
+    expect(await (await session).json()).toMatchObject({ signedIn: true, isOperator: true, accountId: operatorId })
     await page.getByTestId('pause-agent').click()
     await page.getByTestId('reason').fill('paused from a wallet session')
     await page.getByTestId('confirm').click()
@@ -222,6 +255,8 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     // Sign out ends the session itself: the cookie no longer signs in.
     await page.locator('#signout').click()
     await page.getByTestId('api-key').waitFor()
+    expect(await page.getByTestId('signin-error').count()).toBe(0)
     await waitFor(async () => (await pub('GET', '/auth/session', undefined, { cookie: `sid=${sid}` })).status === 401)
+    expect(problems).toEqual([])
   })
 })

@@ -269,6 +269,13 @@ describe('the console page', () => {
       expect((await res.text()).replaceAll('http://www.w3.org/2000/svg', ''), asset).not.toMatch(/https?:\/\//)
     }
     expect(html).not.toMatch(/https?:\/\//)
+    // Its icon, linked from the page and at the origin's /favicon.ico.
+    expect(html).toContain('<link rel="icon" href="/ops/icon.svg"')
+    for (const icon of ['/ops/icon.svg', '/favicon.ico']) {
+      const res = await fetch(`${app.url}${icon}`)
+      expect([res.status, res.headers.get('content-type')], icon).toEqual([200, 'image/svg+xml'])
+      expect(await res.text(), icon).toMatch(/^<svg /)
+    }
   })
 })
 
@@ -283,8 +290,13 @@ describe('signed in with a SIWE session', () => {
       expect(res.status).toBe(200)
       return { accountId: res.body.account.id as string, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: res.body.csrfToken as string }
     }
+    // Asked with no session: /auth/session/state answers 200 signedIn false; /auth/session keeps its 401 for API clients.
+    expect([(await pub('GET', '/auth/session/state')).status, (await pub('GET', '/auth/session/state')).body.signedIn]).toEqual([200, false])
+    expect((await pub('GET', '/auth/session/state', undefined, { cookie: 'sid=not-a-session' })).body.signedIn).toBe(false)
+    expect((await pub('GET', '/auth/session')).status).toBe(401)
     const plain = await session()
     expect((await pub('GET', '/ops/overview', undefined, { cookie: plain.cookie })).status).toBe(403)
+    expect((await pub('GET', '/auth/session/state', undefined, { cookie: plain.cookie })).body).toMatchObject({ signedIn: true, accountId: plain.accountId, isOperator: false, csrfToken: plain.csrf })
 
     const operator = await session()
     await app.services.pool.query('update account set is_operator = true where id = $1', [operator.accountId])

@@ -40,6 +40,8 @@ const mcpToolsResponse = {
     },
   },
 }
+/** GET /auth/session/state: `{ signedIn: false }`, or `signedIn: true` with the session. */
+const sessionStateResponse = { type: 'object', required: ['signedIn'], properties: { signedIn: { type: 'boolean' } } }
 const sessionResponse = {
   type: 'object',
   required: ['accountId', 'address', 'isOperator', 'expiresAt', 'csrfToken'],
@@ -287,6 +289,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
     { method: 'get', path: '/auth/session', summary: "The cookie's signed-in session with its CSRF token (401 without a live session)", sessionOnly: true, response: sessionResponse },
+    { method: 'get', path: '/auth/session/state', summary: "Whether the cookie signs in: `signedIn`, and the session as /auth/session answers it when true (200 either way)", response: sessionStateResponse },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
     { method: 'get', path: '/quotes', summary: "Quote assets of a venue, popular first", query: quotesQuery },
     { method: 'get', path: '/tokens', summary: 'Token board, newest first', query: boardQuery },

@@ -62,18 +62,21 @@ async function api(path, { method = 'GET', body } = {}, retried = false) {
   })
   const json = await res.json().catch(() => null)
   // A session signed in again in another tab has a new CSRF token: read it and try once more.
-  if (res.status === 403 && json?.code === 'csrf_token_invalid' && !retried && (await loadSession())) return api(path, { method, body }, true)
+  if (res.status === 403 && json?.code === 'csrf_token_invalid' && !retried && (await loadSession())?.signedIn) return api(path, { method, body }, true)
   if (!res.ok) throw new ApiError(res.status, json)
   return json
 }
 
-/** Reads the browser's SIWE session (GET /auth/session: its CSRF token); false when there is none (401). */
+/**
+ * Reads the browser's SIWE session (GET /auth/session/state, 200 signed in or not: a page that
+ * was asked nothing logs no failed request): its CSRF token. Answers the state, null when unreachable.
+ */
 async function loadSession() {
   sessionCsrf = null
-  const res = await fetch(`${API}/auth/session`, { credentials: 'same-origin' }).catch(() => null)
-  if (!res?.ok) return false
-  sessionCsrf = (await res.json()).csrfToken
-  return true
+  const res = await fetch(`${API}/auth/session/state`, { credentials: 'same-origin' }).catch(() => null)
+  const state = res?.ok ? await res.json() : null
+  if (state?.signedIn) sessionCsrf = state.csrfToken
+  return state
 }
 
 /** Follows a Server-Sent Events route with fetch (EventSource cannot send a bearer key); resumes with Last-Event-ID. */
@@ -166,6 +169,8 @@ function action(label, path, done, { danger = false, testid, confirm, note } = {
 function showSignIn(err) {
   for (const c of cleanups) c()
   cleanups = []
+  // A refused key is forgotten: the next view asks for one instead of failing with it again.
+  if (err?.status === 401 || err?.status === 403) sessionStorage.removeItem('opsKey')
   nav.hidden = true
   const key = h('input', { type: 'password', name: 'key', placeholder: 'cpk_…', autocomplete: 'off', 'data-testid': 'api-key' })
   const message = err
@@ -188,7 +193,7 @@ function showSignIn(err) {
       h('form', { onsubmit: async (e) => {
         e.preventDefault()
         sessionStorage.removeItem('opsKey')
-        if (await loadSession()) route()
+        if ((await loadSession())?.signedIn) route()
         else showSignIn(new ApiError(401, { code: 'no_session' }))
       } }, h('label', { text: 'Or use this browser’s Sign-In with Ethereum session' }), h('button', { type: 'submit', 'data-testid': 'use-session', text: 'Use session' })),
     ),
@@ -499,9 +504,12 @@ async function route() {
   const [path, query] = location.hash.slice(1).split('?')
   const q = new URLSearchParams(query ?? '')
   try {
-    // Without a key, the browser's SIWE session (if any) signs in: its CSRF token is read once per page load.
-    if (!sessionStorage.getItem('opsKey') && !sessionCsrf) await loadSession()
-    await api('/ops/overview') // who is signed in: 401 and 403 show the sign-in page
+    if (!sessionStorage.getItem('opsKey')) {
+      // Without a key, the browser's SIWE session (if any) signs in: asked without a 401 when there is none.
+      const session = await loadSession()
+      if (!session?.signedIn) return showSignIn()
+      if (!session.isOperator) return showSignIn(new ApiError(403, { code: 'forbidden' }))
+    } else await api('/ops/overview') // whose key: 401 and 403 show the sign-in page
   } catch (err) {
     return showSignIn(err instanceof ApiError ? err : undefined)
   }
