@@ -12,7 +12,7 @@ import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
-import { deadLettersQuery, reasonBody, timelineQuery } from './routes/opsConsole.routes.ts'
+import { deadLettersQuery, operationsQuery, reasonBody, timelineQuery } from './routes/opsConsole.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { txQuery } from './routes/wallet.routes.ts'
 import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
@@ -170,6 +170,7 @@ function opsConsoleOps(): Op[] {
     },
     { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
     { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
+    { method: 'get', path: '/ops/agents/{id}/operations', summary: "An agent's swaps, transfers, fee claims and launches, newest first, each with the chat turn, run or automation that started it", auth: 'operator', query: operationsQuery },
     { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
     { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
     action('/ops/dead-letters/{seq}/retry', "Enqueue a dead letter's event again, through the actor's machine (audited); 409 retry_moves_funds for an event that would start a launch's transaction"),
