@@ -52,7 +52,8 @@ async function signIn(apiKey: string): Promise<number> {
 describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
   beforeAll(async () => {
     if (SHOTS) mkdirSync(SHOTS, { recursive: true })
-    app = await startTestApp({ SIWE_DOMAIN: 'app.test' }, { withChain: true })
+    // An hour's hold: an owner's loosening is seen pending on the card.
+    app = await startTestApp({ SIWE_DOMAIN: 'app.test', WHITELIST_HOLD_SECONDS: '3600' }, { withChain: true })
     op = await app.account({ operator: true, name: 'ops' })
     alice = await app.account({ name: 'alice' })
     agentId = (await alice.api('POST', '/agents', { name: 'watched', skills: ['trading', 'token-launch'] })).body.id
@@ -96,6 +97,9 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     expect(await signIn(alice.apiKey)).toBe(403)
     await expect.poll(() => page.getByTestId('signin-error').textContent()).toContain('not an operator')
     expect(await page.locator('#nav').isHidden()).toBe(true)
+    // The refusal is the one thing logged: the answer and the browser's line for it.
+    expect(problems.length).toBeGreaterThan(0)
+    expect(problems.filter((p) => !/403/.test(p))).toEqual([])
     await shot('0-refused')
   })
 
@@ -122,6 +126,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await row.getByRole('link', { name: res.body.id }).click()
     await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('live')
     expect(await page.getByTestId('timeline-event').count()).toBe(5)
+    expect(problems).toEqual([])
   })
 
   it("opens a wallet operation's timeline with its transactions", async () => {
@@ -142,7 +147,25 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.goto(`${app.url}/ops#/agent/${agentId}`)
     await expect.poll(() => page.getByTestId('portfolio-total').textContent()).toMatch(/^\d+\.\d+$/)
     await page.getByTestId('value-chart').locator('svg polyline').waitFor()
+    // The chart has its axes with values: USD on one, blocks on the other.
+    expect((await page.getByTestId('chart-y-label').allTextContents()).every((t) => /^\$\d+\.\d\d$/.test(t))).toBe(true)
+    expect(await page.getByTestId('chart-x-label').first().textContent()).toMatch(/^block \d+$/)
+    expect(await page.getByTestId('value-chart').locator('.axis-title').allTextContents()).toEqual(['value (USD)', 'block (time →)'])
+    expect(await page.getByTestId('pending-changes').textContent()).toContain('None.')
+    // Its operations, newest first: the swap (amounts as a person reads them, its tx hash), then the launch.
+    const swapRow = page.locator(`[data-testid=operation-row][data-id="${swap.body.id}"]`)
+    await swapRow.waitFor()
+    expect(await swapRow.getByTestId('operation-amounts').textContent()).toMatch(/^0\.1 ETH → \d+(\.\d+)? USDC$/)
+    expect(await swapRow.locator('td[title]').getAttribute('title')).toBe(swap.body.txHash)
+    expect(await swapRow.getByTestId('operation-started-by').textContent()).toBe('owner request')
+    expect(await page.getByTestId('operation-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind')))).toEqual(['swap', 'launch'])
     await shot('4-agent-card')
+    // Each leads to its timeline.
+    await swapRow.getByRole('link', { name: /…/ }).click()
+    await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('confirmed')
+    expect(page.url()).toContain(`#/actor/${swap.body.id}`)
+    await page.goBack()
+    await page.getByTestId('pause-agent').waitFor()
 
     // The kill switch from the card, with a reason: audited, and the agent can no longer trade.
     await page.getByTestId('pause-agent').click()
@@ -153,6 +176,20 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await shot('4b-agent-paused')
     const refused = await alice.api('POST', '/swap/execute', { agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
     expect(refused.body.code).toBe('policy_violation')
+    // The owner's unpause waits for its hold: the card shows it as a row, not as JSON.
+    expect((await alice.api('PATCH', `/agents/${agentId}`, { policy: { paused: false } })).body.pendingChanges).toHaveLength(1)
+    const pending = page.getByTestId('pending-change').filter({ hasText: 'paused' })
+    await pending.waitFor()
+    expect(await pending.locator('td').allTextContents()).toEqual(['paused', 'false', expect.any(String)])
+
+    // The agent's timeline links to what it did, with what started each.
+    await page.goto(`${app.url}/ops#/actor/${agentId}`)
+    const did = page.locator(`[data-testid=naming-agent-row][data-id="${swap.body.id}"]`)
+    await did.waitFor()
+    expect(await page.getByTestId('naming-agent-row').count()).toBe(2)
+    await did.getByRole('link').first().click()
+    await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('confirmed')
+    expect(problems).toEqual([])
   })
 
   it('filters to failed with one click', async () => {
@@ -174,6 +211,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await expect.poll(() => page.getByTestId('actor-row').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-id')}:${r.getAttribute('data-status')}`)))
       .toEqual([`${failedId}:failed`])
     await shot('5-failed-only')
+    expect(problems).toEqual([])
   })
 
   it('retries a dead letter with a reason and shows the audit row', async () => {
@@ -204,6 +242,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
     const audit = await op.api('GET', `/ops/audit?subjectId=${id}`)
     expect(audit.body.entries[0]).toMatchObject({ action: 'ops.deadletter.retry', actor: { type: 'operator', accountId: op.accountId }, after: { reason: 'accepted since the parser fix' } })
+    expect(problems).toEqual([])
   })
 
   it('an actor with more than 100 journal entries: the newest 100, then "Load older" adds the rest', async () => {
@@ -220,6 +259,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.getByTestId('timeline-start').waitFor()
     expect(await page.getByTestId('timeline-event').first().textContent()).toContain('xstate.init')
     await shot('8-timeline-older')
+    expect(problems).toEqual([])
   })
 
   it('an operator signed in with Sign-In with Ethereum (the session cookie alone) acts from the page; signing out ends the session', async () => {
