@@ -1,4 +1,4 @@
-/** Import direction (docs/architecture.md): domain code never imports an outer layer at run time. */
+/** Import direction (docs/architecture.md): domain code never imports an outer layer at run time; the front doors never import the chain at run time. */
 module.exports = {
   forbidden: [
     {
@@ -7,6 +7,13 @@ module.exports = {
       comment: 'src/domain needs from outside only what its ports declare; adapters are handed in by the composition root.',
       from: { path: '^src/domain/' },
       to: { path: '^src/(http|chain|llm|actors|db|mcp|tools)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'front-door-imports-chain',
+      severity: 'error',
+      comment: 'The front doors (HTTP, MCP) reach the chain only through the core (src/core.ts): a library error is named by core.serviceErrorOf, an outage by a domain error.',
+      from: { path: '^src/(http|mcp)/' },
+      to: { path: '^src/chain/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

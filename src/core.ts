@@ -3,9 +3,10 @@ import type pg from 'pg'
 import type { ActorRuntime } from './actors/actorRuntime.ts'
 import type { WalletDeps } from './chain/walletDeps.ts'
 import { createSwapChainPorts } from './chain/swapAdapters.ts'
+import { chainUnavailableOf } from './chain/priceReader.ts'
 import { TOOL_NAMES, toolsFor } from './tools/registry.ts'
 import { createSwapQuoteStore } from './db/swapQuote.store.ts'
-import { ChainNotConfiguredError } from './domain/errors.ts'
+import { ChainNotConfiguredError, type ServiceError } from './domain/errors.ts'
 import type { AgentsRepository } from './domain/agents/ports.ts'
 import type { SwapAgents, SwapPorts } from './domain/swaps/ports.ts'
 import { quoteSwap, type QuoteSwapInput } from './domain/swaps/quoteSwap.ts'
@@ -228,6 +229,8 @@ export function createCore(adapters: CoreAdapters) {
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
       priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
     }, agents),
+    /** What a library's error escaping a use case means for a client: a chain node that cannot be reached is 503 `chain_unavailable`. */
+    serviceErrorOf: (err: unknown): ServiceError | undefined => chainUnavailableOf(err),
     /** The catalog's model ids and its default (the OpenAPI document names them). */
     modelIds: { models: [...adapters.models.keys()], defaultModel: chat.deps.defaultModel.id },
   }

@@ -17,6 +17,7 @@ import { listNodes } from './db/shardLease.store.ts'
 import { actorDetail, actorRelations, eventTypeOf, actorSummary, actorsOfAgent, findActorRow, firstAgentTxBlock, listActors, listOpenDeadLetters, type ActorListFilter } from './db/opsActors.store.ts'
 import { actorOwner, clearStuck, openDeadLetter, resolveDeadLetter, setTokenVerified, writeOpsAudit, type OpsOperator } from './db/opsActions.store.ts'
 import { timelinePage } from './db/opsTimeline.store.ts'
+import { actorsNamingAgent, agentOperations, type OperationsCursor } from './db/opsAgentActivity.store.ts'
 import { spentTodayUsd } from './db/walletOp.store.ts'
 
 /** How long the overview waits for the chain head before answering without it. */
@@ -76,6 +77,11 @@ export function opsUseCases(deps: OpsDeps) {
     /** What the console's live stream of one actor reads: its kind, its summary, and its final states. */
     opsActorStream: (input: { actorId: string }) => opsActorStream(deps, input.actorId),
     getOpsAgent: (input: { agentId: string }) => opsAgent(deps, input.agentId),
+    /** An agent's wallet operations and launches, newest first, each with what started it; `next` where the next page starts. 404 for an unknown agent. */
+    listAgentOperations: async (input: { agentId: string; limit: number; before?: OperationsCursor | undefined }) => {
+      ;(await actorOwner(pool, input.agentId, 'agent')) ?? notFound('Agent')
+      return agentOperations(pool, input.agentId, input)
+    },
     listDeadLetters: (input: { limit: number }) => listOpenDeadLetters(pool, input.limit),
     getAgentValueHistory: (input: { agentId: string }) => agentValueHistory(deps, input.agentId),
     resolveDeadLetter: (input: { seq: number; resolution: 'retried' | 'discarded'; operator: OpsOperator; reason: string }) => resolveDead(deps, input),
@@ -122,19 +128,21 @@ async function opsOverview({ pool, chain }: OpsDeps) {
 }
 
 /**
- * One actor with its parent, children, transactions and latest dead letters, and one page of its
+ * One actor with its parent, children, transactions and latest dead letters (an agent: also the
+ * latest 100 actors that name it, `namingAgent`), and one page of its
  * timeline (the route lays it out); `maxAttemptsOf` tells how many attempts an effect kind gets
  * (null: it never gives up).
  */
 async function actorTimeline({ pool, runtime }: OpsDeps, input: { actorId: string; before?: number | undefined; limit: number }) {
   const actor = (await findActorRow(pool, input.actorId)) ?? notFound('Actor')
-  const [page, relations] = await Promise.all([
+  const [page, relations, named] = await Promise.all([
     timelinePage(pool, actor.id, { before: input.before, limit: input.limit }),
     actorRelations(pool, actor.id, actor.parent_id),
+    actor.kind === 'agent' ? actorsNamingAgent(pool, actor.id) : [],
   ])
   const persistent = new Set([...runtime.kinds.values()].flatMap((k) => k.persistentEffects ?? []))
   const maxAttemptsOf = (effectKind: string) => (persistent.has(effectKind) ? null : runtime.maxEffectAttempts)
-  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations, page, maxAttemptsOf }
+  return { actor: { ...actorSummary(actor), stateValue: actor.state_value, snapshot: actor.snapshot }, relations: { ...relations, namingAgent: named }, page, maxAttemptsOf }
 }
 
 async function opsActorStream({ pool, runtime }: OpsDeps, actorId: string) {

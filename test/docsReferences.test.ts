@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 
 /** The documents whose file references are checked. */
@@ -14,19 +14,22 @@ const RELATIVE_DIR = /^[\w.-]+(\/[\w.-]+)*\/$/
 /** A source file named alone, such as `actorStore.ts`. */
 const SOURCE_FILE = /^[\w.-]+\.(ts|cjs|sol)$/
 
-/** Written by the service, the tests or CI, never committed (.gitignore): named in the docs as places to look. */
-const GENERATED = ['.ci/out', '.data', '.test-data', 'coverage', '.vitest', 'test/.screenshots']
-const SKIPPED = new Set(['node_modules', '.git', ...GENERATED])
+/**
+ * Written by the service or CI, never committed (.gitignore): the docs name them as places to
+ * look (the data directory, CI's report). Nothing else that is git-ignored counts as there.
+ */
+const GENERATED = ['.ci/out', '.data', '.test-data']
 
-/** Every file and folder (`folder/`) of the repository, relative to its root, without what is generated. */
-function repositoryPaths(dir = '.', out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const path = dir === '.' ? e.name : join(dir, e.name)
-    if (SKIPPED.has(path)) continue
-    out.push(e.isDirectory() ? `${path}/` : path)
-    if (e.isDirectory()) repositoryPaths(path, out)
-  }
-  return out
+/**
+ * Every file and folder (`folder/`) a clone of the repository has, relative to its root: git's
+ * tracked and not-ignored files (what a commit would hold), never what a run left behind in
+ * this working tree (ignored output such as a test's screenshots).
+ */
+function repositoryPaths(): string[] {
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    .split('\0').filter((f) => f && existsSync(f))
+  const dirs = new Set(files.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`)))
+  return [...files, ...dirs]
 }
 const PATHS = repositoryPaths()
 
@@ -105,6 +108,18 @@ describe('file references in the docs', () => {
   it('knows a path from its root, its end, a glob or braces, and refuses one that is not there', () => {
     expect(['src/actors/', 'txSender/send.ts', 'contracts/*.sol', 'src/http/middleware/{auth,errors}.ts', 'effectOutcome.ts'].filter((p) => !exists(p))).toEqual([])
     expect(['src/db/swapAgents.ts', 'keys/', 'chain/walletOps.ts', 'src/http/middleware/{auth,nope}.ts', 'send.ts/'].filter(exists)).toEqual([])
+  })
+
+  it('counts what a clone has, not what a run left in this working tree: git-ignored output is not there', () => {
+    // A log a run left (git-ignored by `*.log`): on disk here, in no clone.
+    writeFileSync('test/docs-references-probe.log', '')
+    try {
+      expect(execFileSync('git', ['check-ignore', 'test/docs-references-probe.log'], { encoding: 'utf8' }).trim()).toBe('test/docs-references-probe.log')
+      expect(repositoryPaths().filter((p) => p.includes('docs-references-probe'))).toEqual([])
+      expect(['test/docs-references-probe.log', 'test/.screenshots/ops-console/', 'node_modules/vitest/package.json', 'coverage/'].filter(exists)).toEqual([])
+    } finally {
+      rmSync('test/docs-references-probe.log', { force: true })
+    }
   })
 
   it('every path named in README.md and docs/*.md exists in the repository', () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createSiweMessage } from 'viem/siwe'
@@ -12,8 +12,8 @@ import { waitFor } from './support/waitFor.ts'
 /** Debian's chromium (CI installs it: .ci/run); the test never downloads a browser. */
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p))
 if (!CHROMIUM) console.warn('test/opsConsole.test.ts skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)')
-/** Screenshots of each view, for a reviewer (git-ignored). */
-const SHOTS = join('test', '.screenshots', 'ops-console')
+/** A folder for a screenshot of each view, for a reviewer: OPS_CONSOLE_SCREENSHOTS=/tmp/ops-shots; none is taken without it. */
+const SHOTS = process.env.OPS_CONSOLE_SCREENSHOTS
 
 let app: TestApp
 let browser: BrowserContext
@@ -23,7 +23,22 @@ let op: Awaited<ReturnType<TestApp['account']>>
 let alice: Awaited<ReturnType<TestApp['account']>>
 let agentId: string
 const key = () => `k-${Math.random().toString(36).slice(2)}`
-const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+const shot = async (name: string) => {
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+}
+
+/**
+ * What the browser logged that a reader of the page would take for a fault: console errors, page
+ * errors, failed requests and answers of 400 or more. A request the page or the test cancelled
+ * itself (net::ERR_ABORTED: a view's stream closed when the view changed, a navigation) is not one.
+ */
+let problems: string[] = []
+function watchProblems(p: Page): void {
+  p.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`) })
+  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+  p.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`) })
+  p.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()}: ${r.request().method()} ${r.url()}`) })
+}
 
 /** Opens /ops (not signed in: the sign-in page), signs in with the key; answers the status the ops API gave it. */
 async function signIn(apiKey: string): Promise<number> {
@@ -36,8 +51,9 @@ async function signIn(apiKey: string): Promise<number> {
 
 describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    app = await startTestApp({ SIWE_DOMAIN: 'app.test' }, { withChain: true })
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true })
+    // An hour's hold: an owner's loosening is seen pending on the card.
+    app = await startTestApp({ SIWE_DOMAIN: 'app.test', WHITELIST_HOLD_SECONDS: '3600' }, { withChain: true })
     op = await app.account({ operator: true, name: 'ops' })
     alice = await app.account({ name: 'alice' })
     agentId = (await alice.api('POST', '/agents', { name: 'watched', skills: ['trading', 'token-launch'] })).body.id
@@ -51,17 +67,39 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     })
     page = browser.pages()[0] ?? (await browser.newPage())
+    watchProblems(page)
   }, 120_000)
+  beforeEach(() => {
+    problems = []
+  })
   afterAll(async () => {
     await browser?.close()
     await app?.close()
     if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
+  it('signed out, the sign-in page shows no error and the browser logs none: the session is asked without a 401, the icon is served', async () => {
+    const icon = page.waitForResponse((r) => r.url().endsWith('/ops/icon.svg'))
+    const state = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session/state'))
+    await page.goto(`${app.url}/ops`)
+    await page.getByTestId('api-key').waitFor()
+    expect([(await state).status(), await (await state).json()]).toEqual([200, expect.objectContaining({ signedIn: false })])
+    expect((await icon).status()).toBe(200)
+    expect(await page.getByTestId('signin-error').count()).toBe(0)
+    expect(await page.locator('#nav').isHidden()).toBe(true)
+    const favicon = await page.request.get(`${app.url}/favicon.ico`)
+    expect([favicon.status(), favicon.headers()['content-type']]).toEqual([200, 'image/svg+xml'])
+    expect(problems).toEqual([])
+    await shot('0-signed-out')
+  })
+
   it('a non-operator key is refused: the sign-in page says so and the API answered 403', async () => {
     expect(await signIn(alice.apiKey)).toBe(403)
     await expect.poll(() => page.getByTestId('signin-error').textContent()).toContain('not an operator')
     expect(await page.locator('#nav').isHidden()).toBe(true)
+    // The refusal is the one thing logged: the answer and the browser's line for it.
+    expect(problems.length).toBeGreaterThan(0)
+    expect(problems.filter((p) => !/403/.test(p))).toEqual([])
     await shot('0-refused')
   })
 
@@ -88,6 +126,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await row.getByRole('link', { name: res.body.id }).click()
     await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('live')
     expect(await page.getByTestId('timeline-event').count()).toBe(5)
+    expect(problems).toEqual([])
   })
 
   it("opens a wallet operation's timeline with its transactions", async () => {
@@ -108,7 +147,25 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.goto(`${app.url}/ops#/agent/${agentId}`)
     await expect.poll(() => page.getByTestId('portfolio-total').textContent()).toMatch(/^\d+\.\d+$/)
     await page.getByTestId('value-chart').locator('svg polyline').waitFor()
+    // The chart has its axes with values: USD on one, blocks on the other.
+    expect((await page.getByTestId('chart-y-label').allTextContents()).every((t) => /^\$\d+\.\d\d$/.test(t))).toBe(true)
+    expect(await page.getByTestId('chart-x-label').first().textContent()).toMatch(/^block \d+$/)
+    expect(await page.getByTestId('value-chart').locator('.axis-title').allTextContents()).toEqual(['value (USD)', 'block (time →)'])
+    expect(await page.getByTestId('pending-changes').textContent()).toContain('None.')
+    // Its operations, newest first: the swap (amounts as a person reads them, its tx hash), then the launch.
+    const swapRow = page.locator(`[data-testid=operation-row][data-id="${swap.body.id}"]`)
+    await swapRow.waitFor()
+    expect(await swapRow.getByTestId('operation-amounts').textContent()).toMatch(/^0\.1 ETH → \d+(\.\d+)? USDC$/)
+    expect(await swapRow.locator('td[title]').getAttribute('title')).toBe(swap.body.txHash)
+    expect(await swapRow.getByTestId('operation-started-by').textContent()).toBe('owner request')
+    expect(await page.getByTestId('operation-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind')))).toEqual(['swap', 'launch'])
     await shot('4-agent-card')
+    // Each leads to its timeline.
+    await swapRow.getByRole('link', { name: /…/ }).click()
+    await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('confirmed')
+    expect(page.url()).toContain(`#/actor/${swap.body.id}`)
+    await page.goBack()
+    await page.getByTestId('pause-agent').waitFor()
 
     // The kill switch from the card, with a reason: audited, and the agent can no longer trade.
     await page.getByTestId('pause-agent').click()
@@ -119,6 +176,20 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await shot('4b-agent-paused')
     const refused = await alice.api('POST', '/swap/execute', { agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.1', slippageBps: 100 })
     expect(refused.body.code).toBe('policy_violation')
+    // The owner's unpause waits for its hold: the card shows it as a row, not as JSON.
+    expect((await alice.api('PATCH', `/agents/${agentId}`, { policy: { paused: false } })).body.pendingChanges).toHaveLength(1)
+    const pending = page.getByTestId('pending-change').filter({ hasText: 'paused' })
+    await pending.waitFor()
+    expect(await pending.locator('td').allTextContents()).toEqual(['paused', 'false', expect.any(String)])
+
+    // The agent's timeline links to what it did, with what started each.
+    await page.goto(`${app.url}/ops#/actor/${agentId}`)
+    const did = page.locator(`[data-testid=naming-agent-row][data-id="${swap.body.id}"]`)
+    await did.waitFor()
+    expect(await page.getByTestId('naming-agent-row').count()).toBe(2)
+    await did.getByRole('link').first().click()
+    await expect.poll(() => page.getByTestId('actor-status').textContent()).toBe('confirmed')
+    expect(problems).toEqual([])
   })
 
   it('filters to failed with one click', async () => {
@@ -140,6 +211,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await expect.poll(() => page.getByTestId('actor-row').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-id')}:${r.getAttribute('data-status')}`)))
       .toEqual([`${failedId}:failed`])
     await shot('5-failed-only')
+    expect(problems).toEqual([])
   })
 
   it('retries a dead letter with a reason and shows the audit row', async () => {
@@ -170,6 +242,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await waitFor(async () => (await op.api('GET', `/ops/actors/${id}`)).body.status === 'running')
     const audit = await op.api('GET', `/ops/audit?subjectId=${id}`)
     expect(audit.body.entries[0]).toMatchObject({ action: 'ops.deadletter.retry', actor: { type: 'operator', accountId: op.accountId }, after: { reason: 'accepted since the parser fix' } })
+    expect(problems).toEqual([])
   })
 
   it('an actor with more than 100 journal entries: the newest 100, then "Load older" adds the rest', async () => {
@@ -186,6 +259,7 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.getByTestId('timeline-start').waitFor()
     expect(await page.getByTestId('timeline-event').first().textContent()).toContain('xstate.init')
     await shot('8-timeline-older')
+    expect(problems).toEqual([])
   })
 
   it('an operator signed in with Sign-In with Ethereum (the session cookie alone) acts from the page; signing out ends the session', async () => {
@@ -205,9 +279,10 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await page.evaluate(() => sessionStorage.clear())
     await browser.addCookies([{ name: 'sid', value: sid, url: app.url, httpOnly: true, sameSite: 'Lax' }])
     await page.goto('about:blank')
-    const session = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session'))
+    const session = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/session/state'))
     await page.goto(`${app.url}/ops#/agent/${target}`)
     expect((await session).status()).toBe(200)
+    expect(await (await session).json()).toMatchObject({ signedIn: true, isOperator: true, accountId: operatorId })
     await page.getByTestId('pause-agent').click()
     await page.getByTestId('reason').fill('paused from a wallet session')
     await page.getByTestId('confirm').click()
@@ -220,6 +295,8 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     // Sign out ends the session itself: the cookie no longer signs in.
     await page.locator('#signout').click()
     await page.getByTestId('api-key').waitFor()
+    expect(await page.getByTestId('signin-error').count()).toBe(0)
     await waitFor(async () => (await pub('GET', '/auth/session', undefined, { cookie: `sid=${sid}` })).status === 401)
+    expect(problems).toEqual([])
   })
 })

@@ -203,6 +203,55 @@ describe('one agent', () => {
     expect((await op.api('GET', `/ops/agents/${bot.id}`)).body.automations).toEqual([expect.objectContaining({ id: created.body.id, status: 'cancelled', nextTimerAt: null })])
   })
 
+  it('its operations: swaps, transfers and launches newest first in pages, with status, amounts, tx hash and what started each', async () => {
+    const bot = (await alice.api('POST', '/agents', { name: 'busy', skills: ['trading', 'token-launch'] })).body
+    expect((await alice.api('POST', '/dev/faucet', { agentId: bot.id, eth: '5', usdc: '1000' })).status).toBe(200)
+    const launched = await waitForLaunchEnd(alice.api, (await alice.api('POST', '/launch/venue-b', { agentId: bot.id, symbol: 'BUSY', name: 'Busy Cat', quote: 'ETH' }, { 'idempotency-key': key() })).body.id)
+    const direct = (await alice.api('POST', '/swap/execute', { agentId: bot.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slippageBps: 100 })).body
+    expect((await alice.api('POST', `/agents/${bot.id}/whitelist`, { address: agent.walletAddress })).status).toBeLessThan(300)
+    const sent = await alice.api('POST', '/wallet/transfer', { agentId: bot.id, to: agent.walletAddress, token: 'USDC', amount: '1' })
+    expect(sent.body.status, JSON.stringify(sent.body)).toBe('confirmed')
+    // A swap an automation started (it fires for a running agent): its firing's wallet operation names the automation.
+    expect((await alice.api('POST', `/agents/${bot.id}/start`)).status).toBe(200)
+    const auto = await alice.api('POST', '/automations', {
+      agent_id: bot.id, name: 'one swap', trigger: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.002' } },
+    })
+    expect(auto.status, JSON.stringify(auto.body)).toBe(201)
+    expect((await alice.api('POST', `/automations/${auto.body.id}/trigger`)).status).toBe(200)
+    let all: any[] = []
+    await waitFor(async () => {
+      all = (await op.api('GET', `/ops/agents/${bot.id}/operations?limit=100`)).body.operations
+      return all.length === 4 && all.every((o) => ['confirmed', 'live'].includes(o.status))
+    }, 30_000).catch(async () => expect({ all, automation: (await alice.api('GET', `/automations/${auto.body.id}`)).body }).toEqual('four ended operations'))
+    const byAuto = all.find((o) => o.startedBy)
+    expect(byAuto).toMatchObject({
+      kind: 'swap', actorKind: 'walletop', status: 'confirmed', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), startedBy: { id: auto.body.id, kind: 'automation' },
+      amounts: { in: { amount: '0.002', symbol: 'ETH' }, out: { amount: expect.stringMatching(/^\d+(\.\d+)?$/), symbol: 'USDC' } },
+    })
+    expect(Number(byAuto.usdValue)).toBeGreaterThan(0)
+    expect(all.slice(1)).toEqual([
+      expect.objectContaining({ id: sent.body.id, kind: 'transfer', status: 'confirmed', txHash: sent.body.txHash, params: expect.objectContaining({ to: agent.walletAddress.toLowerCase(), amount: '1000000' }), startedBy: null }),
+      expect.objectContaining({ id: direct.id, kind: 'swap', status: 'confirmed', txHash: direct.txHash, amounts: { in: expect.objectContaining({ amount: '0.01', symbol: 'ETH' }), out: expect.objectContaining({ amount: direct.amountOut, symbol: 'USDC' }) }, startedBy: null }),
+      expect.objectContaining({ id: launched.id, kind: 'launch', actorKind: 'launch', status: 'live', txHash: launched.txHash, params: expect.objectContaining({ symbol: 'BUSY', quote: 'ETH' }), result: expect.objectContaining({ tokenAddress: launched.tokenAddress }), startedBy: null }),
+    ])
+    // Newest first, in pages of two: the pages join up to the whole list.
+    const first = (await op.api('GET', `/ops/agents/${bot.id}/operations?limit=2`)).body
+    expect(first.operations.map((o: { id: string }) => o.id)).toEqual(all.slice(0, 2).map((o) => o.id))
+    const second = (await op.api('GET', `/ops/agents/${bot.id}/operations?limit=2&cursor=${first.nextCursor}`)).body
+    expect(second.operations.map((o: { id: string }) => o.id)).toEqual(all.slice(2).map((o) => o.id))
+    expect(second.nextCursor).toBeNull()
+    expect((await op.api('GET', `/ops/agents/${bot.id}/operations?cursor=forged`)).status).toBe(422)
+    expect((await op.api('GET', '/ops/agents/00000000-0000-4000-8000-000000000000/operations')).status).toBe(404)
+    expect((await alice.api('GET', `/ops/agents/${bot.id}/operations`)).status).toBe(403)
+
+    // The agent's timeline links to everything that names it: the operations, the launch, the automation.
+    const t = (await op.api('GET', `/ops/actors/${bot.id}/timeline`)).body
+    expect(t.namingAgent.map((a: { id: string }) => a.id).sort()).toEqual([...all.map((o) => o.id), auto.body.id].sort())
+    expect(t.namingAgent.find((a: { id: string }) => a.id === byAuto.id)).toMatchObject({ kind: 'walletop', parentId: auto.body.id })
+    expect((await op.api('GET', `/ops/actors/${direct.id}/timeline`)).body.namingAgent).toEqual([])
+  })
+
   it('its value over time: the wallet valued on chain at blocks from before its first transaction to now', async () => {
     const res = await op.api('GET', `/ops/agents/${agent.id}/value-history`)
     expect(res.status).toBe(200)
@@ -269,6 +318,13 @@ describe('the console page', () => {
       expect((await res.text()).replaceAll('http://www.w3.org/2000/svg', ''), asset).not.toMatch(/https?:\/\//)
     }
     expect(html).not.toMatch(/https?:\/\//)
+    // Its icon, linked from the page and at the origin's /favicon.ico.
+    expect(html).toContain('<link rel="icon" href="/ops/icon.svg"')
+    for (const icon of ['/ops/icon.svg', '/favicon.ico']) {
+      const res = await fetch(`${app.url}${icon}`)
+      expect([res.status, res.headers.get('content-type')], icon).toEqual([200, 'image/svg+xml'])
+      expect(await res.text(), icon).toMatch(/^<svg /)
+    }
   })
 })
 
@@ -283,8 +339,13 @@ describe('signed in with a SIWE session', () => {
       expect(res.status).toBe(200)
       return { accountId: res.body.account.id as string, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: res.body.csrfToken as string }
     }
+    // Asked with no session: /auth/session/state answers 200 signedIn false; /auth/session keeps its 401 for API clients.
+    expect([(await pub('GET', '/auth/session/state')).status, (await pub('GET', '/auth/session/state')).body.signedIn]).toEqual([200, false])
+    expect((await pub('GET', '/auth/session/state', undefined, { cookie: 'sid=not-a-session' })).body.signedIn).toBe(false)
+    expect((await pub('GET', '/auth/session')).status).toBe(401)
     const plain = await session()
     expect((await pub('GET', '/ops/overview', undefined, { cookie: plain.cookie })).status).toBe(403)
+    expect((await pub('GET', '/auth/session/state', undefined, { cookie: plain.cookie })).body).toMatchObject({ signedIn: true, accountId: plain.accountId, isOperator: false, csrfToken: plain.csrf })
 
     const operator = await session()
     await app.services.pool.query('update account set is_operator = true where id = $1', [operator.accountId])

@@ -4,7 +4,7 @@ import type { LaunchedTokenRef, PricePoint, PricesAtBlock, TokenMarket, TokenMar
 import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from './artifacts/index.ts'
 import { pegUsd18, priceFromReserves, pow10, tokenUnitUsd, USD_SCALE, usdOf } from '../domain/tokens/priceMath.ts'
 import { pairOf, readOnce } from './pairs.ts'
-import { ServiceUnavailableError } from '../domain/errors.ts'
+import { ChainUnavailableError, ServiceUnavailableError } from '../domain/errors.ts'
 
 export type { LaunchedTokenRef, PricePoint, TokenMarket, TokenMarketPoint } from '../domain/tokens/ports.ts'
 
@@ -13,10 +13,8 @@ export type { LaunchedTokenRef, PricePoint, TokenMarket, TokenMarketPoint } from
  */
 
 /** Wraps a failed chain read as 503 `chain_unavailable`. */
-export function chainUnavailable(err: unknown): ServiceUnavailableError {
-  const e = new ServiceUnavailableError('The chain could not be read; retry shortly.', { code: 'chain_unavailable', retryAfterSeconds: 2 })
-  e.cause = err
-  return e
+export function chainUnavailable(err: unknown): ChainUnavailableError {
+  return new ChainUnavailableError(err)
 }
 
 /**
@@ -27,7 +25,7 @@ export function chainUnavailable(err: unknown): ServiceUnavailableError {
  * @example
  * const e = chainUnavailableOf(err); if (e) throw e
  */
-export function chainUnavailableOf(err: unknown): ServiceUnavailableError | undefined {
+export function chainUnavailableOf(err: unknown): ChainUnavailableError | undefined {
   if (!(err instanceof BaseError)) return undefined
   const transport = err.walk(
     (e) =>

@@ -161,6 +161,14 @@ export class ServiceUnavailableError extends ServiceError {
   }
 }
 
+/** 503 `chain_unavailable` with `Retry-After`: the node could not be reached or did not answer in time (`cause`: what the chain client threw). */
+export class ChainUnavailableError extends ServiceUnavailableError {
+  constructor(cause?: unknown) {
+    super('The chain could not be read; retry shortly.', { code: 'chain_unavailable', retryAfterSeconds: 2 })
+    if (cause !== undefined) this.cause = cause
+  }
+}
+
 /** 503 `chain_unavailable`: this service runs without a chain. */
 export class ChainNotConfiguredError extends ServiceUnavailableError {
   constructor() {

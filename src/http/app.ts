@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const metrics = createMetrics(deps.core.metricsCounts)
   app.use(requestId())
-  app.use(errorEnvelope({ logger: deps.logger }))
+  app.use(errorEnvelope({ logger: deps.logger, serviceErrorOf: deps.core.serviceErrorOf }))
   app.use(metrics.middleware)
   app.use(jsonBody({ limitBytes: BODY_LIMIT_BYTES, drainLimitBytes: BODY_DRAIN_LIMIT_BYTES }))
 

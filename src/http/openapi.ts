@@ -12,7 +12,7 @@ import { faucetBody } from './routes/dev.routes.ts'
 import { claimBody, earningsQuery } from './routes/fees.routes.ts'
 import { leaderboardQuery, priceQuery } from './routes/market.routes.ts'
 import { auditQuery, listQuery, verifiedBody } from './routes/ops.routes.ts'
-import { deadLettersQuery, reasonBody, timelineQuery } from './routes/opsConsole.routes.ts'
+import { deadLettersQuery, operationsQuery, reasonBody, timelineQuery } from './routes/opsConsole.routes.ts'
 import { boardQuery, quotesQuery, tradesQuery } from './routes/tokens.routes.ts'
 import { txQuery } from './routes/wallet.routes.ts'
 import { portfolioInput, transferInput } from '../domain/wallet/wallet.schema.ts'
@@ -40,6 +40,8 @@ const mcpToolsResponse = {
     },
   },
 }
+/** GET /auth/session/state: `{ signedIn: false }`, or `signedIn: true` with the session. */
+const sessionStateResponse = { type: 'object', required: ['signedIn'], properties: { signedIn: { type: 'boolean' } } }
 const sessionResponse = {
   type: 'object',
   required: ['accountId', 'address', 'isOperator', 'expiresAt', 'csrfToken'],
@@ -168,6 +170,7 @@ function opsConsoleOps(): Op[] {
     },
     { method: 'get', path: '/ops/actors/{id}/events', summary: 'One actor as Server-Sent Events (Last-Event-ID resumes)', auth: 'operator', responseType: 'text/event-stream' },
     { method: 'get', path: '/ops/agents/{id}', summary: "One agent's card: status, portfolio, spend against caps, flags, runs, turns, automations, audit", auth: 'operator' },
+    { method: 'get', path: '/ops/agents/{id}/operations', summary: "An agent's swaps, transfers, fee claims and launches, newest first, each with the chat turn, run or automation that started it", auth: 'operator', query: operationsQuery },
     { method: 'get', path: '/ops/agents/{id}/value-history', summary: "An agent's portfolio value over time, valued on chain at past blocks", auth: 'operator' },
     { method: 'get', path: '/ops/dead-letters', summary: 'Dead letters not yet resolved, newest first', auth: 'operator', query: deadLettersQuery },
     action('/ops/dead-letters/{seq}/retry', "Enqueue a dead letter's event again, through the actor's machine (audited); 409 retry_moves_funds for an event that would start a launch's transaction"),
@@ -287,6 +290,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/auth/nonce', summary: 'A single-use SIWE nonce' },
     { method: 'post', path: '/auth/siwe', summary: 'Sign in with Ethereum (session cookie + CSRF token)', body: siweBody },
     { method: 'get', path: '/auth/session', summary: "The cookie's signed-in session with its CSRF token (401 without a live session)", sessionOnly: true, response: sessionResponse },
+    { method: 'get', path: '/auth/session/state', summary: "Whether the cookie signs in: `signedIn`, and the session as /auth/session answers it when true (200 either way)", response: sessionStateResponse },
     { method: 'post', path: '/auth/logout', summary: 'End the session' },
     { method: 'get', path: '/quotes', summary: "Quote assets of a venue, popular first", query: quotesQuery },
     { method: 'get', path: '/tokens', summary: 'Token board, newest first', query: boardQuery },

@@ -62,18 +62,21 @@ async function api(path, { method = 'GET', body } = {}, retried = false) {
   })
   const json = await res.json().catch(() => null)
   // A session signed in again in another tab has a new CSRF token: read it and try once more.
-  if (res.status === 403 && json?.code === 'csrf_token_invalid' && !retried && (await loadSession())) return api(path, { method, body }, true)
+  if (res.status === 403 && json?.code === 'csrf_token_invalid' && !retried && (await loadSession())?.signedIn) return api(path, { method, body }, true)
   if (!res.ok) throw new ApiError(res.status, json)
   return json
 }
 
-/** Reads the browser's SIWE session (GET /auth/session: its CSRF token); false when there is none (401). */
+/**
+ * Reads the browser's SIWE session (GET /auth/session/state, 200 signed in or not: a page that
+ * was asked nothing logs no failed request): its CSRF token. Answers the state, null when unreachable.
+ */
 async function loadSession() {
   sessionCsrf = null
-  const res = await fetch(`${API}/auth/session`, { credentials: 'same-origin' }).catch(() => null)
-  if (!res?.ok) return false
-  sessionCsrf = (await res.json()).csrfToken
-  return true
+  const res = await fetch(`${API}/auth/session/state`, { credentials: 'same-origin' }).catch(() => null)
+  const state = res?.ok ? await res.json() : null
+  if (state?.signedIn) sessionCsrf = state.csrfToken
+  return state
 }
 
 /** Follows a Server-Sent Events route with fetch (EventSource cannot send a bearer key); resumes with Last-Event-ID. */
@@ -166,6 +169,8 @@ function action(label, path, done, { danger = false, testid, confirm, note } = {
 function showSignIn(err) {
   for (const c of cleanups) c()
   cleanups = []
+  // A refused key is forgotten: the next view asks for one instead of failing with it again.
+  if (err?.status === 401 || err?.status === 403) sessionStorage.removeItem('opsKey')
   nav.hidden = true
   const key = h('input', { type: 'password', name: 'key', placeholder: 'cpk_…', autocomplete: 'off', 'data-testid': 'api-key' })
   const message = err
@@ -188,7 +193,7 @@ function showSignIn(err) {
       h('form', { onsubmit: async (e) => {
         e.preventDefault()
         sessionStorage.removeItem('opsKey')
-        if (await loadSession()) route()
+        if ((await loadSession())?.signedIn) route()
         else showSignIn(new ApiError(401, { code: 'no_session' }))
       } }, h('label', { text: 'Or use this browser’s Sign-In with Ethereum session' }), h('button', { type: 'submit', 'data-testid': 'use-session', text: 'Use session' })),
     ),
@@ -360,6 +365,8 @@ async function actorView(id) {
     )
     put(body, 
       t.children.length ? h('div', {}, h('h2', { text: 'Children' }), table(['id', 'kind', 'outcome'], t.children.map((c) => h('tr', {}, h('td', { class: 'mono' }, actorLink(c.id)), h('td', { text: c.kind }), h('td', {}, badge(c.status)))))) : null,
+      t.namingAgent?.length ? h('div', {}, h('h2', { text: 'What this agent did (operations, launches, turns, runs, automations)' }), table(['id', 'kind', 'state', 'started by', 'created'], t.namingAgent.map((c) => h('tr', { 'data-testid': 'naming-agent-row', 'data-id': c.id },
+        h('td', { class: 'mono' }, actorLink(c.id)), h('td', { text: c.kind }), h('td', {}, badge(c.status)), h('td', { class: 'mono' }, c.parentId ? actorLink(c.parentId) : h('span', { class: 'muted', text: 'owner request' })), h('td', { text: when(c.createdAt) }))), 'naming-agent')) : null,
       t.deadLetters.length ? h('div', {}, h('h2', { text: 'Dead letters' }), deadLetterTable(t.deadLetters.map((d) => ({ ...d, actorId: a.id, kind: a.kind })), refresh)) : null,
       t.transactions.length ? h('div', {}, h('h2', { text: 'Transactions' }), transactionsTable(t.transactions)) : null,
       h('h2', { text: 'Timeline' }),
@@ -431,6 +438,25 @@ async function deadLetters() {
 
 async function agentView(id) {
   const body = h('div')
+  // The newest page is refreshed; older pages, once asked for with "Load older", are kept as read.
+  const operations = h('div', { 'data-testid': 'operations' }, h('p', { class: 'muted', text: 'Reading the operations…' }))
+  let newest = []
+  let older = []
+  let olderCursor
+  const showOperations = () => put(operations, operationsTable([...newest, ...older.filter((o) => !newest.some((n) => n.id === o.id))]),
+    olderCursor ? h('p', {}, h('button', { type: 'button', 'data-testid': 'operations-older', text: 'Load older', onclick: () => void loadOlderOperations().catch(() => {}) })) : null)
+  const refreshOperations = async () => {
+    const page = await api(`/ops/agents/${id}/operations?limit=20`)
+    newest = page.operations
+    if (olderCursor === undefined) olderCursor = page.nextCursor
+    showOperations()
+  }
+  const loadOlderOperations = async () => {
+    const page = await api(`/ops/agents/${id}/operations?limit=20&cursor=${encodeURIComponent(olderCursor)}`)
+    older = [...older, ...page.operations]
+    olderCursor = page.nextCursor
+    showOperations()
+  }
   // The value chart is read on chain at past blocks: once on open, then every minute.
   const history = h('div', { 'data-testid': 'value-chart' }, h('p', { class: 'muted', text: 'Reading the value history…' }))
   put(main, body)
@@ -458,37 +484,82 @@ async function agentView(id) {
         h('div', {}, h('h2', { text: 'Policy caps against today' }), table(['rule', 'cap', 'used today'], [
           cap('per trade USD', a.policy.maxTradeUsd), cap('per day USD', a.policy.maxDailyUsd, c.spentTodayUsd), cap('price impact bps', a.policy.maxPriceImpactBps),
         ]), h('p', { class: 'muted', text: `Credits: ${c.credits.credits} (held ${c.credits.reserved})` }),
-        h('h2', { text: 'Pending guardrail changes' }), h('pre', { text: JSON.stringify(a.pendingChanges, null, 2) })),
+        h('h2', { text: 'Pending guardrail changes' }), pendingTable(a.pendingChanges)),
       ),
       h('div', { class: 'row' },
         h('div', {}, h('h2', { text: 'Runs' }), actorsTable(c.runs, 'runs')),
         h('div', {}, h('h2', { text: 'Chat turns' }), actorsTable(c.chatTurns, 'turns')),
         h('div', {}, h('h2', { text: 'Automations' }), c.automations.length ? actorsTable(c.automations, 'automations', 'next firing') : h('p', { class: 'muted', text: 'No automation for this agent.' })),
       ),
+      h('h2', { text: 'Wallet operations and launches' }), operations,
       h('h2', { text: 'Audit trail' }), auditTable(c.audit),
     )
   }
   every(5000, render)
+  every(5000, refreshOperations)
 }
 
+/** Guardrail changes waiting for their hold: one row per field, with when it takes effect. */
+function pendingTable(pending) {
+  const rows = pending.flatMap((p) => Object.entries(p.changes).map(([field, value]) =>
+    h('tr', { 'data-testid': 'pending-change' }, h('td', { class: 'mono', text: field }), h('td', { class: 'mono', text: value === null ? 'none' : String(value) }), h('td', { text: when(p.effectiveAt) }))))
+  return table(['field', 'new value', 'takes effect'], rows.length ? rows : [empty(3, 'None.')], 'pending-changes')
+}
+
+/** "0.01 ETH → 29.84 USDC": an operation's amounts as a person reads them. */
+function amountText(a) {
+  const one = (x) => (x ? `${x.amount} ${x.symbol ?? short(x.token)}${x.symbol ? '' : ' (base units)'}` : '')
+  return a.in && a.out ? `${one(a.in)} → ${one(a.out)}` : one(a.in ?? a.out)
+}
+
+function operationsTable(list) {
+  return table(['created', 'kind', 'state', 'amounts', 'USD', 'tx hash', 'started by', 'operation'], list.length
+    ? list.map((o) => h('tr', { 'data-testid': 'operation-row', 'data-id': o.id, 'data-kind': o.kind },
+        h('td', { text: when(o.createdAt) }), h('td', { text: o.kind }), h('td', {}, badge(o.status)),
+        h('td', { 'data-testid': 'operation-amounts', text: o.kind === 'launch' ? `${o.params.symbol} (${o.params.quote})${o.amounts.out ? `, seed ${amountText(o.amounts)}` : ''}` : amountText(o.amounts) }),
+        h('td', { text: o.usdValue ?? '' }), h('td', { class: 'mono', title: o.txHash ?? '', text: o.txHash ? short(o.txHash) : '' }),
+        h('td', { 'data-testid': 'operation-started-by' }, o.startedBy ? [`${o.startedBy.kind} `, actorLink(o.startedBy.id)] : h('span', { class: 'muted', text: 'owner request' })),
+        h('td', { class: 'mono' }, actorLink(o.id))))
+    : [empty(8, 'No operation yet.')], 'operations-table')
+}
+
+/** An SVG element with attributes (the page's own h() makes HTML elements). */
+function svgEl(tag, attrs = {}, text) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag)
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v))
+  if (text !== undefined) el.textContent = text
+  return el
+}
+
+/** The portfolio's value over time: a line with a USD axis (low, middle, high) and a block axis (first, middle, last). */
 function chart(samples) {
-  const w = 420
-  const hgt = 120
+  const [w, hgt, left, bottom, top, right] = [520, 180, 78, 36, 10, 16]
   if (samples.length < 2) return h('p', { class: 'muted', text: samples.length ? `$${samples[0].v.toFixed(2)} (no history before this block)` : 'No history.' })
   const vs = samples.map((s) => s.v)
   const [lo, hi] = [Math.min(...vs), Math.max(...vs)]
   const t0 = samples[0].t
   const span = samples.at(-1).t - t0 || 1
-  const pts = samples.map((s) => `${((s.t - t0) / span) * (w - 10) + 5},${hgt - 5 - ((s.v - lo) / (hi - lo || 1)) * (hgt - 10)}`).join(' ')
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg')
-  svg.setAttribute('class', 'chart')
-  svg.setAttribute('width', String(w))
-  svg.setAttribute('height', String(hgt))
-  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline')
-  line.setAttribute('points', pts)
-  svg.append(line)
+  const x = (t) => left + ((t - t0) / span) * (w - left - right)
+  const y = (v) => hgt - bottom - ((v - lo) / (hi - lo || 1)) * (hgt - bottom - top)
+  const svg = svgEl('svg', { class: 'chart', width: w, height: hgt, role: 'img', 'aria-label': 'Portfolio value in USD by block' })
+  svg.append(svgEl('line', { class: 'axis', x1: left, y1: top, x2: left, y2: hgt - bottom }), svgEl('line', { class: 'axis', x1: left, y1: hgt - bottom, x2: w - right, y2: hgt - bottom }))
+  for (const v of [...new Set([lo, (lo + hi) / 2, hi])]) {
+    svg.append(svgEl('line', { class: 'grid', x1: left, y1: y(v), x2: w - right, y2: y(v) }),
+      svgEl('text', { class: 'tick', 'data-testid': 'chart-y-label', x: left - 6, y: y(v) + 4, 'text-anchor': 'end' }, `$${v.toFixed(2)}`))
+  }
+  const mid = samples[Math.floor(samples.length / 2)]
+  // The middle label only where it does not run into the first or the last.
+  const ends = [x(samples[0].t), x(samples.at(-1).t)]
+  const ticks = [[samples[0], 'start'], ...(ends.every((e) => Math.abs(x(mid.t) - e) > 80) ? [[mid, 'middle']] : []), [samples.at(-1), 'end']]
+  for (const [s, anchor] of ticks) {
+    svg.append(svgEl('text', { class: 'tick', 'data-testid': 'chart-x-label', x: x(s.t), y: hgt - bottom + 16, 'text-anchor': anchor }, `block ${s.block}`))
+  }
+  svg.append(svgEl('text', { class: 'axis-title', x: 12, y: top + (hgt - bottom - top) / 2, transform: `rotate(-90 12 ${top + (hgt - bottom - top) / 2})`, 'text-anchor': 'middle' }, 'value (USD)'),
+    svgEl('text', { class: 'axis-title', x: left + (w - left - right) / 2, y: hgt - 4, 'text-anchor': 'middle' }, 'block (time →)'))
+  svg.append(svgEl('polyline', { points: samples.map((s) => `${x(s.t)},${y(s.v)}`).join(' ') }))
+  for (const s of samples) svg.append(svgEl('circle', { cx: x(s.t), cy: y(s.v), r: 2.5 }, undefined))
   const [first, last] = [samples[0], samples.at(-1)]
-  return h('div', {}, svg, h('p', { class: 'muted', text: `$${first.v.toFixed(2)} at block ${first.block} (${when(new Date(first.t).toISOString())}) → $${last.v.toFixed(2)} at block ${last.block}; low $${lo.toFixed(2)}, high $${hi.toFixed(2)}` }))
+  return h('div', {}, svg, h('p', { class: 'muted', text: `$${first.v.toFixed(2)} at block ${first.block} (${when(new Date(first.t).toISOString())}) → $${last.v.toFixed(2)} at block ${last.block} (${when(new Date(last.t).toISOString())}); low $${lo.toFixed(2)}, high $${hi.toFixed(2)}` }))
 }
 
 // ---------- routing ----------
@@ -499,9 +570,12 @@ async function route() {
   const [path, query] = location.hash.slice(1).split('?')
   const q = new URLSearchParams(query ?? '')
   try {
-    // Without a key, the browser's SIWE session (if any) signs in: its CSRF token is read once per page load.
-    if (!sessionStorage.getItem('opsKey') && !sessionCsrf) await loadSession()
-    await api('/ops/overview') // who is signed in: 401 and 403 show the sign-in page
+    if (!sessionStorage.getItem('opsKey')) {
+      // Without a key, the browser's SIWE session (if any) signs in: asked without a 401 when there is none.
+      const session = await loadSession()
+      if (!session?.signedIn) return showSignIn()
+      if (!session.isOperator) return showSignIn(new ApiError(403, { code: 'forbidden' }))
+    } else await api('/ops/overview') // whose key: 401 and 403 show the sign-in page
   } catch (err) {
     return showSignIn(err instanceof ApiError ? err : undefined)
   }

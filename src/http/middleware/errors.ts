@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa'
 import type { Logger } from '../../logger.ts'
 import { ServiceError } from '../../domain/errors.ts'
-import { chainUnavailableOf } from '../../chain/priceReader.ts'
 import { BadRequestError, InvalidJsonError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../inputErrors.ts'
 
 type HttpishError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string; headers?: Record<string, string> }
@@ -27,16 +26,17 @@ function fromHttpError(err: HttpishError): ServiceError | undefined {
 }
 
 /**
- * Turns every error into `{ error, code, field_errors? }`; a node that cannot be reached is a
- * 503 `chain_unavailable` with `Retry-After`, whichever route met it. Unexpected errors are logged with
- * the request id and answered with a generic 500 that says nothing about internals.
+ * Turns every error into `{ error, code, field_errors? }`; `serviceErrorOf` (the core's) names
+ * what a library's error means, so a node that cannot be reached is a 503 `chain_unavailable`
+ * with `Retry-After`, whichever route met it. Unexpected errors are logged with the request id
+ * and answered with a generic 500 that says nothing about internals.
  */
-export function errorEnvelope({ logger }: { logger: Logger }): Middleware {
+export function errorEnvelope({ logger, serviceErrorOf }: { logger: Logger; serviceErrorOf: (err: unknown) => ServiceError | undefined }): Middleware {
   return async (ctx, next) => {
     try {
       await next()
     } catch (raw) {
-      const err = raw instanceof ServiceError ? raw : (fromHttpError(raw as HttpishError) ?? chainUnavailableOf(raw))
+      const err = raw instanceof ServiceError ? raw : (fromHttpError(raw as HttpishError) ?? serviceErrorOf(raw))
       if (err) {
         ctx.status = err.status
         ctx.body = {

@@ -6,7 +6,7 @@ import { SESSION_COOKIE } from '../middleware/auth.ts'
 import { siweBody } from '../../domain/accounts/account.schema.ts'
 import { UnauthorizedError } from '../../domain/errors.ts'
 
-/** Sign-In with Ethereum for the dashboard: nonce, sign-in (session cookie + CSRF token), the current session, logout. */
+/** Sign-In with Ethereum for the dashboard: nonce, sign-in (session cookie + CSRF token), the current session (or whether there is one), logout. */
 export function authRoutes({ core, config }: AppDeps): Router {
   const router = new Router({ prefix: '/auth' })
   router.get('/nonce', rejectQuery, async (ctx) => {
@@ -34,6 +34,13 @@ export function authRoutes({ core, config }: AppDeps): Router {
     if (!session) throw new UnauthorizedError('No live Sign-In with Ethereum session: sign in with POST /auth/siwe.')
     ctx.set('Cache-Control', 'no-store')
     ok(ctx, session)
+  })
+  // The same, for a page that asks before anyone signed in: 200 with `signedIn: false` when there is no live session, never a 401.
+  router.get('/session/state', rejectQuery, async (ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE)
+    const session = token ? await core.describeSession({ token }) : undefined
+    ctx.set('Cache-Control', 'no-store')
+    ok(ctx, session ? { signedIn: true, ...session } : { signedIn: false })
   })
   router.post('/logout', rejectQuery, async (ctx) => {
     parse(noBody, ctx.request.body)

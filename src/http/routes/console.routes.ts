@@ -7,6 +7,7 @@ const ASSETS = {
   'index.html': 'text/html; charset=utf-8',
   'console.js': 'text/javascript; charset=utf-8',
   'console.css': 'text/css; charset=utf-8',
+  'icon.svg': 'image/svg+xml',
 } as const
 
 /**
@@ -16,7 +17,7 @@ const ASSETS = {
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /**
- * The operator console at `/ops`: a static page and its module. It holds no data: it signs in
+ * The operator console at `/ops`: a static page, its module, its style and its icon (also at `/favicon.ico`). It holds no data: it signs in
  * with an operator's key or session and reads the ops API, which answers 401/403 to anyone else.
  *
  * @example
@@ -37,5 +38,8 @@ export function consoleRoutes(): Router {
   router.get('/ops/', send('index.html'))
   router.get('/ops/console.js', send('console.js'))
   router.get('/ops/console.css', send('console.css'))
+  // The page links its icon; a browser that asks the origin's /favicon.ico anyway gets the same one.
+  router.get('/ops/icon.svg', send('icon.svg'))
+  router.get('/favicon.ico', send('icon.svg'))
   return router
 }

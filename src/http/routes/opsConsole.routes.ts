@@ -21,6 +21,21 @@ export const timelineQuery = z.strictObject({
   cursor: z.string().max(200).optional(),
 })
 
+/** A page of an agent's operations: `limit` (1 to 100, default 20), `cursor` the answer's `nextCursor`. */
+export const operationsQuery = z.strictObject({ limit: limitQuery, cursor: z.string().max(300).optional() })
+const operationsCursor = z.tuple([z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?$/), z.string().regex(/^[A-Za-z0-9:._-]{1,200}$/)])
+
+/** An operations cursor is the last row's creation and id, as JSON in base64url. */
+function operationsBefore(cursor: string | undefined): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined) return undefined
+  try {
+    const [createdAt, id] = operationsCursor.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString()))
+    return { createdAt, id }
+  } catch {
+    throw new ValidationError({ cursor: 'Invalid cursor.' })
+  }
+}
+
 /** A timeline cursor (opened at the edge) is the journal seq its page ends before. */
 function timelineBefore(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined
@@ -73,6 +88,14 @@ export function opsConsoleRoutes({ core }: AppDeps): Router {
 
   router.get('/agents/:id', rejectQuery, async (ctx) => {
     ok(ctx, await core.getOpsAgent({ agentId: uuidOf(ctx, 'Agent') }))
+  })
+
+  // The agent's swaps, transfers, fee claims and launches, newest first, each with what started it.
+  router.get('/agents/:id/operations', async (ctx) => {
+    const agentId = uuidOf(ctx, 'Agent')
+    const q = parse(operationsQuery, ctx.query)
+    const { operations, next } = await core.listAgentOperations({ agentId, limit: q.limit, before: operationsBefore(q.cursor) })
+    ok(ctx, { operations, nextCursor: next ? Buffer.from(JSON.stringify([next.createdAt, next.id])).toString('base64url') : null })
   })
 
   router.get('/dead-letters', async (ctx) => {
