@@ -119,4 +119,36 @@ describe('automations fired by the chain', () => {
     expect(ops.map((o) => o.hash)).toEqual(after.firings.map((f: { txHash: string }) => f.txHash).reverse())
     for (const o of ops) expect((await publicClient.getTransactionReceipt({ hash: o.hash })).status).toBe('success')
   })
+
+  it('an hourly DCA stored by machine version 1 armed on the tick it had served (a trigger waited behind that firing) waits for the next tick', async () => {
+    const trader = await agent('dca-v1', ['trading'])
+    const body = { agent_id: trader, name: 'hourly', kind: 'dca', dca: { tokenIn: 'ETH', tokenOut: 'USDC', amountPerRun: '0.001', everySeconds: 3600, maxRuns: 3, slippageBps: 300 } }
+    const { id } = (await api('POST', '/automations', body)).body
+    await until(id, (a) => a.runCount === 1 && a.status === 'armed')
+    // Rewrite it as version 1 left it after 1:timer then 2:manual (the trigger that waited): its
+    // nextRunAt still on the tick firing 1 served, its version 1 timer due in a second.
+    const tick = new Date(Date.now() - 2000).toISOString()
+    const record = (number: number, source: string, ms: number) => ({ number, at: new Date(Date.now() - ms).toISOString(), source, catchUp: false, outcome: 'ok', txHash: null, reason: null, childId: null })
+    const legacy = 'xstate.after.due.automation.armed.timed'
+    await app.services.pool.query(
+      `with v1 as (
+         update actor set machine_version = 1, timers = jsonb_build_object($2::text, 999000),
+                snapshot = jsonb_set(snapshot, '{context}', (snapshot->'context') - 'lastTimerAt' || jsonb_build_object('nextRunAt', $3::text, 'firings', $4::jsonb, 'firingNumber', 2, 'runCount', 2))
+          where id = $1 returning id, account_id
+       ), gone as (delete from actor_timer where actor_id = $1)
+       insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
+       select id, $2, account_id, 999000, now() + interval '1 second', jsonb_build_object('type', $2::text) from v1`,
+      [id, legacy, tick, JSON.stringify([record(1, 'timer', 1500), record(2, 'manual', 1000)])],
+    )
+    app.services.runtime.forget(id)
+    const heard = async () => (await q(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = $2`, [id, legacy]))[0].n
+    await waitFor(async () => (await heard()) === 1, 10_000)
+    const next = new Date(Date.parse(tick) + 3_600_000).toISOString()
+    const [row] = await q(`select machine_version, timers, status from actor where id = $1`, [id])
+    expect(row).toMatchObject({ machine_version: 2, timers: { 'automation.due': expect.any(Number) }, status: 'armed' })
+    expect(Object.keys(row.timers)).toEqual(['automation.due'])
+    expect((await api('GET', `/automations/${id}`)).body).toMatchObject({ status: 'armed', runCount: 2, nextRunAt: next })
+    const [timer] = await q(`select extract(epoch from due_at) * 1000 as ms from actor_timer where actor_id = $1`, [id])
+    expect(Math.abs(Number(timer.ms) - Date.parse(next))).toBeLessThan(5_000)
+  })
 })
