@@ -7,8 +7,8 @@ import { AUTOMATION_FIRE, automationKind, automationMachine } from './automation
 /**
  * The pure automation machine under random interleavings of clock advances (its timer heard on
  * time, or late as after downtime), manual triggers, pause, resume, PATCHes (a new interval, or
- * other parameters) and the ends of firings (ok or failed, reported by the effect or by the
- * firing's child), in any order. Time comes only in the events' `at`; the test keeps the clock
+ * other parameters), the ends of firings (ok or failed, reported by the effect or by the
+ * firing's child) and restarts (the snapshot stored as JSON and loaded again), in any order. Time comes only in the events' `at`; the test keeps the clock
  * and the durable timer as the runtime does (a delayed raise is a timer, a cancel removes it).
  *
  * What must hold, the grid kept by the test itself (an interval's ticks every `everySeconds` from
@@ -31,6 +31,7 @@ type Command =
   | { type: 'resume' }
   | { type: 'patch'; everySeconds: number | null }
   | { type: 'end'; ok: boolean; viaChild: boolean }
+  | { type: 'restart' }
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ type: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 45_000 }), late: fc.boolean() }) },
@@ -39,6 +40,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ type: 'resume' as const }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('patch' as const), everySeconds: fc.option(fc.constantFrom(10, 20, 30)) }) },
   { weight: 4, arbitrary: fc.record({ type: fc.constant('end' as const), ok: fc.boolean(), viaChild: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ type: 'restart' as const }) },
 )
 
 type Step = [AnyMachineSnapshot, { type: string; params?: any }[]]
@@ -85,6 +87,8 @@ function run(input: AutomationInput, commands: Command[], maxRuns: number) {
     } else if (c.type === 'trigger') send({ type: 'automation.trigger', source: { source: 'manual' } })
     else if (c.type === 'pause') send({ type: 'automation.pause' })
     else if (c.type === 'resume') send({ type: 'automation.resume' })
+    // A new process loads the stored snapshot (JSON) and goes on from it; its timers are rows, kept.
+    else if (c.type === 'restart') s = automationMachine.resolveState(JSON.parse(JSON.stringify(automationMachine.getPersistedSnapshot(s))))
     else if (c.type === 'patch' && c.everySeconds === null) send({ type: 'automation.update', changes: { name: `renamed at ${now}` } })
     else if (c.type === 'patch' && c.everySeconds !== null) {
       send({ type: 'automation.update', changes: { trigger: { type: 'interval', everySeconds: c.everySeconds, maxRuns } } })

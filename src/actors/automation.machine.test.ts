@@ -197,13 +197,16 @@ describe('the interval grid moves past the tick a timer firing serves, whatever 
     expect([delayOf(a5), fire(a6)?.number, s6.context.current.catchUp, s6.context.nextRunAt]).toEqual([0, 2, true, iso(T0 + 4 * H)])
   })
 
-  it('a PATCH of the interval during a timer firing starts the new grid a new period after that firing started', () => {
+  it('a PATCH of the interval right after a timer firing, or during one, starts the new grid a new period on', () => {
+    const every = (everySeconds: number) => ({ type: 'automation.update', changes: { trigger: { type: 'interval', everySeconds, maxRuns: 3 } } })
     const [s1] = step(start(hourly)[0], { type: TIMER })
-    const [s2] = step(s1, { type: 'automation.update', changes: { trigger: { type: 'interval', everySeconds: 1800, maxRuns: 3 } } }, T0 + 1000)
+    const [after, a] = step(step(s1, done, T0 + 1000)[0], every(1800), T0 + 2000)
+    expect([status(after), after.context.nextRunAt, delayOf(a)]).toEqual(['armed', iso(T0 + 2000 + H / 2), H / 2])
+    const [s2] = step(s1, every(1800), T0 + 1000)
     const [s3, a3] = step(s2, done, T0 + 2000)
     expect([status(s3), s3.context.nextRunAt, delayOf(a3)]).toEqual(['armed', iso(T0 + 1000 + H / 2), H / 2 - 1000])
     // Long after the last timer firing, a new interval starts now.
-    const [s4, a4] = step(s3, { type: 'automation.update', changes: { trigger: { type: 'interval', everySeconds: 600, maxRuns: 3 } } }, T0 + H)
+    const [s4, a4] = step(s3, every(600), T0 + H)
     expect([s4.context.nextRunAt, delayOf(a4)]).toEqual([iso(T0 + H), 0])
   })
 
