@@ -61,7 +61,9 @@ async function stored(id: string) {
     `select kind, status, state_value, snapshot, timers, version::int as version, parent_id, stuck_reason from actor where id = $1`, id)
   return {
     actor,
-    journal: await q(`select seq::int as seq, event, state_value from actor_journal where actor_id = $1 order by seq`, id),
+    // An automation's events are journaled with the time they were taken in (`at`), which two runtimes never share.
+    journal: (await q(`select seq::int as seq, event, state_value from actor_journal where actor_id = $1 order by seq`, id))
+      .map(({ event: { at, ...event }, ...r }) => ({ ...r, event: actor.kind === 'automation' ? event : { ...event, ...(at ? { at } : {}) } })),
     effects: await q(`select substr(id, length(actor_id) + 1) as id, kind, params, status from effect where actor_id = $1 order by id`, id),
     timers: await q(`select timer_key, generation::text as generation, event from actor_timer where actor_id = $1 order by timer_key`, id),
     inbox: await q(`select event, processed_at is not null as processed from actor_inbox where actor_id = $1 order by seq`, id),
@@ -260,6 +262,7 @@ describe('every actor kind is restored from its stored snapshot after a restart'
     const after = await stored(id)
     expect(after.actor.snapshot).toEqual(uninterrupted(s.kind, s.input(accountId), all))
     expect(after.journal.at(-1)).toEqual({ seq: 2 + s.before.length, event: s.next, state_value: s.after })
+    if (s.kind === automationKind) expect((await q(`select event->>'at' as at from actor_journal where actor_id = $1 and seq > 1`, id)).every((r) => !Number.isNaN(Date.parse(r.at)))).toBe(true)
     expect(after.effects.filter((e) => !mid.effects.some((m) => m.id === e.id)).map(({ status: _, ...e }) => e)).toEqual(s.effects)
     // The timers are the ones stored before the restart (a load re-arms nothing), less what the event cancelled.
     expect(after.timers.map((t) => t.timer_key)).toEqual(s.timersAfter)
