@@ -118,6 +118,16 @@ describe('webhooks', () => {
     receiver.answerWith(() => ({ status: 200 }))
   })
 
+  it('does not follow a redirect (to a private address here): the attempt fails with the 3xx', async () => {
+    const hook = await endpoint(['swap.confirmed'], receiver.url('/moved'))
+    receiver.answerWith((r) => (r.payload.data?.webhook?.id === hook.id ? { status: 302, headers: { location: 'http://10.0.0.1/hook' } } : { status: 200 }))
+    await api('POST', `/webhooks/${hook.id}/test`)
+    await waitFor(async () => (await deliveries(hook.id))[0]?.lastStatusCode === 302)
+    expect((await deliveries(hook.id))[0]).toMatchObject({ status: expect.stringMatching(/^(failed|pending)$/), lastError: 'redirect not followed (302)' })
+    expect((await api('PATCH', `/webhooks/${hook.id}`, { enabled: false })).status).toBe(200)
+    receiver.answerWith(() => ({ status: 200 }))
+  })
+
   it('manages endpoints: list, patch, delete; another account sees none of them', async () => {
     const hook = await endpoint(['launch.live'])
     const patched = await api('PATCH', `/webhooks/${hook.id}`, { events: ['launch.live', 'launch.failed'], enabled: false, description: null })
