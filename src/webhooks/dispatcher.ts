@@ -50,7 +50,8 @@ export function createWebhookDispatcher({ pool, logger, settings, render }: { po
   const owner = `webhooks-${randomUUID()}`
   const inFlight = new Map<string, number>()
   const running = new Set<Promise<void>>()
-  const leaseMs = settings.timeoutMs + 30_000
+  // A request ends within its timeout: a lease outlives it by the time to record the outcome.
+  const leaseMs = settings.timeoutMs + 5000
 
   async function fanOutEvents(): Promise<number> {
     const batch = await events.unfannedEvents(100)
