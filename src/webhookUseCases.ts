@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from './domain/errors.ts'
 import type { CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody } from './domain/webhooks/webhook.schema.ts'
 import { createWebhooksStore, type AccountEventRow, type WebhookEndpointRow } from './db/webhooks.store.ts'
 import { createWebhookDeliveriesStore, type DeliveryRow } from './db/webhookDeliveries.store.ts'
+import { createAccountEventsStore } from './db/accountEvents.store.ts'
 import { checkTargetUrl, TargetRefusedError, type TargetPolicy } from './webhooks/target.ts'
 import type { Core } from './core.ts'
 
@@ -67,6 +68,8 @@ export function webhookUseCases({ pool, policy, wake }: { pool: pg.Pool; policy:
     return row
   }
   return {
+    /** What `GET /events` reads (src/http/accountEventStream.ts). */
+    accountEvents: createAccountEventsStore(pool),
     async createWebhook({ accountId, body }: { accountId: string; body: CreateWebhookBody }) {
       const url = await checkUrl(body.url)
       const row = await store.insertEndpoint({ id: randomUUID(), accountId, url, events: body.events, enabled: body.enabled, description: body.description ?? null, secret: newSecret() })

@@ -37,7 +37,7 @@ const delivery = {
   },
 }
 
-/** Outbound webhooks (`admin` scope; docs/api.md, "Webhooks"). */
+/** Outbound webhooks (`admin` scope) and the stream of the same events (`read`): docs/api.md, "Webhooks". */
 export function webhookOps(): Op[] {
   return [
     { method: 'post', path: '/webhooks', summary: 'Add an endpoint (https; private addresses refused): 201 with its signing secret, shown once', auth: 'admin', body: createWebhookSchema, status: 201, response: withSecret },
@@ -51,6 +51,7 @@ export function webhookOps(): Op[] {
       method: 'get', path: '/webhooks/{id}/deliveries', summary: "An endpoint's deliveries, newest first", auth: 'admin', query: listDeliveriesSchema,
       response: { type: 'object', required: ['deliveries', 'nextCursor'], properties: { deliveries: { type: 'array', items: delivery }, nextCursor: nullable('string') } },
     },
+    { method: 'get', path: '/events', summary: "The account's events as Server-Sent Events (id: the event id, event: its type; Last-Event-ID resumes)", auth: 'read', responseType: 'text/event-stream' },
     { method: 'post', path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver', summary: 'Send a delivery again now, under the same webhook-id', auth: 'admin', response: delivery },
   ]
 }

@@ -5,6 +5,7 @@ import { ok } from '../respond.ts'
 import { noBody, parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { streamAccountEvents } from '../accountEventStream.ts'
 import { createWebhookSchema, listDeliveriesSchema, updateWebhookSchema } from '../../domain/webhooks/webhook.schema.ts'
 
 const webhookId = (ctx: Context): string => {
@@ -17,7 +18,8 @@ const webhookId = (ctx: Context): string => {
  * Outbound webhooks (`admin` scope): `POST /webhooks` (201, with the signing secret, shown only
  * then), `GET /webhooks`, `GET|PATCH|DELETE /webhooks/:id`, `POST /webhooks/:id/rotate-secret`
  * (the new secret; the old one signs too for 24 h), `POST /webhooks/:id/test`,
- * `GET /webhooks/:id/deliveries` (paged) and `POST /webhooks/:id/deliveries/:deliveryId/redeliver`.
+ * `GET /webhooks/:id/deliveries` (paged) and `POST /webhooks/:id/deliveries/:deliveryId/redeliver`;
+ * and `GET /events` (`read`), the same events as Server-Sent Events.
  */
 export function webhookRoutes({ webhooks }: AppDeps): Router {
   const router = new Router()
@@ -62,5 +64,12 @@ export function webhookRoutes({ webhooks }: AppDeps): Router {
     parse(noBody, ctx.request.body)
     ok(ctx, await webhooks.redeliver({ accountId: accountId(ctx), webhookId: id, deliveryId }))
   })
+  // Server-Sent Events: every event of the account's resources, resumable with Last-Event-ID.
+  router.get('/events', rejectQuery, requireScope('read'), async (ctx) => {
+    await streamAccountEvents(ctx, webhooks.accountEvents, { accountId: accountId(ctx), pollMs: EVENTS_POLL_MS })
+  })
   return router
 }
+
+/** How often a stream of account events reads the database. */
+const EVENTS_POLL_MS = 250
