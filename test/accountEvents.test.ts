@@ -65,3 +65,17 @@ describe('GET /events', () => {
     expect(events.map((e) => e.data.data.id)).toEqual([c.id])
   })
 })
+
+describe('market.listing.sold', () => {
+  it('tells the seller, once, when a listing is bought', async () => {
+    const seller = await app.account({ name: 'seller' })
+    const buyer = await app.account({ name: 'buyer' })
+    const hook = await seller.api('POST', '/webhooks', { url: receiver.url('/seller'), events: ['market.listing.sold'] })
+    receiver.trust(hook.body.secret)
+    const agent = (await seller.api('POST', '/agents', { name: 'for sale', model: 'gpt-4o-mini', skills: [] })).body
+    const listing = (await seller.api('POST', '/market', { agentId: agent.id, priceCredits: 100 })).body
+    expect((await buyer.api('POST', `/market/${listing.id}/buy`)).status).toBe(200)
+    await waitFor(() => receiver.ofType('market.listing.sold').length === 1)
+    expect(receiver.ofType('market.listing.sold')[0]!.payload.data).toMatchObject({ id: listing.id, agentId: agent.id, status: 'sold', priceCredits: 100 })
+  })
+})

@@ -5,7 +5,7 @@ import { limitQuery } from '../paging.schema.ts'
 export const EVENT_TYPES = [
   'swap.confirmed', 'swap.failed', 'transfer.confirmed', 'transfer.failed', 'launch.live', 'launch.failed',
   'automation.fired', 'automation.failed', 'automation.completed', 'run.completed', 'run.failed',
-  'chat.turn.completed', 'chat.turn.failed', 'agent.paused', 'webhook.disabled',
+  'chat.turn.completed', 'chat.turn.failed', 'agent.paused', 'market.listing.sold', 'webhook.disabled',
 ] as const
 
 const eventType = z.enum([...EVENT_TYPES, '*'])
