@@ -96,7 +96,7 @@ export function webhookUseCases({ pool, policy, wake }: { pool: pg.Pool; policy:
       if (!row) throw new NotFoundError('Webhook')
       return { ...endpointView(row), secret: row.secret }
     },
-    /** Sends a `webhook.test` event to this endpoint only (enabled or not). */
+    /** Sends a `webhook.test` event to this endpoint only (sent while it is enabled). */
     async testWebhook({ accountId, webhookId }: { accountId: string; webhookId: string }) {
       const row = await owned(accountId, webhookId)
       const eventId = `evt_${randomUUID().replaceAll('-', '')}`
