@@ -82,6 +82,19 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   RUN_MAX_SECONDS_CEILING: z.coerce.number().int().min(1).default(3600),
   /** How long `POST /runs/:id/stop` waits for the run to end before answering it as it is. */
   RUN_STOP_WAIT_SECONDS: z.coerce.number().min(0.01).max(600).default(30),
+  /** Webhook targets besides public addresses: none, loopback (the embedded chain's default) or all private networks (never the metadata address). */
+  WEBHOOK_PRIVATE_TARGETS: z.enum(['none', 'loopback', 'all']).optional(),
+  /** Plain-http webhook URLs (the embedded chain's default); else https only. */
+  WEBHOOK_ALLOW_HTTP: bool.optional(),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(10),
+  /** The first retry's delay; each next one doubles, up to WEBHOOK_RETRY_MAX_SECONDS, with jitter. */
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.001).max(3600).default(5),
+  WEBHOOK_RETRY_MAX_SECONDS: z.coerce.number().min(0.001).max(86_400).default(3 * 3600),
+  /** How long a delivery is retried before it is dead. */
+  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().min(0.001).default(24 * 3600),
+  /** An endpoint failing this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().min(0.001).default(3 * 24 * 3600),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -155,6 +168,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxSeconds: Math.max(e.RUN_MAX_SECONDS_CEILING, e.RUN_DEFAULT_MAX_SECONDS),
       },
       stopWaitMs: Math.round(e.RUN_STOP_WAIT_SECONDS * 1000),
+    },
+    webhooks: {
+      policy: { privateTargets: e.WEBHOOK_PRIVATE_TARGETS ?? (embeddedChain ? 'loopback' : 'none'), allowHttp: e.WEBHOOK_ALLOW_HTTP ?? embeddedChain },
+      timeoutMs: Math.round(e.WEBHOOK_TIMEOUT_SECONDS * 1000),
+      retryBaseMs: Math.round(e.WEBHOOK_RETRY_BASE_SECONDS * 1000),
+      maxDelayMs: Math.round(e.WEBHOOK_RETRY_MAX_SECONDS * 1000),
+      retryWindowMs: Math.round(e.WEBHOOK_RETRY_WINDOW_SECONDS * 1000),
+      disableAfterMs: Math.round(e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000),
+      pollMs: e.WEBHOOK_POLL_MS,
+      concurrency: 32,
+      perEndpoint: 4,
     },
   }
 }

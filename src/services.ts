@@ -32,6 +32,8 @@ import { claimPlanner } from './chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from './chain/indexer.ts'
 import { createDepositServices } from './chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
+import { createWebhookDispatcher } from './webhooks/dispatcher.ts'
+import { renderEventWith, webhookUseCases } from './webhookUseCases.ts'
 import { createCore, type Core, type IdentityAdapters } from './core.ts'
 import { chatTurnKind } from './actors/chatTurn.machine.ts'
 import { createChatTurnEffects } from './actors/chatTurnEffects.ts'
@@ -132,11 +134,15 @@ export async function createServices(
   nodes.subscribe(KEY_REVOKED_CHANNEL, (hash) => core.forgetApiKey(hash))
   if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
+  // Account events out: the endpoints' use cases, and the dispatcher that fans events out and delivers them.
+  const dispatcher = createWebhookDispatcher({ pool: db.pool, logger, settings: config.webhooks, render: renderEventWith(core) })
+  const webhooks = webhookUseCases({ pool: db.pool, policy: config.webhooks.policy, wake: dispatcher.wake })
   return {
     config,
     logger,
     core,
     rateLimitStore,
+    webhooks,
     db,
     pool: db.pool,
     redis,
@@ -150,9 +156,11 @@ export async function createServices(
     /** The runtime takes its shards, and the indexer's role when no other node holds it (then it indexes). */
     async start() {
       await runtime.start()
+      await dispatcher.start()
     },
     async close() {
       clearInterval(sweeper)
+      await dispatcher.stop()
       await indexer?.stop()
       await runtime.stop()
       if ('close' in rateLimitStore && typeof rateLimitStore.close === 'function') rateLimitStore.close()

@@ -2,6 +2,7 @@ import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
 import type { RateLimitStore } from './rateLimit.ts'
 import type { Core } from '../core.ts'
+import type { WebhookUseCases } from '../webhookUseCases.ts'
 
 /**
  * Everything the HTTP app (and MCP) needs, built by the caller (main.ts, or a test with its own
@@ -16,4 +17,6 @@ export type AppDeps = {
   logger: Logger
   /** The counters of the rate limits (Redis when configured, else in memory). */
   rateLimitStore: RateLimitStore
+  /** The account's webhook endpoints and their deliveries (src/webhookUseCases.ts). */
+  webhooks: WebhookUseCases
 }
