@@ -8,6 +8,7 @@ import { apiClient, type Api, type ApiResponse } from './support/app.ts'
 import { createTestDatabase } from './support/db.ts'
 import { adminCreateAccount, kill9, startServer, stopServer, serverCleanup, type ServerProcess } from './support/server.ts'
 import { waitFor } from './support/waitFor.ts'
+import { readSse, type SseEvent } from './support/sse.ts'
 import { stableUuid } from '../src/domain/util/stableUuid.ts'
 
 /*
@@ -130,5 +131,36 @@ describe('losing a node loses no request', () => {
     expect(nonce - nonceBefore).toBe(SWAPS)
     expect(swaps.filter((id) => answers.some((a) => a.body.id === id))).toHaveLength(SWAPS)
     console.info(`cut off: ${cut.length}; kill to last retry answered: ${Math.max(...completedAfterMs)} ms`)
+  }, 60_000)
+
+  it('kill -9 of the node serving a swap\'s event stream: the client reconnects to another node with Last-Event-ID and sees the rest and the end, each event once', async () => {
+    const [survivor, victim] = [nodes[0]!, nodes[2]!]
+    const chain = createPublicClient({ transport: http(rpcUrl) })
+    // Blocks wait, so the swap is still on its way when the stream is cut.
+    await chain.request({ method: 'evm_setAutomine' as never, params: [false] as never })
+    const key = 'streamed-swap'
+    const swapId = stableUuid(account.accountId, 'swap/execute', key)
+    const answer = swapWithRetries(() => [survivor], key, [])
+    await waitFor(async () => (await db.query(`select 1 from wallet_op where id = $1`, [swapId])).rowCount === 1, 20_000)
+    const seen: SseEvent[] = []
+    const url = (n: ServerProcess) => `${n.url}/api/v1/swap/${swapId}/events`
+    const first = readSse(url(victim), { apiKey: account.apiKey, onEvent: (e) => seen.push(e) }).catch(() => null)
+    await waitFor(() => seen.length > 0, 20_000)
+    await kill9(victim, { group: false })
+    await first
+    const cutAt = seen.length
+    await chain.request({ method: 'evm_setAutomine' as never, params: [true] as never })
+    await chain.request({ method: 'evm_mine' as never, params: [] as never })
+    const rest = await readSse(url(survivor), { apiKey: account.apiKey, lastEventId: seen.at(-1)!.id!, onEvent: (e) => seen.push(e) })
+    expect(rest.status).toBe(200)
+    const ids = seen.map((e) => Number(e.id))
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toEqual([...ids].sort((x, y) => x - y))
+    const statuses = seen.map((e) => e.data.status)
+    expect(new Set(statuses).size).toBe(statuses.length)
+    expect(statuses.at(-1)).toBe('confirmed')
+    expect(seen.length).toBeGreaterThan(cutAt)
+    expect((await answer).body.id).toBe(swapId)
+    await settledExactlyOnce()
   }, 60_000)
 })
