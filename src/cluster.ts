@@ -14,7 +14,8 @@ import { loadOrCreateMasterKey } from './chain/keystore.ts'
  * the wallet master key in DATA_DIR) and forks N node processes that serve the one HTTP port
  * (`node:cluster` hands connections round-robin). A node that dies is replaced; its shards move
  * to the others meanwhile. SIGTERM / SIGINT stops the nodes (each hands its shards back), then
- * the chain and Postgres.
+ * the chain and Postgres. SIGUSR2 restarts the nodes one at a time (a rolling restart, e.g. after
+ * a deploy): a new node starts and listens, then one old node stops politely; no request fails.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   let embedded: EmbeddedPostgresHandle | undefined
@@ -47,8 +48,11 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     listened.add(worker.id)
     startFailures = 0
   })
+  /** Nodes stopped on purpose by a rolling restart: not replaced when they exit. */
+  const retiring = new Set<number>()
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return
+    if (retiring.delete(worker.id)) return void listened.delete(worker.id)
     if (!listened.delete(worker.id)) startFailures++
     if (startFailures >= 3) {
       logger.fatal({ pid: worker.process.pid, code, signal }, 'node processes die before they listen (3 in a row; the error is above); stopping')
@@ -80,4 +84,39 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGHUP', () => void shutdown('SIGHUP'))
+  let rolling = false
+  process.on('SIGUSR2', () => {
+    if (rolling || stopping) return
+    rolling = true
+    void rollingRestart({ fork, retiring, logger, isStopping: () => stopping }).finally(() => (rolling = false))
+  })
+}
+
+/**
+ * Replaces the node processes one at a time: a new one is forked and listens (it has taken its
+ * share of the shards), then one old one gets SIGTERM (it drains its requests, hands its shards
+ * back and exits) before the next.
+ */
+async function rollingRestart({ fork, retiring, logger, isStopping }: { fork(): Worker; retiring: Set<number>; logger: Logger; isStopping(): boolean }) {
+  const old = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
+  logger.info({ nodes: old.length }, 'rolling restart of the node processes')
+  for (const worker of old) {
+    if (isStopping()) return
+    const fresh = fork()
+    const started = await new Promise<boolean>((resolve) => {
+      fresh.once('listening', () => resolve(true))
+      fresh.once('exit', () => resolve(false))
+    })
+    if (!started) {
+      logger.error({ pid: worker.process.pid }, 'a new node process died before it listened; the rolling restart stops here')
+      return
+    }
+    retiring.add(worker.id)
+    await new Promise<void>((resolve) => {
+      if (worker.isDead()) return resolve()
+      worker.once('exit', () => resolve())
+      worker.process.kill('SIGTERM')
+    })
+  }
+  logger.info({ nodes: old.length }, 'rolling restart done')
 }

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import { once } from 'node:events'
-import type { Server } from 'node:http'
+import type { Server, ServerResponse } from 'node:http'
+import net from 'node:net'
 import { loadConfig } from './config.ts'
 import { createLogger } from './logger.ts'
 import { createServices } from './services.ts'
@@ -29,22 +30,51 @@ async function main() {
   const port = typeof addr === 'object' && addr ? addr.port : config.port
   logger.info({ url: `http://${config.host}:${port}`, bootMs: Math.round(performance.now() - t0) }, 'listening')
 
+  const drain = drainOnStop(server)
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'shutting down')
-    // Let requests in flight finish (their writes are committed or not, and the client learns which).
-    const closed = new Promise((r) => server.close(r))
-    server.closeIdleConnections()
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))])
-    server.closeAllConnections()
+    // Requests in flight finish (their writes are committed or not, and the client learns which);
+    // then the shards are handed back and the node leaves.
+    await drain(DRAIN_MS)
     await services.close().catch((err) => logger.error({ err }, 'shutdown error'))
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGHUP', () => void shutdown('SIGHUP'))
+}
+
+/** How long a stopping node waits for its requests in flight and its open connections. */
+const DRAIN_MS = 10_000
+
+/**
+ * A polite stop of the HTTP server: it stops accepting connections (under `WORKERS=N`, the
+ * primary sends new ones to the other nodes), every response from then on (those in flight too)
+ * says `Connection: close`, and idle keep-alive connections are left to expire (Node's 5 s
+ * keep-alive; a client that follows the `Keep-Alive: timeout` hint drops them first, so none is
+ * closed under a request being sent). After `ms`, what is left is closed.
+ */
+function drainOnStop(server: Server): (ms: number) => Promise<void> {
+  const open = new Set<ServerResponse>()
+  let draining = false
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close')
+    open.add(res)
+    res.once('close', () => open.delete(res))
+  })
+  return async (ms) => {
+    draining = true
+    for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close')
+    // net.Server's close: http.Server's would also close the idle connections at once.
+    const closed = new Promise((r) => net.Server.prototype.close.call(server, r))
+    const timer = new Promise((r) => setTimeout(r, ms).unref())
+    await Promise.race([closed, timer])
+    server.closeIdleConnections()
+    server.closeAllConnections()
+  }
 }
 
 main().catch((err) => {

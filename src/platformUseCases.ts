@@ -44,7 +44,7 @@ export function platformUseCases(adapters: PlatformAdapters) {
     /** GET /health: the database (with its latency), Redis and the chain's RPC, and the venue addresses. */
     health: () => healthReport(adapters),
     /** The `Idempotency-Key` store (HTTP) and MCP's `idempotencyKey` claims. */
-    idempotencyKeys: createIdempotencyKeys(pool),
+    idempotencyKeys: createIdempotencyKeys(pool, { nodeId: () => runtime.node().id }),
     /** The journal and commit watch the Server-Sent Events of actor-backed resources read. */
     actorEvents: createActorJournalWatch(pool, runtime),
     /** The Prometheus gauges' counts, read at scrape time so every node reports the same. */

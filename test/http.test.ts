@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
+import { createHash, randomUUID } from 'node:crypto'
 import { hashApiKey } from '../src/domain/accounts/apiKeyFormat.ts'
+import { canonicalJson } from '../src/http/middleware/idempotency.ts'
 
 let app: TestApp
 let alice: { accountId: string; apiKey: string; api: Api }
@@ -106,6 +108,36 @@ describe('envelope and conventions', () => {
     expect(skills.body.strategies.map((s: { slug: string }) => s.slug)).toEqual([
       'monitor-exit', 'momentum', 'defi-yield', 'macro-guard', 'sniper',
     ])
+  })
+})
+
+describe('Idempotency-Key in flight', () => {
+  /** A claim on (alice, automations, key) in flight on `node`, as a request of that node makes it. */
+  const holdKey = (key: string, body: unknown, node: string) =>
+    app.services.pool.query(
+      `insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until, holder_node, holder_claim)
+       values ($1, 'automations', $2, $3, 'in_flight', now() + interval '60 seconds', $4, $5)`,
+      [alice.accountId, key, createHash('sha256').update(canonicalJson(body)).digest('hex'), node, randomUUID()],
+    )
+
+  it('held by a live node: 409 with Retry-After of a second (not the 60 s lease)', async () => {
+    const body = { agentId, name: 'x' }
+    await holdKey('held-live', body, app.services.runtime.node().id)
+    const res = await alice.api('POST', '/automations', body, { 'idempotency-key': 'held-live' })
+    expect([res.status, res.body.code, res.headers.get('retry-after')]).toEqual([409, 'idempotency_key_in_progress', '1'])
+  })
+
+  it('held by a node that is gone: the retry takes the key over at once', async () => {
+    const gone = `gone-${randomUUID()}`
+    await app.services.pool.query(
+      `insert into service_node (id, pid, host, process_started, expires_at, stopped_at) values ($1, 1, 'elsewhere', 0, now(), now())`, [gone])
+    const body = { agentId, name: 'x' }
+    await holdKey('held-gone', body, gone)
+    const res = await alice.api('POST', '/automations', body, { 'idempotency-key': 'held-gone' })
+    expect(res.body.code).not.toBe('idempotency_key_in_progress')
+    const { rows } = await app.services.pool.query(`select holder_node from idempotency_key where account_id = $1 and key = 'held-gone'`, [alice.accountId])
+    // Taken over by this node's request (then released, as its answer was not a 2xx, or completed).
+    expect(rows.every((r) => r.holder_node === app.services.runtime.node().id)).toBe(true)
   })
 })
 

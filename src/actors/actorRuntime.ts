@@ -75,7 +75,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   let stopped = true
   const owner = opts.nodeId ?? randomUUID()
   const leaseMs = opts.effectLeaseMs ?? 30_000
-  const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, roles: opts.roles ?? {} })
+  const leases = createShardLeases({ pool, nodeId: owner, logger, ttlMs: opts.shardLeaseMs ?? 10_000, roles: opts.roles ?? {}, ...(opts.bus ? { bus: opts.bus } : {}) })
   const remote = opts.bus && createRemoteCommits({ bus: opts.bus, node: owner, watch, reload: (id) => core.load(id, { fresh: true }), alone: () => leases.alone() })
   const remotePollMs = opts.remotePollMs ?? (opts.bus ? 2_000 : 250)
   const core: RuntimeCore = {

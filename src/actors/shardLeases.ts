@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import type pg from 'pg'
 import type { Logger } from '../logger.ts'
+import type { NodeBus } from '../db/nodeBus.ts'
 import { acquireRole, acquireShards, heartbeat, releaseShards, retireNode, type HeldShard } from '../db/shardLease.store.ts'
 import { SHARD_COUNT } from './shards.ts'
 
@@ -15,14 +16,23 @@ export type ShardLeaseOptions = {
    * holds it, and is told when it gains or loses it.
    */
   roles?: Record<string, RoleHooks>
+  /**
+   * Nudges between nodes: a node that joins, hands shards back or retires a dead node says so,
+   * and the others renew at once instead of at their next renewal.
+   */
+  bus?: NodeBus
 }
+
+/** The bus channel of shard nudges (the payload: the node that changed the shares). */
+const SHARDS_CHANGED = 'shards_changed'
 
 /**
  * This node's share of the shards. Every third of the TTL one heartbeat renews the leases it
  * holds and says how many nodes are alive; the node then takes unheld shards up to its fair
- * share (`ceil(64 / nodes)`), hands back what is over it (so a node that joins gets work at
- * once), and retires nodes whose heartbeat expired (their effects are released to the shards'
- * owners). Locally, a lease counts only until `ttl * 0.8` after the renewal that confirmed it
+ * share (`ceil(64 / nodes)`), hands back what is over it, and retires nodes whose heartbeat
+ * expired (their effects are released to the shards' owners). With a bus, a node that joins,
+ * hands shards back or retires a node nudges the others, which renew at once: a joining node
+ * has its share within one renewal, and freed shards are taken at once. Locally, a lease counts only until `ttl * 0.8` after the renewal that confirmed it
  * was sent: a node that cannot renew (paused, partitioned, the database down) stops polling its
  * shards before any other node can take them.
  *
@@ -31,16 +41,19 @@ export type ShardLeaseOptions = {
  * await leases.start()
  * leases.shards() // null: all of them; else the shards this node polls now
  */
-export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: ShardLeaseOptions) {
+export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {}, bus }: ShardLeaseOptions) {
   const node = { id: nodeId, pid: process.pid, host: hostname(), processStarted: performance.timeOrigin }
   let held = new Map<number, number>()
   let heldRoles = new Set<string>()
   /** Other live nodes at the last heartbeat. */
   let others = 0
   let validUntil = 0
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
   let stopped = true
+  const loop = renewalLoop({ renew: () => renew(), everyMs: Math.max(20, Math.floor(ttlMs / 3)), logger, isStopped: () => stopped })
+  bus?.subscribe(SHARDS_CHANGED, (from) => {
+    if (from !== nodeId) loop.now()
+  })
+  const nudge = () => bus?.publish(SHARDS_CHANGED, nodeId)
 
   const keep = (shards: HeldShard[]) => shards.forEach((s) => held.set(s.shard, s.epoch))
 
@@ -57,6 +70,7 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
       logger.warn({ node: dead, effects: released }, 'a node is gone (its heartbeat ran out or its process died); its shards and effects are released')
     }
     if (gone.length > 0) beat.others -= gone.length
+    let changed = beat.dead.length + gone.length > 0
     others = beat.others
     const share = Math.ceil(SHARD_COUNT / (beat.others + 1))
     let handedBack: number[] = []
@@ -65,11 +79,14 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
       handedBack = [...held.keys()].sort((a, b) => b - a).slice(0, held.size - share)
       handedBack.forEach((s) => held.delete(s))
       await releaseShards(pool, nodeId, handedBack)
+      changed = true
     }
     validUntil = sentAt + ttlMs * 0.8
     await settleRoles(beat.roles)
     const lost = [...before.keys()].filter((s) => !held.has(s) && !handedBack.includes(s))
     if (lost.length > 0 && !first) logger.warn({ shards: lost }, 'shard leases lost (not renewed in time)')
+    // A node that joins, or shards freed: the others take their share now.
+    if (first || changed) nudge()
   }
 
   /** Takes the roles nobody holds and tells each role's hooks what changed. */
@@ -88,16 +105,6 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
     await Promise.resolve(roles[role]![change]()).catch((err: unknown) => logger.error({ err, role }, `role ${change} hook failed`))
   }
 
-  function schedule() {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = renew()
-        .catch((err: unknown) => logger.error({ err }, 'shard lease renewal failed'))
-        .finally(schedule)
-    }, Math.max(20, Math.floor(ttlMs / 3)))
-    timer.unref()
-  }
-
   const valid = () => !stopped && performance.now() < validUntil
 
   return {
@@ -105,8 +112,7 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
     /** Registers the node and takes its share, then renews in the background. */
     async start(): Promise<void> {
       stopped = false
-      await renew(true)
-      schedule()
+      await loop.start(() => renew(true))
     },
     /**
      * Stops renewing and hands every shard back, so other nodes poll them at once. The effects
@@ -114,11 +120,11 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
      */
     async handBack(): Promise<void> {
       stopped = true
-      if (timer) clearTimeout(timer)
-      await running
+      await loop.stop()
       held = new Map()
       await settleRoles([])
       await releaseShards(pool, nodeId, null, { leaving: true })
+      nudge()
     },
     /** The node is gone: the effects it still holds are released to the owners of their shards. */
     retire: () => retireNode(pool, nodeId),
@@ -135,6 +141,58 @@ export function createShardLeases({ pool, nodeId, logger, ttlMs, roles = {} }: S
 }
 
 export type ShardLeases = ReturnType<typeof createShardLeases>
+
+/**
+ * Runs `renew` every `everyMs`, one at a time; `now()` runs it at once (or right after the one
+ * running), then the schedule goes on from there.
+ */
+function renewalLoop({ renew, everyMs, logger, isStopped }: { renew(): Promise<void>; everyMs: number; logger: Logger; isStopped(): boolean }) {
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+  /** `now()` was called while a renewal ran: renew again right after it. */
+  let again = false
+  const settle = () => {
+    running = undefined
+    if (again && !isStopped()) {
+      again = false
+      now()
+    } else schedule()
+  }
+  function now(): void {
+    if (isStopped()) return
+    if (running) {
+      again = true
+      return
+    }
+    clearTimeout(timer)
+    running = renew().catch((err: unknown) => logger.error({ err }, 'shard lease renewal failed')).finally(settle)
+  }
+  function schedule() {
+    if (isStopped()) return
+    clearTimeout(timer)
+    timer = setTimeout(now, everyMs)
+    timer.unref()
+  }
+  return {
+    now,
+    /** Runs the first renewal (its failure is thrown), then the schedule. */
+    async start(first: () => Promise<void>): Promise<void> {
+      const run = first()
+      running = run.catch(() => {})
+      try {
+        await run
+      } catch (err) {
+        running = undefined
+        throw err
+      }
+      settle()
+    },
+    async stop(): Promise<void> {
+      clearTimeout(timer)
+      await running
+    },
+  }
+}
 
 /**
  * Whether a node's process on this host is alive: this very process (another runtime in it), or

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 
 type Db = Pick<pg.Pool, 'query'>
@@ -8,32 +9,49 @@ type Db = Pick<pg.Pool, 'query'>
  * HTTP `Idempotency-Key` middleware and by MCP's `idempotencyKey` (under the route `mcp`).
  */
 
-/** A key's stored state, with the seconds until an in-flight claim lapses (at least 1). */
+/**
+ * A key's stored state, with the seconds until an in-flight claim lapses (at least 1) and whether
+ * its holder is a node known to be live (false for a claim made before claims named a node).
+ */
 export type IdempotencyKeyRow = {
   fingerprint: string
   status: string
   response_status: number
   response_body: unknown
   retry_after: number | null
+  holder_live: boolean
 }
 
+/** Who holds an in-flight key: the node (`service_node.id`) and the claim (one per request). */
+export type KeyHolder = { node: string; claim: string }
+
 /**
- * Claims a key as in flight for `leaseSeconds`, or takes over an in-flight claim of the same
- * fingerprint whose lease lapsed. False when the key is held (completed, in flight, or another body).
+ * Whether the holder of an in-flight key is gone: its node was retired (a clean stop, its
+ * process seen gone from its host) or its heartbeat ran out. A holder with no node row (a claim
+ * made before claims named a node, or a runtime that never registered) is not gone.
+ */
+const HOLDER_GONE = `exists (select 1 from service_node n where n.id = idempotency_key.holder_node
+                                and (n.stopped_at is not null or n.expires_at <= now()))`
+
+/**
+ * Claims a key as in flight for `leaseSeconds` in the name of `holder`, or takes over an
+ * in-flight claim of the same fingerprint whose lease lapsed or whose node is gone. False when
+ * the key is held (completed, in flight on a live node, or another body).
  */
 export async function claimIdempotencyKey(
   db: Db,
-  { accountId, route, key, fingerprint, leaseSeconds }: { accountId: string; route: string; key: string; fingerprint: string; leaseSeconds: number },
+  { accountId, route, key, fingerprint, leaseSeconds, holder }:
+    { accountId: string; route: string; key: string; fingerprint: string; leaseSeconds: number; holder: KeyHolder },
 ): Promise<boolean> {
   const claim = await db.query(
-    `insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until)
-     values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 second')
+    `insert into idempotency_key (account_id, route, key, fingerprint, status, locked_until, holder_node, holder_claim)
+     values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 second', $6, $7)
      on conflict (account_id, route, key) do update
-       set locked_until = excluded.locked_until
-       where idempotency_key.status = 'in_flight' and idempotency_key.locked_until < now()
-         and idempotency_key.fingerprint = excluded.fingerprint
+       set locked_until = excluded.locked_until, holder_node = excluded.holder_node, holder_claim = excluded.holder_claim
+       where idempotency_key.status = 'in_flight' and idempotency_key.fingerprint = excluded.fingerprint
+         and (idempotency_key.locked_until < now() or ${HOLDER_GONE})
      returning key`,
-    [accountId, route, key, fingerprint, leaseSeconds],
+    [accountId, route, key, fingerprint, leaseSeconds, holder.node, holder.claim],
   )
   return claim.rowCount !== 0
 }
@@ -42,28 +60,33 @@ export async function claimIdempotencyKey(
 export async function findIdempotencyKey(db: Db, accountId: string, route: string, key: string): Promise<IdempotencyKeyRow | undefined> {
   const { rows } = await db.query<IdempotencyKeyRow>(
     `select fingerprint, status, response_status, response_body,
-            greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after
+            greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after,
+            exists (select 1 from service_node n where n.id = idempotency_key.holder_node
+                       and n.stopped_at is null and n.expires_at > now()) as holder_live
        from idempotency_key where account_id = $1 and route = $2 and key = $3`,
     [accountId, route, key],
   )
   return rows[0]
 }
 
-/** Stores a key's response (the request completed with a 2xx). */
+/** Stores a key's response (the request completed with a 2xx), if `claim` still holds it. */
 export async function completeIdempotencyKey(
   db: Db,
-  { accountId, route, key, status, body }: { accountId: string; route: string; key: string; status: number; body: unknown },
+  { accountId, route, key, status, body, claim }: { accountId: string; route: string; key: string; status: number; body: unknown; claim: string },
 ): Promise<void> {
   await db.query(
     `update idempotency_key set status = 'completed', response_status = $4, response_body = $5::jsonb
-      where account_id = $1 and route = $2 and key = $3`,
-    [accountId, route, key, status, JSON.stringify(body)],
+      where account_id = $1 and route = $2 and key = $3 and status = 'in_flight' and holder_claim = $6`,
+    [accountId, route, key, status, JSON.stringify(body), claim],
   )
 }
 
-/** Drops a key still in flight (the request failed: the key can be retried). */
-export async function releaseIdempotencyKey(db: Db, accountId: string, route: string, key: string): Promise<void> {
-  await db.query(`delete from idempotency_key where account_id = $1 and route = $2 and key = $3 and status = 'in_flight'`, [accountId, route, key])
+/** Drops a key still in flight under `claim` (the request failed: the key can be retried). */
+export async function releaseIdempotencyKey(db: Db, accountId: string, route: string, key: string, claim: string): Promise<void> {
+  await db.query(
+    `delete from idempotency_key where account_id = $1 and route = $2 and key = $3 and status = 'in_flight' and holder_claim = $4`,
+    [accountId, route, key, claim],
+  )
 }
 
 /** Drops keys older than 48 hours; the number dropped. */
@@ -101,19 +124,25 @@ export async function mcpKeyFingerprint(db: Db, accountId: string, key: string):
 }
 
 /**
- * The store bound to the pool: the port the `Idempotency-Key` middleware and MCP's key claim
- * reach through `core.idempotencyKeys`, and the hourly sweep.
+ * The store bound to the pool and this node (whose id names the claims it makes): the port the
+ * `Idempotency-Key` middleware and MCP's key claim reach through `core.idempotencyKeys`, and the
+ * hourly sweep.
  *
  * @example
- * const keys = createIdempotencyKeys(pool)
- * if (!(await keys.claim({ accountId, route: 'swap/execute', key, fingerprint, leaseSeconds: 60 }))) await keys.find(accountId, 'swap/execute', key)
+ * const keys = createIdempotencyKeys(pool, { nodeId: () => runtime.node().id })
+ * const claim = await keys.claim({ accountId, route: 'swap/execute', key, fingerprint, leaseSeconds: 60 })
+ * if (!claim) await keys.find(accountId, 'swap/execute', key)
  */
-export function createIdempotencyKeys(db: Db) {
+export function createIdempotencyKeys(db: Db, { nodeId }: { nodeId: () => string }) {
   return {
-    claim: (input: Parameters<typeof claimIdempotencyKey>[1]) => claimIdempotencyKey(db, input),
+    /** Claims a key for one request of this node; the claim's id, or undefined when the key is held. */
+    claim: async (input: Omit<Parameters<typeof claimIdempotencyKey>[1], 'holder'>): Promise<string | undefined> => {
+      const claim = randomUUID()
+      return (await claimIdempotencyKey(db, { ...input, holder: { node: nodeId(), claim } })) ? claim : undefined
+    },
     find: (accountId: string, route: string, key: string) => findIdempotencyKey(db, accountId, route, key),
     complete: (input: Parameters<typeof completeIdempotencyKey>[1]) => completeIdempotencyKey(db, input),
-    release: (accountId: string, route: string, key: string) => releaseIdempotencyKey(db, accountId, route, key),
+    release: (accountId: string, route: string, key: string, claim: string) => releaseIdempotencyKey(db, accountId, route, key, claim),
     /** Drops keys older than 48 hours (they are promised for at least 24); the number dropped. */
     sweep: () => deleteOldIdempotencyKeys(db),
     claimMcp: (accountId: string, key: string, fingerprint: string) => claimMcpKey(db, accountId, key, fingerprint),

@@ -25,6 +25,7 @@ import { Migration20261126170000_ops_timeline } from './Migration20261126170000_
 import { Migration20261126180000_effect_attempt_log } from './Migration20261126180000_effect_attempt_log.ts'
 import { Migration20261126190000_run_automation } from './Migration20261126190000_run_automation.ts'
 import { Migration20261127000000_commit_refused } from './Migration20261127000000_commit_refused.ts'
+import { Migration20261127120000_idempotency_holder } from './Migration20261127120000_idempotency_holder.ts'
 import { Migration20261127180000_actor_agent } from './Migration20261127180000_actor_agent.ts'
 import { Migration20261127190000_webhooks } from './Migration20261127190000_webhooks.ts'
 import { Migration20261127200000_listing_sold_event } from './Migration20261127200000_listing_sold_event.ts'
@@ -58,6 +59,7 @@ export const migrations = [
   { name: 'Migration20261126180000_effect_attempt_log', class: Migration20261126180000_effect_attempt_log },
   { name: 'Migration20261126190000_run_automation', class: Migration20261126190000_run_automation },
   { name: 'Migration20261127000000_commit_refused', class: Migration20261127000000_commit_refused },
+  { name: 'Migration20261127120000_idempotency_holder', class: Migration20261127120000_idempotency_holder },
   { name: 'Migration20261127180000_actor_agent', class: Migration20261127180000_actor_agent },
   { name: 'Migration20261127190000_webhooks', class: Migration20261127190000_webhooks },
   { name: 'Migration20261127200000_listing_sold_event', class: Migration20261127200000_listing_sold_event },

@@ -6,8 +6,13 @@ import { InvalidHeaderError } from '../inputErrors.ts'
 import { principalOf } from './auth.ts'
 import type { IdempotencyKeys } from '../../db/idempotency.store.ts'
 
-/** How long an in-flight claim blocks a retry before a crashed request's key can be taken over. */
+/**
+ * How long an in-flight claim blocks a retry while its node is live (a request stuck on a live
+ * node). A claim whose node is gone (retired, or its heartbeat ran out) is taken over at once.
+ */
 const IN_FLIGHT_LEASE_SECONDS = 60
+/** `Retry-After` of a 409 while the key's holder is live: its request is running and answers within seconds. */
+const LIVE_HOLDER_RETRY_SECONDS = 1
 
 export type IdempotencyState = {
   key: string
@@ -45,7 +50,8 @@ const invalidHeader = () =>
  * `Idempotency-Key` for money-moving POSTs, scoped to (account, route, key), with a SHA-256
  * fingerprint of the canonical body. A completed 2xx is replayed (`Idempotent-Replayed: true`);
  * the same key with another body is 422 `idempotency_key_reused`; while the first request is in
- * flight, 409 `idempotency_key_in_progress`. Non-2xx answers are not stored (the key can be
+ * flight on a live node, 409 `idempotency_key_in_progress` with `Retry-After`; a claim whose node
+ * is gone (kill -9, lost host) is taken over by the retry at once. Non-2xx answers are not stored (the key can be
  * retried). Keys are kept 48 hours. The route may use `ctx.state.idempotency.resourceId` as the
  * id of what it creates, so that a retry after a crash finds the same resource instead of
  * making a second one. The keys are stored through `core.idempotencyKeys`.
@@ -64,16 +70,17 @@ export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; 
     }
     const { accountId } = principalOf(ctx)
     const fingerprint = createHash('sha256').update(canonicalJson(ctx.request.body ?? null)).digest('hex')
-    const claimed = await keys.claim({ accountId, route, key, fingerprint, leaseSeconds: IN_FLIGHT_LEASE_SECONDS })
-    if (!claimed) {
+    const claim = await keys.claim({ accountId, route, key, fingerprint, leaseSeconds: IN_FLIGHT_LEASE_SECONDS })
+    if (!claim) {
       const row = await keys.find(accountId, route, key)
       if (!row) throw new IdempotencyKeyInProgressError()
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReusedError()
       }
       if (row.status !== 'completed') {
-        // The first request may be running, or may have died: its claim lapses then.
-        throw new IdempotencyKeyInProgressError({ retryAfterSeconds: Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS) })
+        // Running on a live node: it answers soon. Else (a claim that names no node) its lease lapses.
+        const retryAfterSeconds = row.holder_live ? LIVE_HOLDER_RETRY_SECONDS : Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS)
+        throw new IdempotencyKeyInProgressError({ retryAfterSeconds })
       }
       ctx.status = row.response_status
       ctx.body = replayBody(row.response_body, ctx.state.requestId as string | undefined)
@@ -86,12 +93,12 @@ export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; 
     try {
       await next()
       if (ctx.status >= 200 && ctx.status < 300) {
-        await keys.complete({ accountId, route, key, status: ctx.status, body: ctx.body })
+        await keys.complete({ accountId, route, key, status: ctx.status, body: ctx.body, claim })
         stored = true
       }
     } finally {
       if (!stored) {
-        await keys.release(accountId, route, key)
+        await keys.release(accountId, route, key, claim)
       }
     }
   }

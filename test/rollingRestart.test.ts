@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { createPublicClient, http } from 'viem'
+import { apiClient } from './support/app.ts'
+import { createTestDatabase } from './support/db.ts'
+import { adminCreateAccount, startServer, stopServer, serverCleanup, type ServerProcess } from './support/server.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/*
+ * `WORKERS=2` under steady load from plain fetch (keep-alive connections, a keyed swap and a
+ * read at a time): SIGUSR2 to the primary restarts every node, one at a time. No request fails,
+ * and every swap answered ran once.
+ */
+const { servers, cleanups } = serverCleanup()
+let primary: ServerProcess | undefined
+
+afterAll(async () => {
+  if (primary) await stopServer(primary).catch(() => {})
+})
+
+describe('a rolling restart cuts nothing', () => {
+  it('every node restarted under load: 0 failed requests, each swap once, nonces contiguous', async () => {
+    const database = await createTestDatabase()
+    const dataDir = mkdtempSync(join(tmpdir(), 'alts-rolling-'))
+    const db = new pg.Pool({ connectionString: database.url, max: 2 })
+    cleanups.push(async () => {
+      await db.end()
+      await database.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    })
+    const env = { DATABASE_URL: database.url, DATA_DIR: dataDir, WORKERS: '2', SHARD_LEASE_SECONDS: '2', LOG_LEVEL: 'warn' }
+    primary = await startServer(env)
+    servers.push(primary)
+    const live = async () => (await db.query<{ id: string }>(
+      `select id from service_node where stopped_at is null and expires_at > now() and not leaving`)).rows.map((r) => r.id)
+    await waitFor(async () => (await live()).length === 2, 60_000)
+    const before = await live()
+    const { apiKey } = await adminCreateAccount(env)
+    const api = apiClient(`${primary.url}/api/v1`, apiKey)
+    const agent = (await api('POST', '/agents', { name: 'rolling', model: 'gpt-4o-mini', skills: [] })).body
+    expect((await api('POST', '/dev/faucet', { agentId: agent.id, eth: '5' })).status).toBe(200)
+
+    let stop = false
+    const failed: string[] = []
+    const swaps: string[] = []
+    let reads = 0
+    const swapLoad = (async () => {
+      for (let i = 0; !stop; i++) {
+        const body = { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.001', slippageBps: 300 }
+        const res = await api('POST', '/swap/execute', body, { 'idempotency-key': `rolling-${i}` }).catch((err: Error) => ({ status: 0, body: err.message }))
+        if (res.status === 200) swaps.push(res.body.id)
+        else failed.push(`swap ${res.status} ${JSON.stringify(res.body)}`)
+      }
+    })()
+    const readLoad = (async () => {
+      while (!stop) {
+        const res = await api('GET', `/agents/${agent.id}`).catch((err: Error) => ({ status: 0, body: err.message }))
+        if (res.status === 200) reads++
+        else failed.push(`read ${res.status} ${JSON.stringify(res.body)}`)
+      }
+    })()
+    await waitFor(() => swaps.length >= 2, 30_000)
+    process.kill(primary.child.pid!, 'SIGUSR2')
+    // Every node of before is gone, two new ones serve.
+    await waitFor(async () => {
+      const now = await live()
+      return now.length === 2 && now.every((id) => !before.includes(id))
+    }, 120_000)
+    const swapsAtEnd = swaps.length
+    await waitFor(() => swaps.length >= swapsAtEnd + 2, 30_000)
+    stop = true
+    await Promise.all([swapLoad, readLoad])
+
+    expect(failed).toEqual([])
+    expect(reads).toBeGreaterThan(0)
+    const ops = (await db.query<{ id: string; status: string; txs: number }>(
+      `select o.id, a.status, (select count(*)::int from chain_tx t join effect e on e.id = t.effect_id where e.actor_id = o.id and t.status = 'confirmed') as txs
+         from wallet_op o join actor a on a.id = o.id where o.agent_id = $1`, [agent.id])).rows
+    expect(ops.map((o) => o.id).sort()).toEqual([...swaps].sort())
+    expect(ops.filter((o) => o.status !== 'confirmed' || o.txs !== 1)).toEqual([])
+    const { rpcUrl } = JSON.parse(readFileSync(join(dataDir, 'chain', 'anvil.json'), 'utf8')) as { rpcUrl: string }
+    const walletNonce = await createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({ address: agent.walletAddress })
+    expect(walletNonce).toBe(swaps.length)
+    console.info(`rolling restart of 2 nodes: ${swaps.length} swaps and ${reads} reads answered, 0 failed`)
+  }, 240_000)
+})
