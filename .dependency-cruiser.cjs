@@ -6,14 +6,14 @@ module.exports = {
       severity: 'error',
       comment: 'src/domain needs from outside only what its ports declare; adapters are handed in by the composition root.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(http|chain|llm|actors|db|mcp|tools)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(http|adapters|dev|runtime|workflows|app|mcp|tools)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'front-door-imports-chain',
       severity: 'error',
-      comment: 'The front doors (HTTP, MCP) reach the chain only through the core (src/core.ts): a library error is named by core.serviceErrorOf, an outage by a domain error.',
+      comment: 'The front doors (HTTP, MCP) reach the chain only through the core (src/app/core.ts): a library error is named by core.serviceErrorOf, an outage by a domain error.',
       from: { path: '^src/(http|mcp)/' },
-      to: { path: '^src/chain/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(adapters/chain|dev)/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { adminCreateAccount, kill9, startServer, stopServer, type ServerProcess } from '../test/support/server.ts'
 import { apiClient } from '../test/support/app.ts'
-import { shardOf } from '../src/actors/shards.ts'
+import { shardOf } from '../src/runtime/shards.ts'
 import { createDatabase, dropAllDatabases, round, sleep } from './lib.ts'
 
 const LEASE = process.env.FAILOVER_LEASE ?? '10'

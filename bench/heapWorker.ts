@@ -4,10 +4,10 @@
  * started), loads N agents with `runtime.get(id)`, and reports the retained heap per agent.
  * Prints one JSON line.
  */
-import { openDatabase } from '../src/db/orm.ts'
+import { openDatabase } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
-import { createActorRuntime } from '../src/actors/actorRuntime.ts'
-import { agentKind } from '../src/actors/agent.machine.ts'
+import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
+import { agentKind } from '../src/workflows/agent/agent.machine.ts'
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc) throw new Error('run with --expose-gc')

@@ -17,10 +17,10 @@ import pg from 'pg'
 import { withService } from './serviceFixture.ts'
 import { percentile } from './lib.ts'
 import { seed } from './intelSeed.ts'
-import { createMarketIntelStore } from '../src/db/marketIntel.store.ts'
-import { writeAnomalies } from '../src/chain/indexer/anomalies.ts'
-import type { IndexerContext } from '../src/chain/indexer/indexerContext.ts'
-import type { TradeRow } from '../src/chain/indexer/indexedRows.ts'
+import { createMarketIntelStore } from '../src/adapters/db/marketIntel.store.ts'
+import { writeAnomalies } from '../src/adapters/chain/indexer/anomalies.ts'
+import type { IndexerContext } from '../src/adapters/chain/indexer/indexerContext.ts'
+import type { TradeRow } from '../src/adapters/chain/indexer/indexedRows.ts'
 
 const TOKENS = Number(process.env.BENCH_INTEL_TOKENS ?? 1000)
 const SWAPS = Number(process.env.BENCH_INTEL_SWAPS ?? 100_000)

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { initialTransition } from 'xstate'
-import { agentKind, agentMachine } from '../src/actors/agent.machine.ts'
+import { agentKind, agentMachine } from '../src/workflows/agent/agent.machine.ts'
 import { adminCreateAccount, startServer, stopServer } from '../test/support/server.ts'
 import { percentile, round } from './lib.ts'
 
@@ -198,10 +198,10 @@ async function main() {
   }
 }
 
-/** The statement of src/db/opsOverview.store.ts, read from its module so the plan is of the query the route runs. */
+/** The statement of src/adapters/db/opsOverview.store.ts, read from its module so the plan is of the query the route runs. */
 const OVERVIEW_SQL = await (async () => {
   const { readFileSync } = await import('node:fs')
-  const src = readFileSync(new URL('../src/db/opsOverview.store.ts', import.meta.url), 'utf8')
+  const src = readFileSync(new URL('../src/adapters/db/opsOverview.store.ts', import.meta.url), 'utf8')
   return /text: `([\s\S]*?)`/.exec(src)![1]!
 })()
 

@@ -22,8 +22,8 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import autocannon, { type Request, type Result } from 'autocannon'
 import pg from 'pg'
 import { initialTransition } from 'xstate'
-import { agentKind, agentMachine } from '../src/actors/agent.machine.ts'
-import { openDatabase } from '../src/db/orm.ts'
+import { agentKind, agentMachine } from '../src/workflows/agent/agent.machine.ts'
+import { openDatabase } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 import {
   ADMIN_URL,

@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { createActorRuntime } from '../src/actors/actorRuntime.ts'
-import { agentKind } from '../src/actors/agent.machine.ts'
-import { openDatabase, type Database } from '../src/db/orm.ts'
+import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
+import { agentKind } from '../src/workflows/agent/agent.machine.ts'
+import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 
 const url = process.env.BENCH_DB_URL!

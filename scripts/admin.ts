@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/logger.ts'
-import { openDatabase } from '../src/db/orm.ts'
-import { startEmbeddedPostgres } from '../src/db/embeddedPostgres.ts'
+import { openDatabase } from '../src/adapters/db/orm.ts'
+import { startEmbeddedPostgres } from '../src/dev/embeddedPostgres.ts'
 import { createAccount } from '../src/domain/accounts/createAccount.ts'
-import { createAccountsRepository } from '../src/db/accounts.repository.ts'
-import { createCreditsRepository } from '../src/db/credits.repository.ts'
+import { createAccountsRepository } from '../src/adapters/db/accounts.repository.ts'
+import { createCreditsRepository } from '../src/adapters/db/credits.repository.ts'
 import { grantCredits } from '../src/domain/billing/grantCredits.ts'
 import { codePointLength } from '../src/domain/util/text.ts'
 
@@ -96,8 +96,8 @@ async function deployContracts(args: string[]) {
   if (!config.deployerPrivateKey) fail('set DEPLOYER_PRIVATE_KEY to a funded key (it needs about 101 ETH for the seeded pools)')
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel })
   const { privateKeyToAccount } = await import('viem/accounts')
-  const { createChainClients, deployReferenceContracts } = await import('../src/chain/deploy.ts')
-  const { writeManifest } = await import('../src/chain/manifest.ts')
+  const { createChainClients, deployReferenceContracts } = await import('../src/dev/deploy.ts')
+  const { writeManifest } = await import('../src/adapters/chain/manifest.ts')
   const probe = createChainClients({ rpcUrl: rpcUrl!, account: privateKeyToAccount(config.deployerPrivateKey!) })
   const chainId = await probe.publicClient.getChainId()
   const { publicClient, walletClient } = createChainClients({ rpcUrl: rpcUrl!, account: privateKeyToAccount(config.deployerPrivateKey!), chainId })

@@ -1,10 +1,10 @@
 /**
- * Compiles contracts/*.sol offline and regenerates src/chain/artifacts/.
+ * Compiles contracts/*.sol offline and regenerates src/dev/artifacts/.
  * Usage: node scripts/compile-contracts.ts
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { compileContracts, DEFAULT_ARTIFACTS_DIR, renderArtifactFiles } from '../src/chain/compile.ts'
+import { compileContracts, DEFAULT_ARTIFACTS_DIR, renderArtifactFiles } from '../src/dev/compile.ts'
 
 const started = performance.now()
 const result = compileContracts()

@@ -2,11 +2,11 @@ import cluster, { type Worker } from 'node:cluster'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embeddedPostgres.ts'
-import { acquireNodeLock, type NodeLock } from './db/nodeLock.ts'
-import { openDatabase } from './db/orm.ts'
-import { startChain, type ChainHandle } from './chain/chain.ts'
-import { loadOrCreateMasterKey } from './chain/keystore.ts'
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/embeddedPostgres.ts'
+import { acquireNodeLock, type NodeLock } from './adapters/db/nodeLock.ts'
+import { openDatabase } from './adapters/db/orm.ts'
+import { startChain, type ChainHandle } from './adapters/chain/chain.ts'
+import { loadOrCreateMasterKey } from './adapters/chain/keystore.ts'
 
 /**
  * `WORKERS=N npm start`: this process (the primary) owns what the nodes share on this machine

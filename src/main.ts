@@ -4,10 +4,10 @@ import type { Server, ServerResponse } from 'node:http'
 import net from 'node:net'
 import { loadConfig } from './config.ts'
 import { createLogger } from './logger.ts'
-import { createServices } from './services.ts'
+import { createServices } from './app/services.ts'
 import { createApp } from './http/app.ts'
 import { createHttpServer } from './http/server.ts'
-import { DatabaseInUseError } from './db/nodeLock.ts'
+import { DatabaseInUseError } from './adapters/db/nodeLock.ts'
 import { runPrimary } from './cluster.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { planLaunch } from '../src/chain/launchTx.ts'
+import { planLaunch } from '../src/adapters/chain/launchTx.ts'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { automationUntil } from './support/automations.ts'

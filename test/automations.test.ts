@@ -3,10 +3,10 @@ import type { Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { automationUntil } from './support/automations.ts'
 import { readSse } from './support/sse.ts'
-import { createAutomationEffects } from '../src/actors/automation.effects.ts'
-import { AUTOMATION_FIRE } from '../src/actors/automation.machine.ts'
-import type { EffectContext, EffectRow } from '../src/actors/actorKind.ts'
-import { createAutomationsStore } from '../src/db/automations.store.ts'
+import { createAutomationEffects } from '../src/workflows/automation/automation.effects.ts'
+import { AUTOMATION_FIRE } from '../src/workflows/automation/automation.machine.ts'
+import type { EffectContext, EffectRow } from '../src/runtime/actorKind.ts'
+import { createAutomationsStore } from '../src/adapters/db/automations.store.ts'
 
 /**
  * Automations end to end on the real app, Postgres and anvil: a DCA fires on its grid, once per

@@ -7,10 +7,10 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
 import { createTestDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
-import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
-import { MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
-import { decryptPrivateKey, loadOrCreateMasterKey } from '../src/chain/keystore.ts'
-import { createPriceReader } from '../src/chain/priceReader.ts'
+import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/adapters/chain/chain.ts'
+import { MockUSDCArtifact } from '../src/dev/artifacts/index.ts'
+import { decryptPrivateKey, loadOrCreateMasterKey } from '../src/adapters/chain/keystore.ts'
+import { createPriceReader } from '../src/adapters/chain/priceReader.ts'
 
 const CONFIRMATIONS = 3
 let database: { url: string; drop(): Promise<void> }

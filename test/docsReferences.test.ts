@@ -85,7 +85,7 @@ function exists(path: string): boolean {
 describe('file references in the docs', () => {
   it('finds the repository paths a document names, and no URL or data-directory path', () => {
     const md = [
-      'See `src/core.ts`, `node bench/sqlProbe.ts`, `txSender/send.ts`, `indexer/` and `actorStore.ts`.',
+      'See `src/app/core.ts`, `node bench/sqlProbe.ts`, `txSender/send.ts`, `indexer/` and `actorStore.ts`.',
       '`POST /api/v1/agents/:id/start`, `DATA_DIR/pg`, `chain/anvil.json`, `src/domain/<feature>/`',
       '`BENCH_SERVICE_NODE_ARGS="--import ./bench/experiments/namedStatements.ts" npm run bench`',
       '```',
@@ -94,7 +94,7 @@ describe('file references in the docs', () => {
       '`docs/api.md#errors`, `src/http/routes/swap.routes.ts:31`',
     ].join('\n')
     expect(referencedPaths(md)).toEqual([
-      { path: 'src/core.ts', line: 1 },
+      { path: 'src/app/core.ts', line: 1 },
       { path: 'bench/sqlProbe.ts', line: 1 },
       { path: 'txSender/send.ts', line: 1 },
       { path: 'indexer/', line: 1 },
@@ -106,7 +106,7 @@ describe('file references in the docs', () => {
   })
 
   it('knows a path from its root, its end, a glob or braces, and refuses one that is not there', () => {
-    expect(['src/actors/', 'txSender/send.ts', 'contracts/*.sol', 'src/http/middleware/{auth,errors}.ts', 'effectOutcome.ts'].filter((p) => !exists(p))).toEqual([])
+    expect(['src/runtime/', 'txSender/send.ts', 'contracts/*.sol', 'src/http/middleware/{auth,errors}.ts', 'effectOutcome.ts'].filter((p) => !exists(p))).toEqual([])
     expect(['src/db/swapAgents.ts', 'keys/', 'chain/walletOps.ts', 'src/http/middleware/{auth,nope}.ts', 'send.ts/'].filter(exists)).toEqual([])
   })
 

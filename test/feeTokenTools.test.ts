@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestApp, waitForLaunchEnd, type Api, type TestApp } from './support/app.ts'
 import { callTool } from '../src/tools/callTool.ts'
 import { findTool } from '../src/tools/registry.ts'
-import { BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
+import { BondingCurveLaunchpadArtifact } from '../src/dev/artifacts/index.ts'
 
 let app: TestApp
 let api: Api

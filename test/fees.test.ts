@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, erc20Abi, http, maxUint256, parseEther, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
-import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, FeeLockerArtifact } from '../src/chain/artifacts/index.ts'
+import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, FeeLockerArtifact } from '../src/dev/artifacts/index.ts'
 
 let app: TestApp
 let api: Api

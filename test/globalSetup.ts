@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embeddedPostgres.ts'
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/dev/embeddedPostgres.ts'
 import { createLogger } from '../src/logger.ts'
 
 declare module 'vitest' {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
-import { walletClientFor } from '../src/chain/chain.ts'
-import { BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
+import { walletClientFor } from '../src/adapters/chain/chain.ts'
+import { BondingCurveLaunchpadArtifact } from '../src/dev/artifacts/index.ts'
 
 // A short hold, so a loosening can be seen pending and then in effect.
 const HOLD_SECONDS = 3

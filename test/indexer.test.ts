@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, http, parseEther, parseUnits, type Address, type Hex, type WalletClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
-import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
-import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
-import { loadOrCreateMasterKey } from '../src/chain/keystore.ts'
-import { loadAgentAccount } from '../src/chain/agentWallet.ts'
-import type { Indexer } from '../src/chain/indexer.ts'
+import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, MockUSDCArtifact } from '../src/dev/artifacts/index.ts'
+import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/adapters/chain/chain.ts'
+import { loadOrCreateMasterKey } from '../src/adapters/chain/keystore.ts'
+import { loadAgentAccount } from '../src/adapters/chain/agentWallet.ts'
+import type { Indexer } from '../src/adapters/chain/indexer.ts'
 
 let app: TestApp
 let api: Api

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, http, type PublicClient } from 'viem'
 import { startTestApp, type TestApp } from './support/app.ts'
-import { createIndexer, type Indexer } from '../src/chain/indexer.ts'
-import type { ChainHandle } from '../src/chain/chain.ts'
+import { createIndexer, type Indexer } from '../src/adapters/chain/indexer.ts'
+import type { ChainHandle } from '../src/adapters/chain/chain.ts'
 import { createLogger } from '../src/logger.ts'
 
 /*

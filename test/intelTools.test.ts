@@ -5,8 +5,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { SMA } from 'trading-signals'
 import { apiClient, startTestApp, waitForLaunchEnd, type Api, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
-import { AmmRouterArtifact } from '../src/chain/artifacts/index.ts'
-import { walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
+import { AmmRouterArtifact } from '../src/dev/artifacts/index.ts'
+import { walletClientFor, type ChainHandle } from '../src/adapters/chain/chain.ts'
 
 /**
  * The market-intelligence tools: granted by the `market-intelligence` skill to a model in a chat

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { erc20Abi, type Address } from 'viem'
 import { startTestApp, type Api, type TestApp, waitForLaunchEnd } from './support/app.ts'
-import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
+import { AmmPairArtifact, BondingCurveLaunchpadArtifact } from '../src/dev/artifacts/index.ts'
 
 let app: TestApp
 let api: Api

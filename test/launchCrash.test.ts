@@ -7,7 +7,7 @@ import { createPublicClient, http } from 'viem'
 import { apiClient } from './support/app.ts'
 import { createTestDatabase } from './support/db.ts'
 import { adminCreateAccount, startServer, stopServer, serverCleanup } from './support/server.ts'
-import { BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
+import { BondingCurveLaunchpadArtifact } from '../src/dev/artifacts/index.ts'
 
 const { servers, cleanups } = serverCleanup()
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { erc20Abi, type Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
-import { BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
+import { BondingCurveLaunchpadArtifact } from '../src/dev/artifacts/index.ts'
 import { callTool } from '../src/tools/callTool.ts'
 import { findTool, toolsFor } from '../src/tools/registry.ts'
 import { grantedTools } from '../src/domain/skills/builtinSkills.ts'

@@ -3,16 +3,16 @@ import { readdirSync } from 'node:fs'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
-import { openDatabase, type Database } from '../src/db/orm.ts'
+import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
-import { createActorRuntime, type ActorRuntime } from '../src/actors/actorRuntime.ts'
-import type { ActorKind } from '../src/actors/actorKind.ts'
-import { agentKind } from '../src/actors/agent.machine.ts'
-import { launchKind } from '../src/actors/launch.machine.ts'
-import { walletOpKind } from '../src/actors/walletOp.machine.ts'
-import { chatTurnKind } from '../src/actors/chatTurn.machine.ts'
-import { runKind } from '../src/actors/run.machine.ts'
-import { automationKind } from '../src/actors/automation.machine.ts'
+import { createActorRuntime, type ActorRuntime } from '../src/runtime/actorRuntime.ts'
+import type { ActorKind } from '../src/runtime/actorKind.ts'
+import { agentKind } from '../src/workflows/agent/agent.machine.ts'
+import { launchKind } from '../src/workflows/launch/launch.machine.ts'
+import { walletOpKind } from '../src/workflows/walletOp/walletOp.machine.ts'
+import { chatTurnKind } from '../src/workflows/chatTurn/chatTurn.machine.ts'
+import { runKind } from '../src/workflows/run/run.machine.ts'
+import { automationKind } from '../src/workflows/automation/automation.machine.ts'
 import { createTestDatabase } from './support/db.ts'
 import { ALL_KINDS, quietHandlers, sendFromNewProcess } from './support/actorProcess.ts'
 
@@ -222,8 +222,8 @@ async function drive(runtime: ActorRuntime, s: Scenario, accountId: string, even
 
 describe('every actor kind is restored from its stored snapshot after a restart', () => {
   it('the scenarios cover every kind a machine file defines', async () => {
-    const dir = new URL('../src/actors/', import.meta.url)
-    const files = readdirSync(dir).filter((f) => f.endsWith('.machine.ts'))
+    const dir = new URL('../src/workflows/', import.meta.url)
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.machine.ts'))
     const defined = new Set<string>()
     for (const f of files) {
       for (const value of Object.values(await import(new URL(f, dir).href))) {

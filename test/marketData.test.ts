@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, http, parseEther, type Address } from 'viem'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
-import { BondingCurveLaunchpadArtifact } from '../src/chain/artifacts/index.ts'
+import { BondingCurveLaunchpadArtifact } from '../src/dev/artifacts/index.ts'
 
 let app: TestApp
 let api: Api

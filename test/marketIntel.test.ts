@@ -3,9 +3,9 @@ import { formatUnits, maxUint256, parseUnits, type Address, type Hex, type Walle
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { EMA, MACD, RSI, SMA } from 'trading-signals'
 import { apiClient, startTestApp, waitForLaunchEnd, type Api, type TestApp } from './support/app.ts'
-import { AmmRouterArtifact, LaunchTokenArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
-import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
-import type { Indexer } from '../src/chain/indexer.ts'
+import { AmmRouterArtifact, LaunchTokenArtifact, MockUSDCArtifact } from '../src/dev/artifacts/index.ts'
+import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/adapters/chain/chain.ts'
+import type { Indexer } from '../src/adapters/chain/indexer.ts'
 
 /**
  * Market intelligence from the indexer: scripted swaps on a venue-b USDC pool, one per minute of

@@ -5,9 +5,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { SMA } from 'trading-signals'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
-import { AmmRouterArtifact, MockUSDCArtifact } from '../src/chain/artifacts/index.ts'
-import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/chain/chain.ts'
-import type { Indexer } from '../src/chain/indexer.ts'
+import { AmmRouterArtifact, MockUSDCArtifact } from '../src/dev/artifacts/index.ts'
+import { EMBEDDED_DEPLOYER_KEY, walletClientFor, type ChainHandle } from '../src/adapters/chain/chain.ts'
+import type { Indexer } from '../src/adapters/chain/indexer.ts'
 
 /**
  * Market intelligence covers every token with a pool the service knows, not only launched ones:

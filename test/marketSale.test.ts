@@ -3,7 +3,7 @@ import type pg from 'pg'
 import { startTestApp, type Api, type ApiResponse, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
-import { applyGuardrailChange } from '../src/db/guardrails.store.ts'
+import { applyGuardrailChange } from '../src/adapters/db/guardrails.store.ts'
 import { NotFoundError } from '../src/domain/errors.ts'
 
 /**

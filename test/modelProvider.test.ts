@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createOpenAiProvider } from '../src/llm/openAiProvider.ts'
+import { createOpenAiProvider } from '../src/adapters/llm/openAiProvider.ts'
 import { ModelProviderError, ModelProviderNotConfiguredError } from '../src/domain/errors.ts'
 import type { ModelStreamEvent } from '../src/domain/chat/ports.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'

@@ -4,14 +4,15 @@ import { parse } from '@babel/parser'
 import { describe, expect, it } from 'vitest'
 
 /**
- * SQL in stores only (issue 21): SQL text lives under src/db, in the actor store (and its schedule half), the tx sender
- * and the indexer. Elsewhere, code reads and writes the database through those stores.
+ * SQL in stores only: SQL text lives under src/adapters/db, in the runtime's store, the embedded Postgres, the tx
+ * sender and the indexer. Elsewhere, code reads and writes the database through those stores.
  */
 const ALLOWED = [
-  /^src\/db\//,
-  /^src\/actors\/(actorStore|effectStore|scheduleStore)\.ts$/,
-  /^src\/chain\/txSender(\/|\.ts$)/,
-  /^src\/chain\/indexer(\/|\.ts$)/,
+  /^src\/adapters\/db\//,
+  /^src\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|shardLease\.store|nodeBus)\.ts$/,
+  /^src\/dev\/embeddedPostgres\.ts$/,
+  /^src\/adapters\/chain\/txSender(\/|\.ts$)/,
+  /^src\/adapters\/chain\/indexer(\/|\.ts$)/,
 ]
 
 /**
@@ -62,13 +63,13 @@ describe('SQL placement', () => {
 
   it('scans the sources and finds the stores', () => {
     expect(files.length).toBeGreaterThan(100)
-    expect(withSql).toContain(join('src', 'db', 'idempotency.store.ts'))
+    expect(withSql).toContain(join('src', 'adapters', 'db', 'idempotency.store.ts'))
   })
 
-  it('no SQL outside src/db, the actor store, the tx sender and the indexer, beyond the known exceptions', () => {
+  it('no SQL outside src/adapters/db, the runtime store, the tx sender and the indexer, beyond the known exceptions', () => {
     const outside = withSql.filter((p) => !ALLOWED.some((re) => re.test(p)))
     const known = new Set(KNOWN_EXCEPTIONS.map((e) => e.path))
-    expect(outside.filter((p) => !known.has(p)), 'SQL outside the stores: move it to a store under src/db').toEqual([])
+    expect(outside.filter((p) => !known.has(p)), 'SQL outside the stores: move it to a store under src/adapters/db').toEqual([])
     expect([...known].filter((p) => !outside.includes(p)), 'no longer holds SQL: take it off KNOWN_EXCEPTIONS').toEqual([])
   })
 })

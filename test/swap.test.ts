@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
 import { erc20Abi, formatUnits, maxUint256, parseEther, parseUnits, type Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
-import { AmmFactoryArtifact, AmmPairArtifact, AmmRouterArtifact, WETH9Artifact } from '../src/chain/artifacts/index.ts'
-import { EMBEDDED_DEPLOYER_KEY, walletClientFor } from '../src/chain/chain.ts'
+import { AmmFactoryArtifact, AmmPairArtifact, AmmRouterArtifact, WETH9Artifact } from '../src/dev/artifacts/index.ts'
+import { EMBEDDED_DEPLOYER_KEY, walletClientFor } from '../src/adapters/chain/chain.ts'
 
 let app: TestApp
 let api: Api

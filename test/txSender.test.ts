@@ -6,10 +6,10 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createPublicClient, http, parseEther, toHex, type PublicClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { openDatabase, type Database } from '../src/db/orm.ts'
+import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
-import { startChain, type ChainHandle } from '../src/chain/chain.ts'
-import { createTxSender } from '../src/chain/txSender.ts'
+import { startChain, type ChainHandle } from '../src/adapters/chain/chain.ts'
+import { createTxSender } from '../src/adapters/chain/txSender.ts'
 import { createTestDatabase } from './support/db.ts'
 
 const logger = createLogger({ level: 'silent' })

@@ -1,21 +1,21 @@
 /**
  * Diagnostic: the cost of the agent-and-actor read (an agent of an account, its actor's status,
  * its effective policy and payout wallet) written three ways, one connection, sequential.
- * The figures are quoted in src/db/agents.repository.ts.
+ * The figures are quoted in src/adapters/db/agents.repository.ts.
  *
  *   node bench/experiments/agentRead.ts     (BENCH_PROBE_OPS=2000 by default)
  */
 import { randomUUID } from 'node:crypto'
-import { openDatabase } from '../../src/db/orm.ts'
+import { openDatabase } from '../../src/adapters/db/orm.ts'
 import { createLogger } from '../../src/logger.ts'
-import { createActorRuntime } from '../../src/actors/actorRuntime.ts'
-import { agentKind } from '../../src/actors/agent.machine.ts'
-import { createAgentActors } from '../../src/actors/agentActors.ts'
+import { createActorRuntime } from '../../src/runtime/actorRuntime.ts'
+import { agentKind } from '../../src/workflows/agent/agent.machine.ts'
+import { createAgentActors } from '../../src/workflows/agent/agentActors.ts'
 import { createAgent } from '../../src/domain/agents/createAgent.ts'
-import { createAgentsRepository } from '../../src/db/agents.repository.ts'
-import { withTransaction } from '../../src/db/transaction.ts'
+import { createAgentsRepository } from '../../src/adapters/db/agents.repository.ts'
+import { withTransaction } from '../../src/adapters/db/transaction.ts'
 import { AgentSchema } from '../../src/domain/agents/agent.entity.ts'
-import { effectivePayoutSql, effectivePolicySql, pendingChangesSql } from '../../src/db/effectiveGuardrails.sql.ts'
+import { effectivePayoutSql, effectivePolicySql, pendingChangesSql } from '../../src/adapters/db/effectiveGuardrails.sql.ts'
 import { createDatabase, dropAllDatabases, round } from '../lib.ts'
 
 const OPS = Number(process.env.BENCH_PROBE_OPS ?? 2000)

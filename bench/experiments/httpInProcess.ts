@@ -19,7 +19,7 @@ import { Duplex } from 'node:stream'
 import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/logger.ts'
-import { createServices } from '../../src/services.ts'
+import { createServices } from '../../src/app/services.ts'
 import { createApp } from '../../src/http/app.ts'
 import { createDatabase, dropAllDatabases, median, round } from '../lib.ts'
 

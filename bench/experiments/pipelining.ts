@@ -33,7 +33,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import pg from 'pg'
 import postgres from 'postgres'
-import { withTransaction } from '../../src/db/transaction.ts'
+import { withTransaction } from '../../src/adapters/db/transaction.ts'
 import { createDatabase, dropAllDatabases, percentile, postmasterOf, round } from '../lib.ts'
 
 const OPS = Number(process.env.BENCH_PIPE_OPS ?? 4000)

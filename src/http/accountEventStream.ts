@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream'
 import type { Context } from 'koa'
-import type { AccountEventsStore, Watermark } from '../db/accountEvents.store.ts'
+import type { AccountEventsStore, Watermark } from '../adapters/db/accountEvents.store.ts'
 
 /** A comment line keeps proxies and idle timers from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000

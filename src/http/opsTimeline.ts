@@ -1,4 +1,4 @@
-import type { timelinePage } from '../db/opsTimeline.store.ts'
+import type { timelinePage } from '../adapters/db/opsTimeline.store.ts'
 
 type Page = Awaited<ReturnType<typeof timelinePage>>
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { IdempotencyKeys } from '../db/idempotency.store.ts'
+import type { IdempotencyKeys } from '../adapters/db/idempotency.store.ts'
 import { canonicalJson } from '../http/middleware/idempotency.ts'
 import { McpIdempotencyKeyReusedError } from './mcpErrors.ts'
 

@@ -9,9 +9,9 @@ import {
   MockUSDCArtifact,
   StockTokenArtifact,
   WETH9Artifact,
-} from '../../src/chain/artifacts/index.ts'
-import { SEED } from '../../src/chain/deploy.ts'
-import { readManifest, writeManifest } from '../../src/chain/manifest.ts'
+} from '../../src/dev/artifacts/index.ts'
+import { SEED } from '../../src/dev/deploy.ts'
+import { readManifest, writeManifest } from '../../src/adapters/chain/manifest.ts'
 import { type ChainFixture, eventArgs, MAX_UINT, revertReason, setupChain } from './fixture.ts'
 
 /** Uniswap-V2 exact-input output with the 0.3% LP fee (and an optional extra input fee in bps). */

@@ -5,9 +5,9 @@ import { join } from 'node:path'
 import { createPublicClient, http, parseEther } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anvilArgs, startAnvil } from '../../src/chain/anvil.ts'
-import { WETH9Artifact } from '../../src/chain/artifacts/index.ts'
-import { createChainClients } from '../../src/chain/deploy.ts'
+import { anvilArgs, startAnvil } from '../../src/dev/anvil.ts'
+import { WETH9Artifact } from '../../src/dev/artifacts/index.ts'
+import { createChainClients } from '../../src/dev/deploy.ts'
 
 let dir: string
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { contractSourcesHash } from '../../src/chain/artifacts/index.ts'
-import { compileContracts, DEFAULT_ARTIFACTS_DIR, hashSources, readSources, renderArtifactFiles } from '../../src/chain/compile.ts'
+import { contractSourcesHash } from '../../src/dev/artifacts/index.ts'
+import { compileContracts, DEFAULT_ARTIFACTS_DIR, hashSources, readSources, renderArtifactFiles } from '../../src/dev/compile.ts'
 
-const STALE = 'src/chain/artifacts is stale: run `npm run compile-contracts` and commit the result'
+const STALE = 'src/dev/artifacts is stale: run `npm run compile-contracts` and commit the result'
 
 describe('contract artifacts', () => {
   // A synchronous solc compile of every contract: ~20 s on a quiet 2-core machine, several

@@ -21,9 +21,9 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { type AnvilInstance, startAnvil } from '../../src/chain/anvil.ts'
-import { createChainClients, deployReferenceContracts, type DeployWalletClient } from '../../src/chain/deploy.ts'
-import type { DeploymentManifest } from '../../src/chain/manifest.ts'
+import { type AnvilInstance, startAnvil } from '../../src/dev/anvil.ts'
+import { createChainClients, deployReferenceContracts, type DeployWalletClient } from '../../src/dev/deploy.ts'
+import type { DeploymentManifest } from '../../src/adapters/chain/manifest.ts'
 
 /** anvil's default, publicly known test mnemonic. */
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk'

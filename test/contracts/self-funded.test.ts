@@ -6,7 +6,7 @@ import {
   AmmRouterArtifact,
   MockUSDCArtifact,
   SelfFundedTokenArtifact,
-} from '../../src/chain/artifacts/index.ts'
+} from '../../src/dev/artifacts/index.ts'
 import { type ChainFixture, DEAD, eventArgs, MAX_UINT, revertReason, setupChain } from './fixture.ts'
 
 const SUPPLY = 1_000_000_000n * 10n ** 18n

@@ -7,8 +7,8 @@ import {
   LaunchTokenArtifact,
   MockUSDCArtifact,
   WETH9Artifact,
-} from '../../src/chain/artifacts/index.ts'
-import { SEED } from '../../src/chain/deploy.ts'
+} from '../../src/dev/artifacts/index.ts'
+import { SEED } from '../../src/dev/deploy.ts'
 import { type ChainFixture, DEAD, eventArgs, MAX_UINT, revertReason, setupChain } from './fixture.ts'
 
 const SUPPLY = 1_000_000_000n * 10n ** 18n

@@ -8,7 +8,7 @@ import {
   LaunchTokenArtifact,
   MockUSDCArtifact,
   WETH9Artifact,
-} from '../../src/chain/artifacts/index.ts'
+} from '../../src/dev/artifacts/index.ts'
 import { type ChainFixture, eventArgs, MAX_UINT, revertReason, setupChain } from './fixture.ts'
 
 const SUPPLY = 1_000_000_000n * 10n ** 18n

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { openDatabase, type Database } from '../../src/db/orm.ts'
+import { openDatabase, type Database } from '../../src/adapters/db/orm.ts'
 import { createLogger } from '../../src/logger.ts'
 
 /** A database of this test file's own, created empty; the app's migrations fill it. */

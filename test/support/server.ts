@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll } from 'vitest'
-import { freePort } from '../../src/db/embeddedPostgres.ts'
+import { freePort } from '../../src/dev/embeddedPostgres.ts'
 
 const run = promisify(execFile)
 

@@ -12,7 +12,7 @@ export type KeyPage = { limit: number; after?: { createdAt: string; id: string }
 
 /**
  * The account aggregate's storage: accounts and their API keys (implemented over MikroORM in
- * src/db/accounts.repository.ts). A use case's unit test can pass a plain in-memory object.
+ * src/adapters/db/accounts.repository.ts). A use case's unit test can pass a plain in-memory object.
  */
 export interface AccountsRepository {
   find(accountId: string): Promise<Account | undefined>
@@ -32,7 +32,7 @@ export interface AccountsRepository {
   touchKey(keyId: string, at: Date): void
 }
 
-/** Sign-in nonces and dashboard sessions (src/db/sessions.repository.ts). */
+/** Sign-in nonces and dashboard sessions (src/adapters/db/sessions.repository.ts). */
 export interface SessionsRepository {
   /** Stores a single-use nonce valid for `ttlSeconds` (the database clock), sweeping expired ones. */
   insertNonce(nonce: string, ttlSeconds: number): Promise<void>

@@ -8,7 +8,7 @@ export const LISTED = 'listed'
  * claims, launches, runs, and so every chat or run tool and automation that calls them), and
  * that a start makes: a listed agent refuses with 409 `invalid_state` naming its listing. The
  * database backs it for a request that read the agent before the listing committed (a trigger
- * on `wallet_op`, see src/db/migrations/Migration20261125100000_market.ts).
+ * on `wallet_op`, see src/adapters/db/migrations/Migration20261125100000_market.ts).
  *
  * @example
  * assertNotListed(agent, 'swap') // AgentListedError when agent.listingId is set

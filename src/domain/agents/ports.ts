@@ -56,7 +56,7 @@ export type NewAgent = AgentConfig & {
 export type WhitelistEntry = { address: string; label: string | null; usableAt: Date | string; createdAt: Date | string }
 
 /**
- * The agent aggregate's storage (implemented over MikroORM in src/db/agents.repository.ts). Every
+ * The agent aggregate's storage (implemented over MikroORM in src/adapters/db/agents.repository.ts). Every
  * read is scoped by account: another account's agent is absent, exactly like a missing one. A
  * use case's unit test passes a plain in-memory object instead.
  */
@@ -105,7 +105,7 @@ export type AgentCommand = 'agent.start' | 'agent.stop' | 'agent.delete'
 export type AgentLiveStatus = { status: string; reason: string | null }
 
 /**
- * The agent's actor (implemented over the actor runtime in src/actors/agentActors.ts): it owns
+ * The agent's actor (implemented over the actor runtime in src/workflows/agent/agentActors.ts): it owns
  * the agent's status and lifecycle.
  */
 export interface AgentActors {
@@ -122,8 +122,8 @@ export interface AgentActors {
   scheduleChanged(input: { agentId: string; accountId: string }, tx: Queryable): Promise<() => void>
 }
 
-/** A new agent's custodial wallet: the key encrypted bound to the agent id (src/chain/agentAdapters.ts). */
+/** A new agent's custodial wallet: the key encrypted bound to the agent id (src/adapters/chain/agentAdapters.ts). */
 export type AgentWallet = { address: string; encryptedKey: string }
 
-/** The audit trail of the account's subjects, newest first (src/db/auditTrail.store.ts). */
+/** The audit trail of the account's subjects, newest first (src/adapters/db/auditTrail.store.ts). */
 export type AuditReader = (q: { accountId: string; subjectId: string; limit: number; cursor?: string | undefined }) => Promise<AuditPage>

@@ -18,7 +18,7 @@ export type UpdateAgentDeps = {
   /** The hold before any loosening of the policy or payout wallet takes effect (WHITELIST_HOLD_SECONDS). */
   whitelistHoldSeconds: number
   /**
-   * Stores a guardrail change in the caller's transaction (src/db/guardrails.store.ts): matured
+   * Stores a guardrail change in the caller's transaction (src/adapters/db/guardrails.store.ts): matured
    * pending changes folded in, what tightens applied, what loosens held, every part journaled.
    */
   guardrails: { apply(tx: Queryable, p: { agentId: string; accountId: string; actor: AuditActor; patch: GuardrailPatch; holdSeconds: number }): Promise<void> }

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
-/** One ledger entry (append-only). MikroORM writes the starter grant with its account; the rest is SQL (src/db/credits.repository.ts). */
+/** One ledger entry (append-only). MikroORM writes the starter grant with its account; the rest is SQL (src/adapters/db/credits.repository.ts). */
 export const CreditEntrySchema = defineEntity({
   name: 'CreditEntry',
   tableName: 'credit_entry',

@@ -14,7 +14,7 @@ export type Queryable = {
  * A write described rather than run: the branches of a `WITH` (each named, data-modifying or
  * not), their parameters numbered from $1 as if they stood alone, and no other `$` in them. The
  * store that records an effect's outcome sends it as more branches of its own commit, so the
- * charge, the message and the transition are one statement (src/db/sqlWrite.ts composes them; a
+ * charge, the message and the transition are one statement (src/adapters/db/sqlWrite.ts composes them; a
  * branch name must be unique across what is composed).
  */
 export type SqlWrite = { name: string; with: ReadonlyArray<{ as: string; sql: string }>; values: unknown[] }
@@ -36,7 +36,7 @@ export type CreditEntry = {
 export type CreditReservation = { id: string; accountId: string; credits: number; ref: string }
 
 /**
- * The credit ledger's storage (implemented in src/db/credits.repository.ts). Every write takes the
+ * The credit ledger's storage (implemented in src/adapters/db/credits.repository.ts). Every write takes the
  * account row's lock, so concurrent writers of one account are serialised and balance - reserved
  * never goes below zero. Methods that take `tx` run in the caller's transaction when given one,
  * else in a transaction of their own.

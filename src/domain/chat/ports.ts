@@ -1,7 +1,7 @@
 import type { Queryable } from '../billing/ports.ts'
 
 /**
- * What the domain needs from a model provider. `src/llm/openAiProvider.ts` implements it with the
+ * What the domain needs from a model provider. `src/adapters/llm/openAiProvider.ts` implements it with the
  * `openai` SDK; the composition root hands it in. Shapes are ours, not the SDK's, so a use case
  * can be tested with a plain object.
  */
@@ -81,7 +81,7 @@ export type NewChatMessage = {
   toolCallId?: string | undefined
 }
 
-/** Chat messages' storage (src/db/chatMessages.repository.ts). */
+/** Chat messages' storage (src/adapters/db/chatMessages.repository.ts). */
 export interface ChatMessagesRepository {
   /** Writes a message once per (turn, key), in the caller's transaction when given. */
   insert(message: NewChatMessage, tx?: Queryable): Promise<void>
@@ -98,7 +98,7 @@ export interface ChatMessagesRepository {
   history(owner: { accountId: string; agentId: string }, turnId: string, limit: number): Promise<ModelMessage[]>
 }
 
-/** What chat needs of a catalog model (src/llm/modelCatalog.ts `Model`). */
+/** What chat needs of a catalog model (src/adapters/llm/modelCatalog.ts `Model`). */
 export type ChatModel = {
   id: string
   inputCreditsPerMillion: number
@@ -140,7 +140,7 @@ export type NewChatTurn = {
   message: string
 }
 
-/** Chat turns as actors (src/actors/chatTurns.ts). */
+/** Chat turns as actors (src/workflows/chatTurn/chatTurns.ts). */
 export interface ChatTurns {
   /** Creates the turn's actor and writes its user message, in one transaction. */
   start(turn: NewChatTurn): Promise<void>

@@ -6,8 +6,8 @@ import type { ClaimParams } from './fees.schema.ts'
 /**
  * What the creator fee use cases need from outside: the agent, the tokens it launched (the
  * indexer's table), fee positions and prices read on chain at one block, and `claim` wallet
- * operations on the actor runtime. Adapters (src/chain/feeAdapters.ts, src/db/marketStats.store.ts)
- * implement these and src/core.ts hands them in; a unit test can pass plain objects.
+ * operations on the actor runtime. Adapters (src/adapters/chain/feeAdapters.ts, src/adapters/db/marketStats.store.ts)
+ * implement these and src/app/core.ts hands them in; a unit test can pass plain objects.
  */
 
 /** A token an agent launched, as the index has it. */

@@ -4,7 +4,7 @@ import type { Bucket } from './candleRules.ts'
 import type { ReferenceAsset } from './intelTokens.ts'
 
 /**
- * What market intelligence needs: the indexer's tables aggregated (src/db/marketIntel.store.ts),
+ * What market intelligence needs: the indexer's tables aggregated (src/adapters/db/marketIntel.store.ts),
  * quote asset prices now (for figures that are "now": liquidity, market cap), and a short-lived
  * cache for whole-board answers. Every figure comes from our own index of the chain.
  */

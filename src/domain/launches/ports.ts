@@ -3,8 +3,8 @@ import type { MovedToken } from '../agents/policyCheck.ts'
 import type { LaunchInput, LaunchVenue } from './launch.schema.ts'
 
 /**
- * What the launch use cases need from outside. Adapters (src/chain/launchAdapters.ts) implement
- * these and src/core.ts hands them in; a unit test can pass plain objects.
+ * What the launch use cases need from outside. Adapters (src/adapters/chain/launchAdapters.ts) implement
+ * these and src/app/core.ts hands them in; a unit test can pass plain objects.
  */
 
 /** The launching agent with its effective policy (guardrails applied) and its actor's status. */

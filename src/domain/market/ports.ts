@@ -2,7 +2,7 @@ import type { TokenPrices } from '../tokens/ports.ts'
 
 /**
  * What the platform figures (stats, the creator fee leaderboard, fee totals) need: the indexer's
- * tables summed up (src/db/marketStats.store.ts), quote asset prices, and a short-lived cache of
+ * tables summed up (src/adapters/db/marketStats.store.ts), quote asset prices, and a short-lived cache of
  * whole-table answers. Amounts are base units of the quote asset or of the launched token;
  * `price` is a token's latest indexed price (PRICE_SCALE), null when it has none or needs none.
  */

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /**
  * A listing of an agent on the market (a plain entity, not an actor): `active`, then `sold` or
- * `cancelled`. The sale's writes are SQL in src/db/listings.repository.ts (one transaction over
+ * `cancelled`. The sale's writes are SQL in src/adapters/db/listings.repository.ts (one transaction over
  * two accounts' ledgers, the agent and its actor); reads of one listing go through MikroORM.
  */
 export const ListingSchema = defineEntity({
@@ -20,7 +20,7 @@ export const ListingSchema = defineEntity({
     status: p.text(),
     createdAt: p.datetime().onCreate(() => new Date()),
     endedAt: p.datetime().nullable(),
-    /** The public card as it was when the listing ended (src/db/listings.repository.ts `keepCard`). */
+    /** The public card as it was when the listing ended (src/adapters/db/listings.repository.ts `keepCard`). */
     endedCard: p.json<Record<string, unknown>>().nullable(),
   },
 })

@@ -50,7 +50,7 @@ export type Settlement = {
 }
 
 /**
- * The market's storage (src/db/listings.repository.ts). A sale is one Postgres transaction over
+ * The market's storage (src/adapters/db/listings.repository.ts). A sale is one Postgres transaction over
  * both accounts' ledgers (locked in id order), the agent, its actor and the listing.
  */
 export interface ListingsRepository {

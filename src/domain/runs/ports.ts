@@ -69,7 +69,7 @@ export type RunState = RunInput & {
   updatedAt: string
 }
 
-/** Runs as actors (src/actors/runs.ts). */
+/** Runs as actors (src/workflows/run/runs.ts). */
 export interface Runs {
   /** Creates the run's actor and writes its goal as a message; RunInProgressError when the agent has one not ended. */
   start(run: RunInput): Promise<void>

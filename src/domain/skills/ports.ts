@@ -38,7 +38,7 @@ export type RegistryEntry = {
 export type Page = { limit: number; after?: { createdAt: string; id: string } | undefined }
 
 /**
- * Custom skills' storage (src/db/customSkills.repository.ts). Every read of one account's skills
+ * Custom skills' storage (src/adapters/db/customSkills.repository.ts). Every read of one account's skills
  * is scoped by account: another account's skill is absent, exactly like a missing one.
  */
 export interface CustomSkillsRepository {

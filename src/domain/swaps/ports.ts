@@ -5,8 +5,8 @@ import type { SimulatedCall, SwapParams, SwapTokenInfo } from './swap.types.ts'
 import type { PlannedTx } from './swap.types.ts'
 
 /**
- * What the swap use cases need from outside. Adapters (src/chain/swapAdapters.ts and
- * src/db/swapQuote.store.ts) implement these and src/core.ts hands them in; a unit test can pass
+ * What the swap use cases need from outside. Adapters (src/adapters/chain/swapAdapters.ts and
+ * src/adapters/db/swapQuote.store.ts) implement these and src/app/core.ts hands them in; a unit test can pass
  * plain objects.
  */
 export type SwapToken = SwapTokenInfo

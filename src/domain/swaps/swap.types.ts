@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 
 /**
- * The swap's types as the domain speaks them; the chain adapters (src/chain/swapRoute.ts,
+ * The swap's types as the domain speaks them; the chain adapters (src/adapters/chain/swapRoute.ts,
  * swapPlanner.ts, the tx sender) build and read values of these types.
  */
 

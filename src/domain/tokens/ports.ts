@@ -3,8 +3,8 @@ import type { Address } from 'viem'
 /**
  * What the token and market use cases need from outside: the deployment's tokens (plain data
  * from the manifest), prices read on chain at one block, and the indexer's tables. Adapters
- * (src/chain/tokenAdapters.ts, src/db/tokenBoard.store.ts, src/db/marketStats.store.ts)
- * implement these and src/core.ts hands them in; a unit test can pass plain objects.
+ * (src/adapters/chain/tokenAdapters.ts, src/adapters/db/tokenBoard.store.ts, src/adapters/db/marketStats.store.ts)
+ * implement these and src/app/core.ts hands them in; a unit test can pass plain objects.
  */
 
 export type PricePoint = {

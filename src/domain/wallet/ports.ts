@@ -4,8 +4,8 @@ import type { AgentsRepository } from '../agents/ports.ts'
 import type { WalletOpView } from '../swaps/ports.ts'
 
 /**
- * What the wallet use cases need from outside. Adapters (src/chain/walletAdapters.ts and
- * src/db/wallet.store.ts) implement these and src/core.ts hands them in; a unit test passes
+ * What the wallet use cases need from outside. Adapters (src/adapters/chain/walletAdapters.ts and
+ * src/adapters/db/wallet.store.ts) implement these and src/app/core.ts hands them in; a unit test passes
  * plain objects.
  */
 export type { WalletOpView }

@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa'
 import { IdempotencyKeyInProgressError, IdempotencyKeyRequiredError, IdempotencyKeyReusedError } from '../../domain/errors.ts'
 import { InvalidHeaderError } from '../inputErrors.ts'
 import { principalOf } from './auth.ts'
-import type { IdempotencyKeys } from '../../db/idempotency.store.ts'
+import type { IdempotencyKeys } from '../../adapters/db/idempotency.store.ts'
 
 /**
  * How long an in-flight claim blocks a retry while its node is live (a request stuck on a live

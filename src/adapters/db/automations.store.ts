@@ -1,0 +1,163 @@
+import type pg from 'pg'
+import type { Queryable } from '../../domain/billing/ports.ts'
+import { COUNTED_SQL } from './walletOp.store.ts'
+
+type Db = Queryable
+
+/** An automation's actor row as the lists and the trigger sources read it. */
+export type AutomationRow = { id: string; account_id: string; status: string; ctx: Record<string, unknown>; created_at: Date | string; updated_at: Date | string; cursor_at: string }
+
+const SELECT = `select id, account_id, status, snapshot->'context' as ctx, created_at, updated_at, created_at::text as cursor_at from actor`
+
+/**
+ * Automations are actors (kind `automation`); their definition and state live in the actor's
+ * snapshot. These reads serve the lists (an agent's automations, newest first: index
+ * `actor_automation_agent`) and the trigger sources (armed automations of running agents by
+ * trigger type: index `actor_automation_status`).
+ */
+export function createAutomationsStore(pool: pg.Pool) {
+  return {
+    /** The account's automations, newest first, after the cursor (created_at, id). */
+    async list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; kind?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }) {
+      const { rows } = await pool.query<AutomationRow>(
+        `${SELECT} where kind = 'automation' and account_id = $1
+           and ($2::text is null or snapshot->'context'->>'agentId' = $2)
+           and ($3::text is null or status = $3)
+           and ($4::timestamptz is null or (created_at, id) < ($4, $5))
+           and ($7::text is null or snapshot->'context'->>'kind' = $7)
+         order by created_at desc, id desc limit $6`,
+        [q.accountId, q.agentId ?? null, q.status ?? null, q.after?.at ?? null, q.after?.id ?? '', q.limit, q.kind ?? null],
+      )
+      return rows
+    },
+
+    /** One automation's row, whoever owns it (the caller checks the account). */
+    async get(id: string): Promise<AutomationRow | undefined> {
+      const { rows } = await pool.query<AutomationRow>(`${SELECT} where id = $1 and kind = 'automation'`, [id])
+      return rows[0]
+    },
+
+    /**
+     * Automations with this trigger type, in one of `statuses`, whose agent is running: what a
+     * new block or a launch may fire (an automation of a stopped agent never fires).
+     */
+    async ofRunningAgents(triggerType: 'price_threshold' | 'new_launch', statuses: readonly string[]): Promise<AutomationRow[]> {
+      const { rows } = await pool.query<AutomationRow>(
+        `select a.id, a.account_id, a.status, a.snapshot->'context' as ctx, a.created_at, a.updated_at, a.created_at::text as cursor_at
+           from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
+          where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = $1`,
+        [triggerType, statuses],
+      )
+      return rows
+    },
+
+    /**
+     * The last block the trigger feed evaluated on this chain; a chain seen for the first time
+     * starts at `indexedTo` (blocks indexed before there was a feed are history).
+     */
+    async triggerCheckpoint(chainId: number, indexedTo: number): Promise<number> {
+      // One statement per pass, writing only the first time: the row as it stood, else the one just inserted.
+      const { rows } = await pool.query<{ block_number: string }>(
+        `with inserted as (
+           insert into automation_trigger_checkpoint (chain_id, block_number) values ($1, $2) on conflict do nothing returning block_number
+         )
+         select block_number from inserted union all select block_number from automation_trigger_checkpoint where chain_id = $1`,
+        [chainId, indexedTo],
+      )
+      return Number(rows[0]!.block_number)
+    },
+
+    /** The feed evaluated blocks (from, to]: its checkpoint moves to `to`, unless a reorg moved it back meanwhile. */
+    async advanceTriggerCheckpoint(chainId: number, from: number, to: number): Promise<void> {
+      await pool.query(`update automation_trigger_checkpoint set block_number = $3, updated_at = now() where chain_id = $1 and block_number = $2`, [chainId, from, to])
+    },
+
+    /** The first actor there is among `ids` (the ids a firing's child or run may have): what an earlier attempt of the firing started. */
+    async startedAmong(ids: readonly string[]): Promise<{ id: string; status: string } | undefined> {
+      const { rows } = await pool.query<{ id: string; status: string }>(`select id, status from actor where id = any($1::text[]) order by created_at limit 1`, [ids])
+      return rows[0]
+    },
+
+    /** Why the automation may start no more runs (its max_spend_usd is spent), or null. */
+    spentBudgetRefusal: (automationId: string) => spentBudgetRefusal(pool, automationId),
+
+    /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */
+    tellAgentAutomations: (p: { agentId: string; event: { type: string }; dedupePrefix: string }) => tellAgentAutomations(pool, p),
+
+    /** Tokens launched in blocks (from, to]: what a sniper may buy. */
+    async launchedBetween(from: number, to: number): Promise<Array<{ address: string; symbol: string; venue: string; quote_symbol: string; creator_address: string }>> {
+      const { rows } = await pool.query(
+        `select address, symbol, venue, quote_symbol, creator_address from token where block_number > $1 and block_number <= $2 order by block_number, address`,
+        [from, to],
+      )
+      return rows
+    },
+  }
+}
+export type AutomationsStore = ReturnType<typeof createAutomationsStore>
+
+/**
+ * Refuses a wallet operation that would take its automation's spend over `maxSpendUsd` over the
+ * automation's life. The budget's owner is the operation's parent when that is an automation (a
+ * `tool_call` firing), or the automation that started the parent when that is a run (an
+ * `agent_prompt` firing: the run's context names it, `automationId`). The spend is every
+ * operation of that automation and of the runs it started (index `actor_run_automation`); failed
+ * ones do not count. One statement, called under the agent's lock with the daily cap's check:
+ * the automation, its runs and their operations are all that agent's, so two firings (or a
+ * firing and a run's swap) cannot both pass it. Answers the refusal's message, or null when it
+ * fits (or the parent has no budget).
+ */
+export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: { parentId: string; opId: string; usdValue: string }): Promise<string | null> {
+  const r = await budgetOf(db, parentId, opId)
+  if (!r?.max) return null
+  if (Number(r.spent) + Number(usdValue) <= Number(r.max) + 1e-9) return null
+  return `This move (${usdValue} USD) would take the automation's spend to ${(Number(r.spent) + Number(usdValue)).toFixed(2)} USD, over its max_spend_usd of ${r.max}.`
+}
+
+/**
+ * The budget of the automation that owns `parentId`'s moves (see parentBudgetRefusal): its
+ * `maxSpendUsd` (null: none) and what its moves and its runs' moves spent, `opId` left out.
+ */
+async function budgetOf(db: Db, parentId: string, opId: string): Promise<{ max: string | null; spent: string } | undefined> {
+  const { rows } = await db.query<{ max: string | null; spent: string }>(
+    `with owner as (
+       select a.id, a.snapshot->'context'->>'maxSpendUsd' as max
+         from actor p join actor a on a.kind = 'automation'
+          and a.id = case p.kind when 'automation' then p.id when 'run' then p.snapshot->'context'->>'automationId' end
+        where p.id = $1
+     )
+     select o.max,
+            (select coalesce(sum(w.usd_value), 0)::text from wallet_op w left join actor x on x.id = w.id
+              where w.id <> $2 and ${COUNTED_SQL}
+                and w.parent_id in (select o.id union all select r.id from actor r where r.kind = 'run' and r.snapshot->'context'->>'automationId' = o.id)) as spent
+       from owner o`,
+    [parentId, opId],
+  )
+  return rows[0]
+}
+
+/**
+ * Why an automation may not start another run (an `agent_prompt` firing): its `max_spend_usd`
+ * is spent, by its own moves and its runs'. Null while some of it is left, or with no budget.
+ */
+export async function spentBudgetRefusal(db: Db, automationId: string): Promise<string | null> {
+  const r = await budgetOf(db, automationId, '')
+  if (!r?.max || Number(r.spent) < Number(r.max) - 1e-9) return null
+  return `The automation has spent ${Number(r.spent).toFixed(2)} USD of its max_spend_usd of ${r.max}: no run is started.`
+}
+
+/**
+ * Puts `event` in the inbox of each of the agent's automations that have not ended (the agent
+ * started, was deleted, or was sold), in one statement, deduplicated by `<dedupePrefix>:<id>`;
+ * the runtime's inbox poll delivers them. Answers how many were told.
+ */
+export async function tellAgentAutomations(db: Db, { agentId, event, dedupePrefix }: { agentId: string; event: { type: string }; dedupePrefix: string }): Promise<number> {
+  const { rowCount } = await db.query(
+    `insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+     select id, account_id, $2::jsonb, $3 || ':' || id from actor
+      where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')
+     on conflict (dedupe_key) do nothing`,
+    [agentId, JSON.stringify(event), dedupePrefix],
+  )
+  return rowCount ?? 0
+}

@@ -1,0 +1,75 @@
+import { MikroORM } from '@mikro-orm/postgresql'
+import { Migrator } from '@mikro-orm/migrations'
+import type pg from 'pg'
+import type { Logger } from '../../logger.ts'
+import { AccountSchema } from '../../domain/accounts/account.entity.ts'
+import { ApiKeySchema } from '../../domain/accounts/apiKey.entity.ts'
+import { SessionSchema } from '../../domain/accounts/session.entity.ts'
+import { AgentSchema, AgentWhitelistSchema } from '../../domain/agents/agent.entity.ts'
+import { CustomSkillSchema } from '../../domain/skills/customSkill.entity.ts'
+import { CreditEntrySchema } from '../../domain/billing/creditEntry.entity.ts'
+import { ListingBidSchema, ListingSchema } from '../../domain/marketplace/listing.entity.ts'
+import { migrations } from './migrations/index.ts'
+
+export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema, ListingSchema, ListingBidSchema]
+
+export type Database = {
+  orm: MikroORM
+  /** The pg pool behind MikroORM's connection, for the actor runtime's hot path. */
+  pool: pg.Pool
+  close(): Promise<void>
+}
+
+/** The advisory lock that serialises migrations across processes (any fixed number would do). */
+const MIGRATION_LOCK_KEY = 7_307_072
+
+/**
+ * Connects MikroORM to `url`, runs the committed migrations, and exposes the native pool.
+ *
+ * @example
+ * const db = await openDatabase({ url, poolSize: 20, logger })
+ */
+export async function openDatabase({
+  url,
+  poolSize,
+  logger,
+  migrate = true,
+  idleInTransactionMs = 0,
+}: {
+  url: string
+  poolSize: number
+  logger: Logger
+  migrate?: boolean
+  /**
+   * Postgres ends a session left idle inside a transaction this long (0: never): a node frozen
+   * (paused, partitioned) while it holds a row lock, a wallet's nonce row say, must not block
+   * the nodes that took over its work. Its transaction rolls back and its late commit fails.
+   */
+  idleInTransactionMs?: number
+}): Promise<Database> {
+  const orm = await MikroORM.init({
+    clientUrl: url,
+    entities,
+    extensions: [Migrator],
+    pool: { min: 0, max: poolSize },
+    driverOptions: idleInTransactionMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {},
+    migrations: { migrationsList: migrations, silent: true, snapshot: false, transactional: true, allOrNothing: true },
+    debug: false,
+    allowGlobalContext: false,
+    ensureDatabase: false,
+  })
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool
+  if (migrate) {
+    // Nodes that start together migrate one after the other: the next finds nothing left to do.
+    const lock = await pool.connect()
+    try {
+      await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+      const executed = await orm.migrator.up()
+      if (executed.length > 0) logger.info({ migrations: executed.map((m) => m.name) }, 'migrations applied')
+    } finally {
+      await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {})
+      lock.release()
+    }
+  }
+  return { orm, pool, close: () => orm.close(true) }
+}

@@ -1,0 +1,66 @@
+import type { CoreAdapters } from './core.ts'
+import type { AgentsRepository } from '../domain/agents/ports.ts'
+import type { FieldErrors } from '../domain/errors.ts'
+import { fieldErrorsOf } from '../domain/fieldErrors.ts'
+import { createAutomationsStore } from '../adapters/db/automations.store.ts'
+import { createAutomations } from '../workflows/automation/automations.ts'
+import type { AutomationPorts } from '../domain/automations/ports.ts'
+import { createAutomation, previewAutomation, type CreateAutomationInput } from '../domain/automations/createAutomation.ts'
+import { getAutomation, listAutomations } from '../domain/automations/readAutomations.ts'
+import { cancelAutomation, previewTriggerAutomation, previewUpdateAutomation, triggerAutomation, updateAutomation } from '../domain/automations/updateAutomation.ts'
+import type { CreateAutomationBody, ListAutomationsQuery, UpdateAutomationBody } from '../domain/automations/automation.schema.ts'
+import { toolArgs } from '../tools/callTool.ts'
+import { findTool } from '../tools/registry.ts'
+import { AUTOMATION_TOOL_NAMES } from '../tools/automationTools.ts'
+
+/** What the automation use cases read from the rest of core: the tools an agent's skills grant, tokens and their prices. */
+export type AutomationSources = {
+  grantedTools(accountId: string, skills: readonly string[]): Promise<string[]>
+  resolveToken(ref: string): Promise<{ address: string; symbol: string } | undefined>
+  priceUsd(ref: string): Promise<string | null>
+}
+
+/** A tool's arguments checked as every front door parses them (`agent_id` is the automation's agent). */
+function checkToolArgs(tool: string, args: Record<string, unknown>): FieldErrors | null {
+  const t = findTool(tool)
+  if (!t) return { tool: `Unknown tool ${tool}.` }
+  const parsed = toolArgs(t).safeParse(args)
+  return parsed.success ? null : fieldErrorsOf(parsed.error)
+}
+
+/**
+ * The automations' use cases (src/domain/automations), wired for src/app/core.ts: each automation is
+ * an actor (src/workflows/automation/automation.machine.ts); its firings run the same tools as a model.
+ *
+ * @example
+ * const automations = automationUseCases(adapters, sources, agents)
+ * await automations.createAutomation({ accountId, automationId, body })
+ */
+export function automationUseCases({ pool, runtime, identity }: CoreAdapters, sources: AutomationSources, agents: AgentsRepository) {
+  const deps: AutomationPorts = {
+    automations: createAutomations({ runtime, store: createAutomationsStore(pool) }),
+    agents: {
+      async getOwned(accountId, agentId) {
+        const a = await agents.getOwned(accountId, agentId)
+        return { id: a.id, skills: a.skills, status: a.status }
+      },
+    },
+    // An automation's action is never an automation tool: a firing must not create or change automations.
+    tools: { granted: async (accountId, skills) => (await sources.grantedTools(accountId, skills)).filter((t) => !AUTOMATION_TOOL_NAMES.has(t)), check: checkToolArgs },
+    tokens: { resolve: sources.resolveToken, priceUsd: sources.priceUsd },
+    limits: identity.config.automations,
+    clock: { now: () => Date.now() },
+  }
+  return {
+    createAutomation: (input: CreateAutomationInput) => createAutomation(deps, input),
+    /** What createAutomation would create, after the same checks; creates nothing. */
+    previewAutomation: (input: { accountId: string; body: CreateAutomationBody }) => previewAutomation(deps, input),
+    previewUpdateAutomation: (input: { accountId: string; automationId: string; body: UpdateAutomationBody }) => previewUpdateAutomation(deps, input),
+    previewTriggerAutomation: (input: { accountId: string; automationId: string }) => previewTriggerAutomation(deps, input),
+    getAutomation: (input: { accountId: string; automationId: string }) => getAutomation(deps, input),
+    listAutomations: (input: { accountId: string; query: ListAutomationsQuery }) => listAutomations(deps, input),
+    updateAutomation: (input: { accountId: string; automationId: string; body: UpdateAutomationBody }) => updateAutomation(deps, input),
+    cancelAutomation: (input: { accountId: string; automationId: string }) => cancelAutomation(deps, input),
+    triggerAutomation: (input: { accountId: string; automationId: string }) => triggerAutomation(deps, input),
+  }
+}

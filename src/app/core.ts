@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
+import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { WalletDeps } from '../adapters/chain/walletDeps.ts'
+import { createSwapChainPorts } from '../adapters/chain/swapAdapters.ts'
+import { chainUnavailableOf } from '../adapters/chain/priceReader.ts'
+import { TOOL_NAMES, toolsFor } from '../tools/registry.ts'
+import { createSwapQuoteStore } from '../adapters/db/swapQuote.store.ts'
+import { ChainNotConfiguredError, type ServiceError } from '../domain/errors.ts'
+import type { AgentsRepository } from '../domain/agents/ports.ts'
+import type { SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
+import { quoteSwap, type QuoteSwapInput } from '../domain/swaps/quoteSwap.ts'
+import { executeSwap, type ExecuteSwapInput } from '../domain/swaps/executeSwap.ts'
+import { getSwap, type GetSwapInput } from '../domain/swaps/getSwap.ts'
+import { startChatTurn, type ChatDeps, type StartChatTurnInput } from '../domain/chat/startChatTurn.ts'
+import { awaitChatTurn, getChatTurn } from '../domain/chat/getChatTurn.ts'
+import { listMessages } from '../domain/chat/listMessages.ts'
+import type { ChatMessagesRepository, ChatModel, ModelProvider } from '../domain/chat/ports.ts'
+import type { CreditsRepository } from '../domain/billing/ports.ts'
+import { createChatTurns } from '../workflows/chatTurn/chatTurns.ts'
+import { createRuns } from '../workflows/run/runs.ts'
+import { startRun, type RunsDeps, type StartRunInput } from '../domain/runs/startRun.ts'
+import type { ListMessagesQuery } from '../domain/chat/chat.schema.ts'
+import { getRun } from '../domain/runs/getRun.ts'
+import { listRuns } from '../domain/runs/listRuns.ts'
+import { stopRun } from '../domain/runs/stopRun.ts'
+import { startScheduledRun, type StartScheduledRunInput } from '../domain/runs/startScheduledRun.ts'
+import type { ListRunsQuery, RunLimits } from '../domain/runs/run.schema.ts'
+import type { ChatBus, ChatBusEvent } from '../workflows/conversation/chatBus.ts'
+import { MODEL_SCOPES } from '../workflows/conversation/toolCall.effects.ts'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Config } from '../config.ts'
+import { createCustomSkillsRepository } from '../adapters/db/customSkills.repository.ts'
+import { BUILTIN_TOOL_NAMES } from '../domain/skills/builtinSkills.ts'
+import type { SkillsDeps } from '../domain/skills/ports.ts'
+import { customSkillSchemas } from '../domain/skills/skill.schema.ts'
+import { createCustomSkill, type CreateCustomSkillInput } from '../domain/skills/createCustomSkill.ts'
+import { listCustomSkills, type ListCustomSkillsInput } from '../domain/skills/listCustomSkills.ts'
+import { getCustomSkill, type GetCustomSkillInput } from '../domain/skills/getCustomSkill.ts'
+import { updateCustomSkill, type UpdateCustomSkillInput } from '../domain/skills/updateCustomSkill.ts'
+import { deleteCustomSkill, type DeleteCustomSkillInput } from '../domain/skills/deleteCustomSkill.ts'
+import { listSkillRegistry, type ListSkillRegistryInput } from '../domain/skills/listSkillRegistry.ts'
+import { resolveAgentSkills, type ResolveAgentSkillsInput } from '../domain/skills/resolveAgentSkills.ts'
+import { checkAgentSkills } from '../domain/skills/checkAgentSkills.ts'
+import type { Logger } from '../logger.ts'
+import { createTokenPrices } from '../adapters/chain/tokenAdapters.ts'
+import { createFeeChainPorts } from '../adapters/chain/feeAdapters.ts'
+import { createTokenBoardStore } from '../adapters/db/tokenBoard.store.ts'
+import { createMarketStatsStore } from '../adapters/db/marketStats.store.ts'
+import { createMemo } from '../domain/util/memo.ts'
+import type { FeePorts } from '../domain/fees/ports.ts'
+import type { GetFeeEarningsInput, ClaimFeesInput, PlanClaimInput } from '../domain/fees/fees.schema.ts'
+import { getFeeEarnings } from '../domain/fees/getFeeEarnings.ts'
+import { claimFees, previewClaimFees } from '../domain/fees/claimFees.ts'
+import { getFeeStats } from '../domain/fees/getFeeStats.ts'
+import type { GetPriceInput, GetTokenInput, ListQuoteAssetsInput, ListTokensInput, ListTradesInput } from '../domain/tokens/tokens.schema.ts'
+import { listTokens } from '../domain/tokens/listTokens.ts'
+import { getToken } from '../domain/tokens/getToken.ts'
+import { listTrades } from '../domain/tokens/listTrades.ts'
+import { getPrice } from '../domain/tokens/getPrice.ts'
+import { listQuoteAssets } from '../domain/tokens/listQuoteAssets.ts'
+import { listStockTokens } from '../domain/tokens/listStockTokens.ts'
+import { getLeaderboard, type GetLeaderboardInput } from '../domain/market/getLeaderboard.ts'
+import { getStats } from '../domain/market/getStats.ts'
+import { createWalletStore } from '../adapters/db/wallet.store.ts'
+import { createWalletOperations } from '../workflows/walletOp/walletOps.ts'
+import { createLaunchPorts } from '../adapters/chain/launchAdapters.ts'
+import type { LaunchPorts } from '../domain/launches/ports.ts'
+import { createLaunchActors, createLaunchSpend } from '../workflows/launch/launches.ts'
+import { launchToken, type LaunchTokenInput } from '../domain/launches/launchToken.ts'
+import { previewLaunch } from '../domain/launches/previewLaunch.ts'
+import { getLaunch, type GetLaunchInput } from '../domain/launches/getLaunch.ts'
+import type { LaunchRequest } from '../domain/launches/launch.schema.ts'
+import { billingUseCases } from './billingUseCases.ts'
+import type { GetDepositInfoDeps } from '../domain/billing/getDepositInfo.ts'
+import { modelView, type Model } from '../adapters/llm/modelCatalog.ts'
+import { createCursorSeal } from '../domain/util/cursorSeal.ts'
+import { marketplaceUseCases } from './marketplaceUseCases.ts'
+import { walletUseCases } from './walletUseCases.ts'
+import { automationUseCases } from './automationUseCases.ts'
+import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
+import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
+import { opsUseCases } from './opsUseCases.ts'
+import { accountUseCases, agentUseCases } from './identityUseCases.ts'
+import { createAgentRowCache } from '../domain/agents/agentRowCache.ts'
+import { readOwnedAgent } from '../domain/agents/getAgent.ts'
+import { createAgentActors } from '../workflows/agent/agentActors.ts'
+
+/** What src/app/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
+export type CoreAdapters = {
+  pool: pg.Pool
+  runtime: ActorRuntime
+  agents: AgentsRepository
+  /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
+  wallet: WalletDeps | undefined
+  chat: ChatAdapters
+  /** Accounts, keys, sessions and agents: the ORM their repositories work over, and their settings. */
+  identity: IdentityAdapters
+  logger: Logger
+  /** The credit ledger, and the deposit addresses where credits are bought on chain (absent without a chain). */
+  credits: CreditsRepository
+  deposits?: GetDepositInfoDeps | undefined
+  /** The model catalog (src/adapters/llm/models.json or MODEL_CATALOG). */
+  models: ReadonlyMap<string, Model>
+} & Pick<PlatformAdapters, 'redis' | 'faucet'>
+
+export type IdentityAdapters = {
+  em: EntityManager
+  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'whitelistHoldSeconds' | 'automations'> &
+    Partial<Pick<Config, 'runMinIntervalSeconds'>>
+  /** The wallet master key: a new agent's wallet key is encrypted with it. */
+  masterKey: Buffer
+  /** The chain id a sign-in message must name. */
+  chainId: number
+  /** Tells the other nodes a key was revoked (Redis pub/sub), so they drop it from their caches. */
+  publishKeyRevoked?: ((hash: string) => void) | undefined
+}
+
+/** How long platform-wide answers (stats, the leaderboard ranking) are shared by every caller. */
+export const PLATFORM_FIGURES_TTL_MS = 2000
+
+/**
+ * The composition root: builds the ports once from the adapters and returns the use cases.
+ * Routes (and next, tools, MCP and effect handlers) take `core`; nothing else wires dependencies.
+ *
+ * @example
+ * const core = createCore({ pool, runtime, wallet, agents })
+ * const quote = await core.quoteSwap(readSwapRequest(accountId, body))
+ */
+export function createCore(adapters: CoreAdapters) {
+  const { pool, runtime, wallet, agents, logger } = adapters
+  const walletOps = createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf }) // swaps, transfers, claims as actors
+  // A skill may name any tool of the registry, and the planned ones the built-in skills name.
+  const skillPorts: SkillsDeps = {
+    skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
+    toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
+    newId: randomUUID,
+  }
+  // What an agent's skills give its model: the tools it may call (those its skills grant, built-in
+  // and custom, among the read and trade tools) and their text for the system prompt.
+  const agentSkills = async (accountId: string, skills: readonly string[]) => {
+    const resolved = await resolveAgentSkills(skillPorts, { accountId, skills })
+    return { tools: toolsFor({ scopes: MODEL_SCOPES, granted: new Set(resolved.tools) }).map((t) => t.name), instructions: resolved.instructions }
+  }
+  // Agent rows held in memory for 2 s (dropped by a write on this node): the agent reads of the API, chat turns and runs.
+  const agentRows = createAgentRowCache({ ttlMs: 2000 })
+  const agentReads = { agents, actors: createAgentActors({ runtime }), rows: agentRows }
+  const ownedAgent = (accountId: string, agentId: string) => readOwnedAgent(agentReads, { accountId, agentId })
+  const chat = chatPortsOf(adapters, agentSkills, ownedAgent)
+  const swapPorts: SwapPorts | undefined = wallet && {
+    agents: swapAgentsOf(agents),
+    quotes: createSwapQuoteStore(pool),
+    ...createSwapChainPorts({ pool, wallet }),
+    operations: walletOps.swaps,
+    clock: { now: () => Date.now() },
+    newId: randomUUID,
+  }
+  const swaps = () => {
+    if (!swapPorts) throw new ChainNotConfiguredError()
+    return swapPorts
+  }
+  const board = createTokenBoardStore(pool)
+  const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
+  const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
+  const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, ttlMs: PLATFORM_FIGURES_TTL_MS })
+  const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
+  const feePorts = (): FeePorts => {
+    if (!feeChain) throw new ChainNotConfiguredError()
+    return { agents, tokens: board, ...feeChain, prices: marketPorts.prices, stats: marketPorts.stats }
+  }
+  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, agents }), actors: createLaunchActors(pool, runtime), spend: createLaunchSpend(pool), newId: randomUUID }
+  const launches = () => {
+    if (!launchPorts) throw new ChainNotConfiguredError()
+    return launchPorts
+  }
+  const features = {
+    quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
+    executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
+    getSwap: (input: GetSwapInput) => getSwap(swaps(), input),
+    ...accountUseCases(adapters),
+    ...agentUseCases(adapters, agentRows),
+    launchToken: (input: LaunchTokenInput) => launchToken(launches(), input),
+    previewLaunch: (input: LaunchRequest) => previewLaunch(launches(), input),
+    getLaunch: (input: GetLaunchInput) => getLaunch(launches(), input),
+    /** The account's newest agent ids, at most `limit` (a tool's `agent_id` may be left out when there is one). */
+    listAgentIds: async (accountId: string, limit: number) => (await agents.list(accountId, { limit })).map((a) => a.id),
+    startChatTurn: (input: StartChatTurnInput) => startChatTurn(chat.deps, input),
+    awaitChatTurn: (input: { turnId: string; waitMs?: number }) => awaitChatTurn(chat.deps, { turnId: input.turnId, waitMs: input.waitMs ?? chat.waitMs }),
+    getChatTurn: (input: { accountId: string; agentId: string; turnId: string }) => getChatTurn(chat.deps, input),
+    listMessages: (input: { accountId: string; agentId: string; query: ListMessagesQuery }) => listMessages({ agents, messages: chat.messages }, input),
+    /** Live events of a turn (text deltas, tool calls and results) in this process; returns the unsubscribe. */
+    subscribeChatTurn: (turnId: string, listener: (event: ChatBusEvent) => void) => chat.bus.subscribe(turnId, listener),
+    ...runUseCases(adapters, agentSkills, ownedAgent),
+    /** Custom skill request bodies, validated against the tool names a skill may grant. */
+    customSkillSchemas: customSkillSchemas({ toolNames: skillPorts.toolNames }),
+    createCustomSkill: (input: CreateCustomSkillInput) => createCustomSkill(skillPorts, input),
+    listCustomSkills: (input: ListCustomSkillsInput) => listCustomSkills(skillPorts, input),
+    getCustomSkill: (input: GetCustomSkillInput) => getCustomSkill(skillPorts, input),
+    updateCustomSkill: (input: UpdateCustomSkillInput) => updateCustomSkill(skillPorts, input),
+    deleteCustomSkill: (input: DeleteCustomSkillInput) => deleteCustomSkill(skillPorts, input),
+    listSkillRegistry: (input: ListSkillRegistryInput) => listSkillRegistry(skillPorts, input),
+    /** The tools and system-prompt text an agent's skills give it (for chat turns and runs). */
+    resolveAgentSkills: (input: ResolveAgentSkillsInput) => resolveAgentSkills(skillPorts, input),
+    /** The tools an agent's skills grant a model or an automation (read and trade tools only). */
+    agentTools: async (input: { accountId: string; skills: readonly string[] }) => (await agentSkills(input.accountId, input.skills)).tools,
+    /** 422 for entries of an agent's `skills` that the account may not use. */
+    checkAgentSkills: (input: ResolveAgentSkillsInput) => checkAgentSkills(skillPorts, input),
+    getFeeEarnings: (input: GetFeeEarningsInput) => getFeeEarnings(feePorts(), input),
+    claimFees: (input: ClaimFeesInput) => claimFees(feePorts(), input),
+    previewClaimFees: (input: PlanClaimInput) => previewClaimFees(feePorts(), input),
+    getFeeStats: () => getFeeStats(marketPorts),
+    listQuoteAssets: (input: ListQuoteAssetsInput) => listQuoteAssets(tokenPorts, input),
+    listTokens: (input: ListTokensInput) => listTokens(tokenPorts, input),
+    getToken: (input: GetTokenInput) => getToken(tokenPorts, input),
+    listTrades: (input: ListTradesInput) => listTrades(tokenPorts, input),
+    getPrice: (input: GetPriceInput) => getPrice(tokenPorts, input),
+    listStockTokens: () => listStockTokens(tokenPorts),
+    getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
+    getStats: () => getStats(marketPorts),
+    ...intelUseCases(intelPorts),
+    ...walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)),
+    ...billingUseCases(adapters),
+    listModels: () => [...adapters.models.values()].map(modelView),
+    /** Signs the page cursors every front door hands out, and checks those it is given back. */
+    cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
+    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents, agentRows),
+    ...automationUseCases(adapters, {
+      grantedTools: async (accountId, skills) => (await agentSkills(accountId, skills)).tools,
+      resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
+      priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
+    }, agents),
+    /** What a library's error escaping a use case means for a client: a chain node that cannot be reached is 503 `chain_unavailable`. */
+    serviceErrorOf: (err: unknown): ServiceError | undefined => chainUnavailableOf(err),
+    /** The catalog's model ids and its default (the OpenAPI document names them). */
+    modelIds: { models: [...adapters.models.keys()], defaultModel: chat.deps.defaultModel.id },
+  }
+  const chain = wallet?.chain
+  return { ...features, ...platformUseCases({ ...adapters, chain }), ...opsUseCases({ pool, runtime, chain, credits: adapters.credits, features }) }
+}
+
+export type Core = ReturnType<typeof createCore>
+
+
+/** The swap's view of the agents repository: the wallet, the effective policy and the status. */
+function swapAgentsOf(agents: AgentsRepository): SwapAgents {
+  return {
+    async forSwap(accountId, agentId) {
+      const agent = await agents.findOwned(accountId, agentId)
+      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status, listingId: agent.listingId }
+    },
+  }
+}
+
+/** What chat is built from: the catalog, the provider, the ledger, the messages and the live bus. */
+export type ChatAdapters = {
+  models: ReadonlyMap<string, ChatModel>
+  defaultModel: ChatModel
+  provider: ModelProvider
+  credits: CreditsRepository
+  messages: ChatMessagesRepository
+  bus: ChatBus
+  limits: { maxRounds: number; maxTokens: number; waitMs: number }
+  /** Runs' budgets (defaults, ceilings) and how long a stop waits for the run to end. */
+  runs: RunLimits & { stopWaitMs: number }
+}
+
+/** Autonomous runs (src/domain/runs): the run actor's use cases. */
+function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills'], agent: RunsDeps['agent']) {
+  const runs = createRuns({ pool, runtime })
+  const deps: RunsDeps = {
+    agents,
+    agent,
+    models: chat.models,
+    defaultModel: chat.defaultModel,
+    provider: chat.provider,
+    credits: chat.credits,
+    runs,
+    agentSkills,
+    limits: { ...chat.runs, maxTokens: chat.limits.maxTokens },
+    newId: randomUUID,
+  }
+  return {
+    startRun: (input: StartRunInput) => startRun(deps, input),
+    getRun: (input: { accountId: string; runId: string }) => getRun(deps, input),
+    listRuns: (input: { accountId: string; agentId: string; query: ListRunsQuery }) => listRuns(deps, input),
+    stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
+    /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
+    startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, lastScheduledRunAt: runs.lastScheduledRunAt, now: () => new Date() }, input),
+    /** The agent stopped: its run in progress ends `stopped`. */
+    stopAgentRuns: (input: { agentId: string }) => runs.stopActive(input.agentId),
+  }
+}
+
+function chatPortsOf({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: ChatDeps['agentSkills'], agent: ChatDeps['agent']) {
+  const deps: ChatDeps = {
+    agents,
+    agent,
+    agentSkills,
+    models: chat.models,
+    defaultModel: chat.defaultModel,
+    provider: chat.provider,
+    credits: chat.credits,
+    turns: createChatTurns({ runtime }),
+    limits: chat.limits,
+    newId: randomUUID,
+  }
+  return { deps, messages: chat.messages, bus: chat.bus, waitMs: chat.limits.waitMs }
+}

@@ -1,0 +1,34 @@
+import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './core.ts'
+import type { tokenFacts } from './coreIntel.ts'
+import { pnlUseCases } from './corePnl.ts'
+import type { createWalletOperations } from '../workflows/walletOp/walletOps.ts'
+import { createWalletStore } from '../adapters/db/wallet.store.ts'
+import { ChainNotConfiguredError } from '../domain/errors.ts'
+import type { WalletPorts } from '../domain/wallet/ports.ts'
+import { transferFunds, type TransferFundsInput } from '../domain/wallet/transferFunds.ts'
+import { previewTransfer, type PreviewTransferInput } from '../domain/wallet/previewTransfer.ts'
+import { getPortfolio, type GetPortfolioInput } from '../domain/wallet/getPortfolio.ts'
+import { getPortfolioHistory, type GetPortfolioHistoryInput } from '../domain/wallet/getPortfolioHistory.ts'
+import { getWhitelist, type GetWhitelistInput } from '../domain/wallet/getWhitelist.ts'
+import { listTransactions, type ListTransactionsInput } from '../domain/wallet/listTransactions.ts'
+import { createWalletChainPorts } from '../adapters/chain/walletAdapters.ts'
+
+/** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
+export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>, facts: () => ReturnType<typeof tokenFacts>) {
+  const store = createWalletStore(pool)
+  const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
+  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
+  const withChain = () => {
+    if (!ports) throw new ChainNotConfiguredError()
+    return ports
+  }
+  return {
+    transferFunds: (input: TransferFundsInput) => transferFunds(withChain(), input),
+    previewTransfer: (input: PreviewTransferInput) => previewTransfer(withChain(), input),
+    getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
+    getPortfolioHistory: (input: GetPortfolioHistoryInput) => getPortfolioHistory(withChain(), input),
+    ...pnlUseCases({ withChain, ledgers: store, tokenFacts: facts, ttlMs: PLATFORM_FIGURES_TTL_MS }),
+    getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
+    listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
+  }
+}

@@ -1,0 +1,64 @@
+import type pg from 'pg'
+import { findActiveRun, findRunRow, lastScheduledRunCreatedAt, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
+import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
+import { RunInProgressError } from '../../domain/errors.ts'
+import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
+import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
+import { RUN_FINAL, runKind, type RunContext } from './run.machine.ts'
+
+type Row = RunRow<RunContext>
+
+/** The unique index that allows one run not ended per agent (Migration20261123210000_runs). */
+const ONE_ACTIVE_RUN = 'actor_run_one_active'
+
+function stateOf(row: Row): RunState {
+  const { transcript: _t, pending: _p, timeUp: _u, stepsUsed: _s, ...c } = row.ctx
+  return { ...c, status: row.status as RunStatus, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() }
+}
+
+/**
+ * Runs over the actor runtime: a run is a `run` actor whose id is the run id, created in one
+ * statement with its goal as the user message (its steps are then written as the agent's chat
+ * messages too, under the run id). A run is its agent's child: its end reaches the agent's inbox
+ * in its own commit (a scheduled check skipped for it is made again then). The database refuses a second run not ended for an agent.
+ */
+export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime }): Runs {
+  async function get(runId: string): Promise<RunState | undefined> {
+    const row = await findRunRow<RunContext>(pool, runKind.kind, runId)
+    return row && stateOf(row)
+  }
+  return {
+    async start(run) {
+      const goal = chatMessageInsert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model })
+      try {
+        await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal })
+      } catch (err) {
+        // The same run id again (an Idempotency-Key retried after a crash): the run exists, nothing to do.
+        if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return
+        if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
+        throw err
+      }
+    },
+    get,
+    async list(agentId, { accountId, limit, status, before }) {
+      return (await listRunRows<RunContext>(pool, runKind.kind, agentId, { accountId, limit, status, before })).map(stateOf)
+    },
+    async stop(runId, accountId, waitMs) {
+      const entry = await runtime.get(runId)
+      if (!entry || RUN_FINAL.has(entry.status)) return get(runId)
+      await runtime.enqueue(runId, accountId, { type: 'run.stop' }, `run.stop:${runId}`)
+      await runtime.waitFor(runId, (e) => RUN_FINAL.has(e.status), waitMs)
+      return get(runId)
+    },
+    async stopActive(agentId) {
+      const run = await findActiveRun(pool, runKind.kind, agentId)
+      if (!run) return null
+      await runtime.enqueue(run.id, run.account_id, { type: 'run.stop' }, `run.stop:${run.id}`)
+      return run.id
+    },
+    async lastScheduledRunAt(agentId) {
+      const at = await lastScheduledRunCreatedAt(pool, runKind.kind, agentId)
+      return at ? new Date(at) : null
+    },
+  }
+}

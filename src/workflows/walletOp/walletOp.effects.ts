@@ -1,0 +1,89 @@
+import type { LocalAccount, TransactionReceipt } from 'viem'
+import type { Logger } from '../../logger.ts'
+import type { EffectHandler } from '../../runtime/actorKind.ts'
+import type { WalletOpInput } from './walletOp.machine.ts'
+import { ServiceError } from '../../domain/errors.ts'
+import type { ChainHandle } from '../../adapters/chain/chain.ts'
+import type { PlannedTx, TxSender } from '../../adapters/chain/txSender.ts'
+import { createPriceReader } from '../../adapters/chain/priceReader.ts'
+import { formatUsd } from '../../domain/tokens/priceMath.ts'
+
+/**
+ * What a kind of wallet operation contributes: its transactions for the wallet's next nonce,
+ * and what the receipts mean (e.g. the amount a swap actually received).
+ */
+export type WalletOpPlanner = {
+  plan(input: { params: Record<string, unknown>; account: LocalAccount; firstNonce: number; chain: ChainHandle }): PlannedTx[]
+  outcome?(input: {
+    params: Record<string, unknown>
+    account: LocalAccount
+    receipts: TransactionReceipt[]
+    chain: ChainHandle
+  }): Promise<Record<string, unknown>>
+}
+
+export type WalletOpsDeps = {
+  chain: ChainHandle
+  sender: TxSender
+  loadAccount(agentId: string): Promise<LocalAccount>
+  planners: Record<string, WalletOpPlanner>
+  logger: Logger
+}
+
+const rejected = (code: string, message: string) => ({ type: 'op.rejected', error: { code, message } })
+
+/**
+ * The effects of the wallet operation machine (src/workflows/walletOp/walletOp.machine.ts), the chain side
+ * of an operation: sign and send its transactions through the wallet's outbox, then read their
+ * receipts. Each is safe to run twice.
+ */
+export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, EffectHandler> {
+  const { chain, sender } = deps
+
+  const planner = (kind: string) => {
+    const p = deps.planners[kind]
+    if (!p) throw new Error(`no planner for wallet operation ${kind}`)
+    return p
+  }
+
+  return {
+    async 'op.submit'(effect, effectCtx) {
+      const ctx = await effectCtx.context<WalletOpInput>()
+      const account = await deps.loadAccount(ctx.agentId)
+      try {
+        const sent = await sender.send(
+          { id: effect.id, accountId: ctx.accountId, agentId: ctx.agentId, effectId: effect.id, account },
+          (firstNonce) => planner(ctx.kind).plan({ params: ctx.params, account, firstNonce, chain }),
+        )
+        return { type: 'op.submitted', txHash: sent.at(-1)!.hash }
+      } catch (err) {
+        if (err instanceof ServiceError && err.status < 500) return rejected(err.code, err.message)
+        throw err
+      }
+    },
+
+    async 'op.confirm'(effect, effectCtx) {
+      const ctx = await effectCtx.context<WalletOpInput>()
+      const account = await deps.loadAccount(ctx.agentId)
+      const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
+      const last = receipts.at(-1)!
+      if (last.status !== 'success') {
+        return rejected('transaction_reverted', `Transaction ${last.transactionHash} reverted on chain; nothing moved but gas.`)
+      }
+      const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString(), ...(await gasCost(chain, receipts)) }
+      const extra = (await planner(ctx.kind).outcome?.({ params: ctx.params, account, receipts, chain })) ?? {}
+      return { type: 'op.confirmed', result: { ...base, ...extra } }
+    },
+  }
+}
+
+/**
+ * What the operation's transactions paid for gas, in wei and in USD at the ETH price of the last
+ * one's block (the PnL ledger counts it, src/domain/wallet/pnlRules.ts); `gasUsd` is left out
+ * when that price cannot be read.
+ */
+export async function gasCost(chain: ChainHandle, receipts: readonly TransactionReceipt[]): Promise<{ gasWei: string; gasUsd?: string }> {
+  const wei = receipts.reduce((s, r) => s + r.gasUsed * r.effectiveGasPrice, 0n)
+  const eth = await createPriceReader(chain, receipts.at(-1)!.blockNumber).then((p) => p.quote('ETH')).catch(() => null)
+  return eth ? { gasWei: wei.toString(), gasUsd: formatUsd((wei * eth.usd18) / 10n ** 18n) } : { gasWei: wei.toString() }
+}
