@@ -68,7 +68,8 @@ export function createTokenPrices({ chain, logger }: { chain: ChainHandle | unde
   }
 }
 
-function deploymentOf(chain: ChainHandle): Deployment {
+/** The deployment as the domain reads it: addresses lower case, the quote assets, the venues' quotes, the stocks. */
+export function deploymentOf(chain: ChainHandle): Deployment {
   const m = chain.manifest
   return {
     chainId: chain.chainId,

@@ -53,7 +53,7 @@ export function createIndexerContext({ pool, chain, logger, reorgDepth, deposits
     feeLocker: lower(contracts.feeLocker),
     quoteSymbols: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [lower(q.address), symbol])),
     quoteDecimals: new Map(Object.entries(chain.manifest.quoteAssets).map(([symbol, q]) => [symbol, q.decimals])),
-    referencePools: referencePoolsOf(chain.manifest),
+    referencePools: referencePoolsOf(chain),
     reorgDepth,
     log: logger.child({ component: 'indexer' }),
     chain,

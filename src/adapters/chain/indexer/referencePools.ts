@@ -1,7 +1,9 @@
 import { getAddress } from 'viem'
-import type { DeploymentManifest } from '../manifest.ts'
+import type { ChainHandle } from '../chain.ts'
+import { deploymentOf } from '../tokenAdapters.ts'
+import { referenceAssets } from '../../../domain/intel/intelTokens.ts'
 import { poolParams } from './ammPool.ts'
-import { lower, type IndexerContext } from './indexerContext.ts'
+import type { IndexerContext } from './indexerContext.ts'
 import type { TokenInfo } from './indexedRows.ts'
 
 /*
@@ -16,14 +18,14 @@ import type { TokenInfo } from './indexedRows.ts'
 export type ReferencePool = { token: string; symbol: string; name: string; pool: string }
 
 /**
+ * The pools of the reference assets market intelligence covers (`referenceAssets`, one list for
+ * the index and the answers).
+ *
  * @example
- * referencePoolsOf(manifest) // [{ token: weth, symbol: 'WETH', pool: wethUsdcPair, … }, { token: tslax, symbol: 'TSLAx', … }, …]
+ * referencePoolsOf(chain) // [{ token: weth, symbol: 'WETH', pool: wethUsdcPair, … }, { token: tslax, symbol: 'TSLAx', … }, …]
  */
-export function referencePoolsOf(m: DeploymentManifest): ReferencePool[] {
-  return [
-    { token: lower(m.contracts.weth), symbol: 'WETH', name: 'Wrapped Ether', pool: lower(m.contracts.wethUsdcPair) },
-    ...m.stocks.map((s) => ({ token: lower(s.address), symbol: s.symbol, name: s.name, pool: lower(s.pair) })),
-  ]
+export function referencePoolsOf(chain: ChainHandle): ReferencePool[] {
+  return referenceAssets(deploymentOf(chain)).map((a) => ({ token: a.address, symbol: a.symbol, name: a.name, pool: a.pool }))
 }
 
 const params = new WeakMap<IndexerContext, Promise<TokenInfo[]>>()
@@ -44,7 +46,7 @@ export async function referenceTokens(ctx: IndexerContext): Promise<TokenInfo[]>
 
 async function readParams(ctx: IndexerContext): Promise<TokenInfo[]> {
   const block = await ctx.client.getBlockNumber({ cacheTime: 0 })
-  const usdc = lower(ctx.contracts.usdc)
+  const usdc = ctx.contracts.usdc.toLowerCase()
   return Promise.all(ctx.referencePools.map(async (r): Promise<TokenInfo> => {
     const p = await poolParams(ctx, getAddress(r.pool), r.token, block)
     return { address: r.token, venue: 'amm', quoteAddress: usdc, pool: r.pool, tokenIsToken0: p.tokenIsToken0, virtualToken: p.virtualToken, virtualQuote: p.virtualQuote }
