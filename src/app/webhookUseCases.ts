@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { NotFoundError, ValidationError } from '../domain/errors.ts'
+import { isoTimestamp } from '../domain/util/isoTimestamp.ts'
 import type { CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody } from '../domain/webhooks/webhook.schema.ts'
 import { createWebhooksStore, type AccountEventRow, type WebhookEndpointRow } from '../adapters/db/webhooks.store.ts'
 import { createWebhookDeliveriesStore, type DeliveryRow } from '../adapters/db/webhookDeliveries.store.ts'
@@ -12,7 +13,7 @@ import type { Core } from './core.ts'
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
+const iso = (d: Date | null) => (d ? isoTimestamp(d) : null)
 
 /** An endpoint as the API shows it (never its secret but on creation and rotation). */
 export function endpointView(r: WebhookEndpointRow) {

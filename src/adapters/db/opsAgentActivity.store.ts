@@ -1,9 +1,7 @@
 import type pg from 'pg'
 import { formatUnits } from 'viem'
 import { actorSummary, type ActorSummary } from './opsActors.store.ts'
-
-/** Timestamps arrive as strings through MikroORM's pool type parsers; the API speaks ISO 8601. */
-const iso = (v: string | Date) => new Date(v).toISOString()
+import { isoTimestamp as iso } from '../../domain/util/isoTimestamp.ts'
 
 /** Where a page of an agent's operations ends: the last row's creation (Postgres' own text, to the microsecond) and id. */
 export type OperationsCursor = { createdAt: string; id: string }
