@@ -1,4 +1,4 @@
-/** Import direction (docs/architecture.md): domain code never imports an outer layer at run time; the front doors never import the chain at run time. */
+/** Import direction (docs/architecture.md), at run time: the runtime imports nothing of the app; domain code no outer layer; the front doors no adapter, runtime or dev code (test/importGraph.test.ts checks types and circles). */
 module.exports = {
   forbidden: [
     {
@@ -14,6 +14,20 @@ module.exports = {
       comment: 'The front doors (HTTP, MCP) reach the chain only through the core (src/app/core.ts): a library error is named by core.serviceErrorOf, an outage by a domain error.',
       from: { path: '^src/(http|mcp)/' },
       to: { path: '^src/(adapters/chain|dev)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'runtime-imports-app',
+      severity: 'error',
+      comment: 'src/runtime is a package of its own: node, pg, xstate and zod only; the app hands in what it needs (kinds, errors, compensations).',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/', pathNot: '^src/runtime/' },
+    },
+    {
+      name: 'front-door-imports-infrastructure',
+      severity: 'error',
+      comment: 'The front doors (HTTP, MCP, the tools) act through Core (src/app/coreApi.ts): no store, runtime or chain of their own.',
+      from: { path: '^src/(http|mcp|tools)/' },
+      to: { path: '^src/(adapters|dev|runtime)/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
+import { ActorEventRefusedError } from '../src/runtime/actorErrors.ts'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/runtime/actorKind.ts'
@@ -80,7 +81,7 @@ describe('actor runtime', () => {
     const e = await rt.send(id, { type: 'agent.start' })
     expect(e.status).toBe('running')
     expect(await row(id)).toMatchObject({ status: 'running', version: '2' })
-    await expect(rt.send(id, { type: 'agent.start' })).rejects.toMatchObject({ code: 'invalid_state', status: 409 })
+    await expect(rt.send(id, { type: 'agent.start' })).rejects.toBeInstanceOf(ActorEventRefusedError)
     const { rows: journal } = await db().pool.query('select seq, event from actor_journal where actor_id = $1 order by seq', [id])
     expect(journal.map((j) => j.event.type)).toEqual(['xstate.init', 'agent.start'])
     // No timer until a schedule check says when the next run is due; its outcome arms one.

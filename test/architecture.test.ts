@@ -36,6 +36,13 @@ describe('import direction', () => {
     expect(known.filter((v) => !violations.includes(v)), 'fixed: remove from .dependency-cruiser-known-violations.json').toEqual([])
   })
 
+  it('holds every run-time rule docs/architecture.md names', () => {
+    const doc = readFileSync('docs/architecture.md', 'utf8')
+    const rules = config.forbidden.map((r) => r.name)
+    for (const name of rules) expect(doc, `docs/architecture.md names ${name}`).toContain(`\`${name}\``)
+    expect(rules).toEqual(expect.arrayContaining(['domain-imports-outer-layer', 'front-door-imports-chain', 'runtime-imports-app', 'front-door-imports-infrastructure']))
+  })
+
   it('src/http and src/mcp import nothing of src/chain at run time (the front doors reach the chain through the core), none excused', () => {
     expect(config.forbidden.map((r) => r.name)).toContain('front-door-imports-chain')
     expect([...violations, ...known].filter((v) => v.endsWith('(front-door-imports-chain)'))).toEqual([])

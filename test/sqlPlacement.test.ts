@@ -73,3 +73,59 @@ describe('SQL placement', () => {
     expect([...known].filter((p) => !outside.includes(p)), 'no longer holds SQL: take it off KNOWN_EXCEPTIONS').toEqual([])
   })
 })
+
+/** The runtime's tables (src/runtime): only the runtime's own store reads or writes them. */
+const RUNTIME_TABLES = ['actor', 'actor_count', 'actor_count_delta', 'actor_inbox', 'actor_journal', 'actor_timer', 'effect', 'role_lease', 'service_node', 'shard_lease']
+const NAMES_RUNTIME_TABLE = new RegExp(`\\b(?:from|join|into|update|table|on)\\s+(?:${RUNTIME_TABLES.join('|')})\\b`, 'i')
+
+/**
+ * Files outside src/runtime whose SQL still names a runtime table, each with what it reads or
+ * writes there: what it needs is to become runtime API (a read model, an event sent in the
+ * caller's transaction). The list can only shrink: a new file fails, and so does a listed file
+ * that no longer names one.
+ */
+const MIGRATION = "the runtime's tables are created and changed by the service's migrations (the runtime's own migrations are not yet split out)"
+const RUNTIME_TABLE_READERS: Array<{ path: string; reason: string }> = [
+  { path: 'src/adapters/db/agents.repository.ts', reason: "an agent's status (running, stopped, deleted) is its actor row's, joined in every agent read" },
+  { path: 'src/adapters/db/automations.store.ts', reason: "automations are read from their actor rows; a block's price and launch triggers tell many automations at once by inserting inbox rows in one statement" },
+  { path: 'src/adapters/db/customSkills.repository.ts', reason: "counts the live agents using a skill (actor status <> deleted)" },
+  { path: 'src/adapters/db/idempotency.store.ts', reason: "a key's claim is taken over when its holder node is gone (service_node), in the claim's own statement" },
+  { path: 'src/adapters/db/listings.repository.ts', reason: "a listing's agent status and its launches' status, read in the sale's statement under its lock" },
+  { path: 'src/adapters/db/marketStats.store.ts', reason: "platform figures count the agents not deleted" },
+  { path: 'src/adapters/db/metrics.store.ts', reason: "/metrics counts actors by kind and status and the open effects" },
+  { path: 'src/adapters/db/opsActions.store.ts', reason: "the operator's actions: dead letters retried or discarded (inbox rows), a stuck mark cleared" },
+  { path: 'src/adapters/db/opsActors.store.ts', reason: "the operator console lists actors, their inbox, timers, effects and journal" },
+  { path: 'src/adapters/db/opsAgentActivity.store.ts', reason: "an agent's operations and the actors naming it, for the console" },
+  { path: 'src/adapters/db/opsOverview.store.ts', reason: "the console's overview counts actors (the actor_count table), inbox rows and effects" },
+  { path: 'src/adapters/db/opsTimeline.store.ts', reason: "an actor's timeline for the console: journal, inbox, timers and effects" },
+  { path: 'src/adapters/db/runs.store.ts', reason: "runs are read from their actor rows (status and the machine's context)" },
+  { path: 'src/adapters/db/wallet.store.ts', reason: "wallet operations' outcomes read from their actor rows (portfolio tokens, PnL ledger)" },
+  { path: 'src/adapters/db/walletOp.store.ts', reason: "a reservation counts while its operation's actor is not ended (today's spend), and one whose actor was never created is given back" },
+  { path: 'src/adapters/db/migrations/Migration20261122000001_init.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261123120000_effect_lease.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261123210000_runs.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261125110000_automations.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261125110000_ops_console.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261125130000_shards.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261126170000_ops_timeline.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261126180000_effect_attempt_log.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261126190000_run_automation.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261127180000_actor_agent.ts', reason: MIGRATION },
+  { path: 'src/adapters/db/migrations/Migration20261127190000_webhooks.ts', reason: 'account_event rows are written by a trigger on an actor status change' },
+].map((e) => ({ ...e, path: join(...e.path.split('/')) }))
+
+describe('the runtime\'s tables', () => {
+  const outside = sourceFiles('src').filter((p) => !p.startsWith(join('src', 'runtime')) && literals(p).some((text) => NAMES_RUNTIME_TABLE.test(text)))
+
+  it('are named by no SQL outside src/runtime beyond the listed readers', () => {
+    const known = new Set(RUNTIME_TABLE_READERS.map((e) => e.path))
+    expect(outside.filter((p) => !known.has(p)), 'SQL naming a runtime table outside src/runtime: ask the runtime instead').toEqual([])
+    expect([...known].filter((p) => !outside.includes(p)), 'no longer names a runtime table: take it off RUNTIME_TABLE_READERS').toEqual([])
+  })
+
+  it('the check sees a runtime table where one is named', () => {
+    expect(NAMES_RUNTIME_TABLE.test('insert into actor_inbox (actor_id) values ($1)')).toBe(true)
+    expect(NAMES_RUNTIME_TABLE.test('select a.id from actor a join agent g on g.id = a.id')).toBe(true)
+    expect(NAMES_RUNTIME_TABLE.test('select id from agent where actor_id = $1')).toBe(false)
+  })
+})

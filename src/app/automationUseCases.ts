@@ -1,4 +1,4 @@
-import type { CoreAdapters } from './core.ts'
+import type { CoreAdapters } from './coreAdapters.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { FieldErrors } from '../domain/errors.ts'
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'

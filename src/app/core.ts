@@ -85,39 +85,14 @@ import { accountUseCases, agentUseCases } from './identityUseCases.ts'
 import { createAgentRowCache } from '../domain/agents/agentRowCache.ts'
 import { readOwnedAgent } from '../domain/agents/getAgent.ts'
 import { createAgentActors } from '../workflows/agent/agentActors.ts'
+import { runtimeServiceErrorOf } from './runtimeErrors.ts'
+import type { Core } from './coreApi.ts'
+import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './coreAdapters.ts'
 
-/** What src/app/services.ts has built: the database, the actor runtime, the chain's wallet operations. */
-export type CoreAdapters = {
-  pool: pg.Pool
-  runtime: ActorRuntime
-  agents: AgentsRepository
-  /** Absent without a chain: the use cases that need one refuse with 503 `chain_unavailable`. */
-  wallet: WalletDeps | undefined
-  chat: ChatAdapters
-  /** Accounts, keys, sessions and agents: the ORM their repositories work over, and their settings. */
-  identity: IdentityAdapters
-  logger: Logger
-  /** The credit ledger, and the deposit addresses where credits are bought on chain (absent without a chain). */
-  credits: CreditsRepository
-  deposits?: GetDepositInfoDeps | undefined
-  /** The model catalog (src/adapters/llm/models.json or MODEL_CATALOG). */
-  models: ReadonlyMap<string, Model>
-} & Pick<PlatformAdapters, 'redis' | 'faucet'>
+export type { Core }
+export type { ChatAdapters, CoreAdapters, IdentityAdapters } from './coreAdapters.ts'
+export { PLATFORM_FIGURES_TTL_MS }
 
-export type IdentityAdapters = {
-  em: EntityManager
-  config: Pick<Config, 'apiKeyCacheMs' | 'starterCredits' | 'sessionTtlSeconds' | 'siweNonceTtlSeconds' | 'whitelistHoldSeconds' | 'automations'> &
-    Partial<Pick<Config, 'runMinIntervalSeconds'>>
-  /** The wallet master key: a new agent's wallet key is encrypted with it. */
-  masterKey: Buffer
-  /** The chain id a sign-in message must name. */
-  chainId: number
-  /** Tells the other nodes a key was revoked (Redis pub/sub), so they drop it from their caches. */
-  publishKeyRevoked?: ((hash: string) => void) | undefined
-}
-
-/** How long platform-wide answers (stats, the leaderboard ranking) are shared by every caller. */
-export const PLATFORM_FIGURES_TTL_MS = 2000
 
 /**
  * The composition root: builds the ports once from the adapters and returns the use cases.
@@ -127,7 +102,7 @@ export const PLATFORM_FIGURES_TTL_MS = 2000
  * const core = createCore({ pool, runtime, wallet, agents })
  * const quote = await core.quoteSwap(readSwapRequest(accountId, body))
  */
-export function createCore(adapters: CoreAdapters) {
+export function createCore(adapters: CoreAdapters): Core {
   const { pool, runtime, wallet, agents, logger } = adapters
   const walletOps = createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf }) // swaps, transfers, claims as actors
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
@@ -230,7 +205,7 @@ export function createCore(adapters: CoreAdapters) {
       priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
     }, agents),
     /** What a library's error escaping a use case means for a client: a chain node that cannot be reached is 503 `chain_unavailable`. */
-    serviceErrorOf: (err: unknown): ServiceError | undefined => chainUnavailableOf(err),
+    serviceErrorOf: (err: unknown): ServiceError | undefined => chainUnavailableOf(err) ?? runtimeServiceErrorOf(err),
     /** The catalog's model ids and its default (the OpenAPI document names them). */
     modelIds: { models: [...adapters.models.keys()], defaultModel: chat.deps.defaultModel.id },
   }
@@ -238,7 +213,6 @@ export function createCore(adapters: CoreAdapters) {
   return { ...features, ...platformUseCases({ ...adapters, chain }), ...opsUseCases({ pool, runtime, chain, credits: adapters.credits, features }) }
 }
 
-export type Core = ReturnType<typeof createCore>
 
 
 /** The swap's view of the agents repository: the wallet, the effective policy and the status. */
@@ -251,18 +225,6 @@ function swapAgentsOf(agents: AgentsRepository): SwapAgents {
   }
 }
 
-/** What chat is built from: the catalog, the provider, the ledger, the messages and the live bus. */
-export type ChatAdapters = {
-  models: ReadonlyMap<string, ChatModel>
-  defaultModel: ChatModel
-  provider: ModelProvider
-  credits: CreditsRepository
-  messages: ChatMessagesRepository
-  bus: ChatBus
-  limits: { maxRounds: number; maxTokens: number; waitMs: number }
-  /** Runs' budgets (defaults, ceilings) and how long a stop waits for the run to end. */
-  runs: RunLimits & { stopWaitMs: number }
-}
 
 /** Autonomous runs (src/domain/runs): the run actor's use cases. */
 function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills'], agent: RunsDeps['agent']) {

@@ -36,7 +36,7 @@ import { listAudit } from '../adapters/db/auditTrail.store.ts'
 import { applyGuardrailChange } from '../adapters/db/guardrails.store.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
 import { agentSchemas } from '../domain/agents/agent.schema.ts'
-import type { CoreAdapters } from './core.ts'
+import type { CoreAdapters } from './coreAdapters.ts'
 
 /**
  * Part of the composition root (src/app/core.ts spreads it into `core`): accounts, API keys and

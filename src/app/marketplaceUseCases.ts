@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { CoreAdapters } from './core.ts'
+import type { CoreAdapters } from './coreAdapters.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import { createListingsRepository } from '../adapters/db/listings.repository.ts'
 import { createListingActors } from '../workflows/agent/listingActors.ts'

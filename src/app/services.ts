@@ -33,7 +33,8 @@ import { createIndexer, type Indexer } from '../adapters/chain/indexer.ts'
 import { createDepositServices } from '../adapters/chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
 import { createWebhookDispatcher } from '../adapters/webhooks/dispatcher.ts'
-import { renderEventWith, webhookUseCases } from './webhookUseCases.ts'
+import { webhookUseCases } from './webhookUseCases.ts'
+import { renderEventWith } from './webhookEvents.ts'
 import { createCore, type Core, type IdentityAdapters } from './core.ts'
 import { chatTurnKind } from '../workflows/chatTurn/chatTurn.machine.ts'
 import { createChatTurnEffects } from '../workflows/chatTurn/chatTurn.effects.ts'
@@ -49,6 +50,8 @@ import { createChatBus } from '../workflows/conversation/chatBus.ts'
 import { createNodeBus, type NodeBus } from '../runtime/nodeBus.ts'
 import { createChatMessagesRepository } from '../adapters/db/chatMessages.repository.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
+import { apiRuntimeErrors } from './runtimeErrors.ts'
+import { releaseUnstartedWrite } from '../adapters/db/walletOp.store.ts'
 import type { Model } from '../adapters/llm/modelCatalog.ts'
 
 const KEY_REVOKED_CHANNEL = 'api_key_revoked'
@@ -262,12 +265,14 @@ function createRuntime(
   const planners: Record<string, WalletOpPlanner> = { transfer: transferPlanner, claim: claimPlanner, swap: createSwapPlanner() }
   const runtime = createActorRuntime({
     pool: db.pool,
-    kinds: [agentKind, launchKind, walletOpKind, chatTurnKind, runKind, automationKind],
+    // A wallet operation asked for by a step whose actor ended first gives its reservation back.
+    kinds: [agentKind, launchKind, { ...walletOpKind, unstarted: releaseUnstartedWrite }, chatTurnKind, runKind, automationKind],
     effectHandlers: {
       ...chatEffects,
       ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger }) } : {}),
     },
     logger,
+    errors: apiRuntimeErrors,
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
     shardLeaseMs: config.shardLeaseMs,

@@ -1,4 +1,4 @@
-import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './core.ts'
+import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './coreAdapters.ts'
 import type { tokenFacts } from './coreIntel.ts'
 import { pnlUseCases } from './corePnl.ts'
 import type { createWalletOperations } from '../workflows/walletOp/walletOps.ts'

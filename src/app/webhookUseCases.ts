@@ -3,11 +3,10 @@ import type pg from 'pg'
 import { NotFoundError, ValidationError } from '../domain/errors.ts'
 import { isoTimestamp } from '../domain/util/isoTimestamp.ts'
 import type { CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody } from '../domain/webhooks/webhook.schema.ts'
-import { createWebhooksStore, type AccountEventRow, type WebhookEndpointRow } from '../adapters/db/webhooks.store.ts'
+import { createWebhooksStore, type WebhookEndpointRow } from '../adapters/db/webhooks.store.ts'
 import { createWebhookDeliveriesStore, type DeliveryRow } from '../adapters/db/webhookDeliveries.store.ts'
 import { createAccountEventsStore } from '../adapters/db/accountEvents.store.ts'
 import { checkTargetUrl, TargetRefusedError, type TargetPolicy } from '../adapters/webhooks/target.ts'
-import type { Core } from './core.ts'
 
 /** How long the previous secret still signs after a rotation. */
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000
@@ -120,35 +119,3 @@ export function webhookUseCases({ pool, policy, wake }: { pool: pg.Pool; policy:
   }
 }
 
-export type WebhookUseCases = ReturnType<typeof webhookUseCases>
-
-/**
- * An event's `data`: the resource as its GET answers it, with the status the event is about (it
- * may have moved on since); undefined when there is no such read (the event's record is used).
- */
-export function renderEventWith(core: Core) {
-  return async (e: AccountEventRow): Promise<unknown> => {
-    const accountId = e.account_id
-    const id = e.resource_id ?? ''
-    const d = e.detail
-    const status = { status: d.status }
-    switch (e.resource_kind) {
-      case 'walletop':
-        if (d.kind === 'swap') return { ...(await core.getSwap({ accountId, swapId: id })), ...status }
-        return { id, agentId: d.agentId, status: d.status, txHash: d.txHash ?? null, ...(d.result as object | null ?? {}), error: d.error ?? null }
-      case 'launch':
-        return { ...(await core.getLaunch({ accountId, launchId: id })), ...status }
-      case 'run':
-        return { ...(await core.getRun({ accountId, runId: id })), ...status }
-      case 'automation':
-        return { ...(await core.getAutomation({ accountId, automationId: id })), ...status }
-      case 'agent':
-        return { ...(await core.getAgent({ accountId, agentId: id })), ...status, pausedReason: d.reason ?? null }
-      case 'chatturn':
-        if (typeof d.agentId === 'string') return { ...(await core.getChatTurn({ accountId, agentId: d.agentId, turnId: id })), ...status }
-        return undefined
-      default:
-        return undefined
-    }
-  }
-}

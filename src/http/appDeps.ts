@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
 import type { RateLimitStore } from './rateLimit.ts'
-import type { Core } from '../app/core.ts'
-import type { WebhookUseCases } from '../app/webhookUseCases.ts'
+import type { Core } from '../app/coreApi.ts'
+import type { WebhookUseCases } from '../app/coreApi.ts'
 
 /**
  * Everything the HTTP app (and MCP) needs, built by the caller (main.ts, or a test with its own

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Core } from '../app/core.ts'
+import type { Core } from '../app/coreApi.ts'
 
 /**
  * Prometheus metrics: process defaults, HTTP requests by route and status, and the number of

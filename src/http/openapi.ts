@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Op } from './openapiOp.ts'
 import { agentSchemas, whitelistAddBody, whitelistDeleteBody, whitelistDeleteQuery } from '../domain/agents/agent.schema.ts'
 import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
 import { swapInput } from '../domain/swaps/swap.schema.ts'
@@ -56,29 +57,6 @@ const sessionResponse = {
 }
 const mcpCallResponse = { type: 'object', required: ['result'], properties: { result: {} } }
 
-export type Op = {
-  method: 'get' | 'post' | 'patch' | 'delete'
-  path: string
-  summary: string
-  /** undefined: public; otherwise the key scope (or 'operator'). */
-  auth?: 'read' | 'trade' | 'admin' | 'operator'
-  body?: z.ZodType
-  /** The body may be left out (its fields can come in the query instead). */
-  bodyOptional?: boolean
-  query?: z.ZodType
-  /** Served outside /api/v1 (e.g. /metrics at the root). */
-  atRoot?: boolean
-  /** The tool server's JSON face: under /api, a bearer key only (no session). */
-  toolServer?: boolean
-  /** Answers a SIWE session cookie only (no key, no scope). */
-  sessionOnly?: boolean
-  /** The success body is not JSON (e.g. Prometheus text). */
-  responseType?: string
-  idempotency?: 'required' | 'honoured'
-  status?: number
-  /** JSON Schema of the 2xx body (without meta), where the document spells it out. */
-  response?: object
-}
 
 /** JSON Schema of what a client sends (the input side of transforms). */
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' })

@@ -1,5 +1,5 @@
 import { createWebhookSchema, listDeliveriesSchema, updateWebhookSchema } from '../domain/webhooks/webhook.schema.ts'
-import type { Op } from './openapi.ts'
+import type { Op } from './openapiOp.ts'
 
 const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra })
 const webhook = {

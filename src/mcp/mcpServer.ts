@@ -1,5 +1,5 @@
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from '@modelcontextprotocol/server'
-import type { Core } from '../app/core.ts'
+import type { Core } from '../app/coreApi.ts'
 import type { Principal } from '../domain/accounts/scopes.ts'
 import type { Logger } from '../logger.ts'
 import type { ToolOutcome } from '../tools/callTool.ts'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import type { Core } from '../app/core.ts'
+import type { Core } from '../app/coreApi.ts'
 import type { Principal } from '../domain/accounts/scopes.ts'
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'
 import { ForbiddenError, type ServiceError } from '../domain/errors.ts'

@@ -1,4 +1,4 @@
-import type { Queryable } from '../domain/billing/ports.ts'
+import type { Queryable } from './sql.ts'
 
 export type JournalRow = { seq: number; stateValue: unknown; at: string }
 

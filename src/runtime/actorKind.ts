@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine } from 'xstate'
-import type { SqlWrite } from '../domain/billing/ports.ts'
+import type { SqlWrite } from './sql.ts'
 
 /**
  * What the runtime needs to know about one kind of actor. The machine is used only as a pure
@@ -47,6 +47,12 @@ export type ActorKind = {
    * event): a run an automation's firing started tells that automation. Default: none.
    */
   watchersOf?(snapshot: AnyMachineSnapshot): readonly string[]
+  /**
+   * What to give back when actors of this kind were asked for as children but never created (the
+   * parent ended first): a write run in the transaction that gives up on them (a reservation the
+   * caller made for them, say). Default: nothing.
+   */
+  unstarted?(ids: readonly string[]): SqlWrite
 }
 
 export type ActorEntry = {
@@ -107,3 +113,10 @@ export type EffectContext = {
 export type EffectHandler = ((effect: EffectRow, ctx: EffectContext) => Promise<AnyEventObject | null>) & {
   giveUp?: (effect: EffectRow) => FinishWrite
 }
+
+/**
+ * The effect a machine asks for to start a child actor: `{ type: SPAWN_CHILD, params: { kind,
+ * key, input } }`. The child's id is `childIdOf(parentId, key)`, so a retried effect finds the
+ * same child; when the child ends, the parent's inbox gets `child.done` or `child.failed`.
+ */
+export const SPAWN_CHILD = 'actor.spawn'

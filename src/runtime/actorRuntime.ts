@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
-import type { Logger } from '../logger.ts'
+import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, ActorKind, EffectHandler, EffectRow } from './actorKind.ts'
 import * as store from './actorStore.ts'
 import type { NewEffect, Queryable } from './actorStore.ts'
@@ -20,12 +20,15 @@ import { createPoller } from './poller.ts'
 import { createShardLeases, type RoleHooks, type ShardLeases } from './shardLeases.ts'
 import { createRemoteCommits } from './remoteCommits.ts'
 import type { NodeBus } from './nodeBus.ts'
+import { defaultRuntimeErrors, type RuntimeErrors } from './actorErrors.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
   kinds: ActorKind[]
   logger: Logger
   effectHandlers?: Record<string, EffectHandler>
+  /** The errors a missing actor and a refused event throw (default: the runtime's own, see actorErrors.ts). */
+  errors?: RuntimeErrors
   /** Actors kept in memory at most (least recently used are dropped; the row stays the truth). */
   cacheSize?: number
   /** How often due timers, unprocessed inbox rows and open effects are polled for. */
@@ -81,11 +84,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const core: RuntimeCore = {
     pool,
     logger,
-    kindOf(name) {
-      const k = kinds.get(name)
-      if (!k) throw new Error(`Unknown actor kind ${name}`)
-      return k
-    },
+    errors: opts.errors ?? defaultRuntimeErrors,
+    kindOf: (name) => kinds.get(name) ?? unknownKind(name),
     committer: createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 1 }),
     async load(id, { fresh = false } = {}) {
       const cached = cache.get(id)
@@ -174,16 +174,20 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
       stopped = false
       await poller.start()
     },
-    async stop() {
+    /** Stops polling and hands this node's shards back once its work in flight has ended. */
+    stop: () => {
       stopped = true
       poller.stop()
-      await handOver(leases, inFlight, logger)
+      return handOver(leases, inFlight, logger)
     },
     /** This runtime's node id and the shard leases it holds now. */
     node: () => ({ id: owner, shards: leases.held() }),
-    /** Number of actors held in memory. */
-    cachedCount: () => cache.size(),
+    cachedCount: () => cache.size(), // actors held in memory
   }
+}
+
+const unknownKind = (name: string): never => {
+  throw new Error(`Unknown actor kind ${name}`)
 }
 
 /**

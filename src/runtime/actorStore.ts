@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { withBranches, type SqlWrite } from '../adapters/db/sqlWrite.ts'
+import { withBranches, type SqlWrite } from './sql.ts'
 
 /** Anything that can run a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient

@@ -1,7 +1,5 @@
 import type { AnyEventObject } from 'xstate'
-import { InvalidStateError, NotFoundError } from '../domain/errors.ts'
 import type { ActorEntry } from './actorKind.ts'
-import { ActorEventRefusedError } from './actorErrors.ts'
 import { entryFromRow } from './snapshotLoader.ts'
 import * as store from './actorStore.ts'
 import type { Queryable } from './actorStore.ts'
@@ -68,7 +66,7 @@ export function announceExternalCommit(core: RuntimeCore, entry: ActorEntry): vo
  * timers, as any commit. `accountId` first moves the actor to that account (a market sale), so
  * the journal entry is the new owner's. Once the transaction committed, hand the entry to
  * `announceExternalCommit`; a rollback leaves nothing behind. A state that does not take the
- * event throws ActorEventRefusedError.
+ * event throws the runtime's `refused` error (`within`: true).
  *
  * @example
  * const entry = await withTransaction(pool, (tx) => applyEventWithin(core, tx, agentId, { type: 'market.sold', listingId, accountId }))
@@ -76,13 +74,13 @@ export function announceExternalCommit(core: RuntimeCore, entry: ActorEntry): vo
  */
 export async function applyEventWithin(core: RuntimeCore, db: Queryable, id: string, rawEvent: unknown, { accountId }: { accountId?: string } = {}): Promise<ActorEntry> {
   const row = await store.lockActor(db, id)
-  if (!row) throw new NotFoundError('Actor')
+  if (!row) throw core.errors.notFound(id)
   const kind = core.kindOf(row.kind)
   const event = kind.parseEvent(rawEvent)
   if (accountId && accountId !== row.account_id) await store.setActorAccount(db, id, accountId)
   const entry = { ...(await entryFromRow(db, kind, row, core.logger)), accountId: accountId ?? row.account_id }
   const planned = planTransition(core, entry, event)
-  if (!planned) throw new ActorEventRefusedError({ actorId: id, event: event.type, state: entry.status })
+  if (!planned) throw core.errors.refused({ actorId: id, event: event.type, state: entry.status, within: true })
   if ((await store.commitTransition(db, { ...planned.params, inboxSeq: null })) === undefined) throw new Error(`Actor ${id}: its locked row changed under the lock`)
   core.awaitingCommit.set(planned.entry, planned)
   return planned.entry
@@ -154,7 +152,7 @@ export async function applyEvent(
   for (let attempt = 0; ; attempt++) {
     if (attempt > 5) throw new Error(`Actor ${id}: too many concurrent writers`)
     const entry = await core.load(id, { fresh: attempt > 0 })
-    if (!entry) throw new NotFoundError('Actor')
+    if (!entry) throw core.errors.notFound(id)
     // A cancelled or replaced timer can never fire.
     const staleTimer = timer !== undefined && entry.timers[timer.key] !== timer.generation
     const liveTimers = { ...entry.timers }
@@ -178,16 +176,16 @@ export async function applyEvent(
 }
 
 /**
- * Sends a command and answers once the new state is committed. Throws InvalidStateError (409)
+ * Sends a command and answers once the new state is committed. Throws the runtime's `refused` error
  * when the current state does not accept the event.
  */
 export async function sendCommand(core: RuntimeCore, id: string, rawEvent: unknown): Promise<ActorEntry> {
   const current = await core.load(id)
-  if (!current) throw new NotFoundError('Actor')
+  if (!current) throw core.errors.notFound(id)
   const event = current.kind.parseEvent(rawEvent)
   return core.withLock(id, async () => {
     const { entry, accepted } = await applyEvent(core, id, event)
-    if (!accepted) throw new InvalidStateError({ event: event.type, state: entry.status })
+    if (!accepted) throw core.errors.refused({ actorId: id, event: event.type, state: entry.status, within: false })
     return entry
   })
 }

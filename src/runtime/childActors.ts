@@ -1,19 +1,13 @@
 import { z } from 'zod'
 import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
-import type { ActorEntry, ActorKind, EffectHandler } from './actorKind.ts'
+import { SPAWN_CHILD, type ActorEntry, type ActorKind, type EffectHandler } from './actorKind.ts'
 import { actorEnded, enqueue, type Notify } from './actorStore.ts'
-import { runSqlWrite } from '../adapters/db/sqlWrite.ts'
-import { releaseUnstartedWrite } from '../adapters/db/walletOp.store.ts'
+import { runSqlWrite } from './sql.ts'
 import type { EffectScope } from './effectScope.ts'
 import { pureInitialTransition } from './pureTransition.ts'
 
-/**
- * The effect a machine asks for to start a child actor: `{ type: SPAWN_CHILD, params: { kind,
- * key, input } }`. The child's id is `childIdOf(parentId, key)`, so a retried effect finds the
- * same child; when the child ends, the parent's inbox gets `child.done` or `child.failed`.
- */
-export const SPAWN_CHILD = 'actor.spawn'
+export { SPAWN_CHILD }
 export type SpawnChildParams = { kind: string; key: string; input: unknown }
 
 /** A child's stable id: its parent's id and the key the parent gave it. */
@@ -89,8 +83,12 @@ export function childWithOutcome(
 ) {
   scope.finishWith(async (tx) => {
     // A parent that ended meanwhile (a turn that another call's failure ended) would never record
-    // the child: none is created, and what was reserved for it is given back.
-    if (await actorEnded(tx, args.parentId)) return void (await runSqlWrite(tx, releaseUnstartedWrite([args.id])))
+    // the child: none is created, and what was reserved for it is given back (the kind's `unstarted`).
+    if (await actorEnded(tx, args.parentId)) {
+      const giveBack = rt.kindOf(kindName).unstarted?.([args.id])
+      if (giveBack) await runSqlWrite(tx, giveBack)
+      return
+    }
     const entry = await rt.create(kindName, args, tx)
     if (first) await enqueue(tx, { actorId: entry.id, accountId: entry.accountId, event: first, dedupeKey: `first:${entry.id}` })
     return () => {

@@ -1,5 +1,5 @@
 import type { ActorEntry } from './actorKind.ts'
-import { createKeyedListeners } from '../domain/util/keyedListeners.ts'
+import { createKeyedListeners } from './keyedListeners.ts'
 
 /**
  * The runtime's in-process notice of each commit, per actor id: a request that waits for an

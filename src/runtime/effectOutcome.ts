@@ -3,8 +3,7 @@ import type { EffectRow, FinishWrite } from './actorKind.ts'
 import * as store from './actorStore.ts'
 import { planTransition, type PlannedTransition } from './applyEvent.ts'
 import { finishEffect } from './effectStore.ts'
-import { withTransaction } from '../adapters/db/transaction.ts'
-import { runSqlWrite } from '../adapters/db/sqlWrite.ts'
+import { runSqlWrite, withTransaction } from './sql.ts'
 import type { RuntimeCore } from './runtimeCore.ts'
 
 export type EffectOutcome = { owner: string; status: 'done' | 'failed'; event: AnyEventObject | null; error?: string }

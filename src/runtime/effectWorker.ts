@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { Logger } from '../logger.ts'
+import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, EffectHandler, EffectRow, FinishWrite } from './actorKind.ts'
 import * as effects from './effectStore.ts'
 import { runInEffectScope } from './effectScope.ts'

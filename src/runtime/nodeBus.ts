@@ -1,6 +1,6 @@
 import pg from 'pg'
-import type { Logger } from '../logger.ts'
-import { createKeyedListeners } from '../domain/util/keyedListeners.ts'
+import type { Logger } from './runtimeLogger.ts'
+import { createKeyedListeners } from './keyedListeners.ts'
 
 /** Postgres refuses a NOTIFY payload of 8,000 bytes or more. */
 export const MAX_NOTIFY_PAYLOAD = 7_900

@@ -1,7 +1,6 @@
 import type { AnyEventObject } from 'xstate'
-import type { ActorKind } from './actorKind.ts'
+import { SPAWN_CHILD, type ActorKind } from './actorKind.ts'
 import type { NewEffect, TimerUpsert } from './actorStore.ts'
-import { SPAWN_CHILD } from './childActors.ts'
 
 export type PlannedActions = {
   effects: NewEffect[]

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.ts'
+import type { Logger } from './runtimeLogger.ts'
 
 /**
  * Runs `poll` every `pollMs`, one at a time, and sooner when `wake(delayMs)` asks for it (a

@@ -1,8 +1,9 @@
 import type pg from 'pg'
-import type { Logger } from '../logger.ts'
+import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, ActorKind } from './actorKind.ts'
 import type { EffectClaim, NewEffect, Notify } from './actorStore.ts'
 import type * as store from './actorStore.ts'
+import type { RuntimeErrors } from './actorErrors.ts'
 
 /** A committed transition, as the runtime announces it: the new entry and what it asked for. */
 export type Transition = {
@@ -21,6 +22,8 @@ export type Transition = {
 export type RuntimeCore = {
   pool: pg.Pool
   logger: Logger
+  /** How a missing actor and a refused event are told to the caller. */
+  errors: RuntimeErrors
   kindOf(name: string): ActorKind
   committer: { commit(p: store.CommitParams): Promise<number | undefined> }
   /** The entry from the cache, else the row (`fresh`: always the row). */

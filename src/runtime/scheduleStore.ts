@@ -1,5 +1,5 @@
 import { SHARD_COUNT } from './shards.ts'
-import type { Queryable } from './actorStore.ts'
+import type { Queryable } from './sql.ts'
 
 /*
  * What is due, by shard: the timers to fire and the inboxes to drain that a node's poll takes

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import type pg from 'pg'
-import type { Logger } from '../logger.ts'
+import type { Logger } from './runtimeLogger.ts'
 import type { NodeBus } from './nodeBus.ts'
 import { acquireRole, acquireShards, heartbeat, releaseShards, retireNode, type HeldShard } from './shardLease.store.ts'
 import { SHARD_COUNT } from './shards.ts'

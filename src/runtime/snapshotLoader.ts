@@ -1,6 +1,6 @@
 import type { AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
-import type { Logger } from '../logger.ts'
+import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, ActorKind } from './actorKind.ts'
 import { ActorUnloadableError } from './actorErrors.ts'
 import * as store from './actorStore.ts'

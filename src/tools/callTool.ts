@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../domain/errors.ts'
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'
-import type { Core } from '../app/core.ts'
+import type { Core } from '../app/coreApi.ts'
 import type { ParentBinding, Tool } from './tool.ts'
 import type { Scope } from '../domain/accounts/scopes.ts'
 

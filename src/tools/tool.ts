@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { Core } from '../app/core.ts'
+import type { Core } from '../app/coreApi.ts'
 import type { Scope } from '../domain/accounts/scopes.ts'
 
 /**

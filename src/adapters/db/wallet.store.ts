@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { IndexedPrice, OutboxTx, SwapFill, WalletOutbox } from '../../domain/wallet/ports.ts'
-import type { LedgerOp } from '../../domain/wallet/pnlRules.ts'
+import type { LedgerOp } from '../../domain/wallet/ledgerOps.ts'
 
 /**
  * The wallet's reads and writes in Postgres: what wallet operations recorded (their USD value,

@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { OperationInProgressError } from '../../domain/errors.ts'
 import { withTransaction } from './transaction.ts'
-import type { SqlWrite } from './sqlWrite.ts'
+import type { SqlWrite } from '../../runtime/sql.ts'
 
 type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
 

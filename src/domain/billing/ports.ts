@@ -1,23 +1,13 @@
 import type { CreditKind } from './creditKinds.ts'
 
-/**
- * An open transaction (or connection) as the domain hands it from one store to another: a
- * caller that passes one is inside its own transaction, so a ledger write commits or rolls back
- * with the caller's other writes. Only the stores (src/db) run statements on it; the domain
- * passes it on. (The shape a pg client has, written here so the domain imports no driver.)
+/*
+ * `Queryable` (an open transaction or connection the domain hands from one store to another, so
+ * a ledger write commits or rolls back with the caller's other writes) and `SqlWrite` (a write
+ * described rather than run, sent with a commit's own statement) are the runtime's SQL vocabulary
+ * (src/runtime/sql.ts): only stores run statements on them; the domain passes them on.
  */
-export type Queryable = {
-  query<R = any>(statement: string | { text: string; values?: unknown[]; name?: string }, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
-}
-
-/**
- * A write described rather than run: the branches of a `WITH` (each named, data-modifying or
- * not), their parameters numbered from $1 as if they stood alone, and no other `$` in them. The
- * store that records an effect's outcome sends it as more branches of its own commit, so the
- * charge, the message and the transition are one statement (src/adapters/db/sqlWrite.ts composes them; a
- * branch name must be unique across what is composed).
- */
-export type SqlWrite = { name: string; with: ReadonlyArray<{ as: string; sql: string }>; values: unknown[] }
+import type { Queryable, SqlWrite } from '../../runtime/sql.ts'
+export type { Queryable, SqlWrite }
 
 export type CreditEntry = {
   id: string

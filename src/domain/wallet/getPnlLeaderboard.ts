@@ -1,5 +1,6 @@
 import type { Memo } from '../market/ports.ts'
-import { pnlLedger, type LedgerOp } from './pnlRules.ts'
+import { pnlLedger } from './pnlRules.ts'
+import type { LedgerOp } from './ledgerOps.ts'
 import { centsToUsd } from './walletRules.ts'
 
 export type GetPnlLeaderboardDeps = {

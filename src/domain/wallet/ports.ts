@@ -1,5 +1,5 @@
 import type { Address } from 'viem'
-import type { LedgerOp } from './pnlRules.ts'
+import type { LedgerOp, SwapFill } from './ledgerOps.ts'
 import type { AgentsRepository } from '../agents/ports.ts'
 import type { WalletOpView } from '../swaps/ports.ts'
 
@@ -71,8 +71,6 @@ export interface TransferOperations {
 /** A price the index saw: USD (18 decimals) of one whole unit (10^18 base units) of `token`, at a trade's block time. */
 export type IndexedPrice = { token: string; at: Date; usd18: bigint }
 
-/** A confirmed swap of the agent, as the cost basis reads it (amounts in base units). */
-export type SwapFill = { tokenIn?: string | undefined; tokenOut?: string | undefined; amountIn?: string | undefined; amountOut?: string | undefined; valueInUsd?: string | undefined }
 
 export interface PortfolioReads {
   /** ETH, USDC, the stocks and WETH, in this order: what any wallet may hold. */
@@ -137,3 +135,5 @@ export type WalletPorts = {
   outbox: WalletOutbox
   clock: Clock
 }
+
+export type { SwapFill } from './ledgerOps.ts'

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context, Middleware } from 'koa'
-import type { Core } from '../../app/core.ts'
+import type { Core } from '../../app/coreApi.ts'
 import type { Principal, Scope } from '../../domain/accounts/scopes.ts'
 import { ForbiddenError, UnauthorizedError } from '../../domain/errors.ts'
 

@@ -9,7 +9,7 @@ import { chatRequestSchema, listMessagesQuerySchema, type ChatRequest } from '..
 import type { StartChatTurnInput } from '../../domain/chat/startChatTurn.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError, ServiceError } from '../../domain/errors.ts'
-import type { Core } from '../../app/core.ts'
+import type { Core } from '../../app/coreApi.ts'
 
 const param = (ctx: Context, name: string, what: string): string => {
   const id = (ctx.params as Record<string, string | undefined>)[name]

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Core } from '../../app/core.ts'
+import type { Core } from '../../app/coreApi.ts'
 import type { NextCheck } from '../../domain/runs/startScheduledRun.ts'
 import type { EffectHandler } from '../../runtime/actorKind.ts'
 import { AGENT_RUN_DUE, AGENT_STOP_RUNS } from './agent.machine.ts'

@@ -1,4 +1,4 @@
-import type { Core } from '../../app/core.ts'
+import type { Core } from '../../app/coreApi.ts'
 import type { AutomationAction, FiringSource } from '../../domain/automations/automation.types.ts'
 import { stableUuid } from '../../domain/util/stableUuid.ts'
 import { callTool } from '../../tools/callTool.ts'

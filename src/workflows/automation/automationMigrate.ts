@@ -1,4 +1,16 @@
-import type { AutomationContext } from './automation.machine.ts'
+import type { FiringRecord, FiringSource } from '../../domain/automations/automation.types.ts'
+
+/**
+ * The part of a version 1 automation's context this migration reads. A migration reads the shape
+ * its source version wrote, not the machine's current context type (which moves on).
+ */
+type V1Context = {
+  trigger: { type: string; everySeconds?: number }
+  nextRunAt: string | null
+  firings: FiringRecord[]
+  current: { source: FiringSource; [k: string]: unknown } | null
+  [k: string]: unknown
+}
 
 /**
  * A version 1 automation snapshot in version 2's shape. Version 1 moved an interval's `nextRunAt`
@@ -11,12 +23,12 @@ import type { AutomationContext } from './automation.machine.ts'
  */
 export function migrateAutomationSnapshot(persisted: unknown, fromVersion: number): unknown {
   if (fromVersion !== 1) throw new Error(`no migration from automation machine version ${fromVersion}`)
-  const s = persisted as { value: unknown; context: AutomationContext }
+  const s = persisted as { value: unknown; context: V1Context }
   const c = s.context
   const top = typeof s.value === 'string' ? s.value : Object.keys(s.value as object)[0]
   const timed = top === 'armed' && (s.value as { armed?: string }).armed === 'timed'
-  const context: AutomationContext = { ...c, lastTimerAt: null, ...(timed ? { legacyTimer: true } : {}) }
-  if (c.trigger.type !== 'interval' || !c.nextRunAt) return { ...s, context }
+  const context = { ...c, lastTimerAt: null, ...(timed ? { legacyTimer: true } : {}) }
+  if (c.trigger.type !== 'interval' || !c.trigger.everySeconds || !c.nextRunAt) return { ...s, context }
   const tick = Date.parse(c.nextRunAt)
   const moved = new Date(tick + c.trigger.everySeconds * 1000).toISOString()
   if (c.current?.source.source === 'timer') return { ...s, context: { ...context, nextRunAt: moved, current: { ...c.current, tick: c.nextRunAt } } }

@@ -1,4 +1,4 @@
-import type { Core } from '../../app/core.ts'
+import type { Core } from '../../app/coreApi.ts'
 import type { AgentRecord, AgentsRepository } from '../../domain/agents/ports.ts'
 import type { CreditsRepository } from '../../domain/billing/ports.ts'
 import { composePrompt } from '../../domain/chat/chatPrompt.ts'

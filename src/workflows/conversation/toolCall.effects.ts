@@ -1,9 +1,11 @@
 import { z } from 'zod'
 import { ToolNotGrantedError, ValidationError } from '../../domain/errors.ts'
-import type { Core } from '../../app/core.ts'
+import type { Core } from '../../app/coreApi.ts'
 import { callTool, type ToolOutcome } from '../../tools/callTool.ts'
 import type { ParentBinding } from '../../tools/tool.ts'
-import { toolCallOutcomeSchemas } from './toolCalls.ts'
+import { toolCallOutcomeSchemas, type ToolResultParams } from './toolCalls.ts'
+
+export type { ToolResultParams }
 import { findTool, operationIdsOf } from '../../tools/registry.ts'
 import { releaseUnstartedWrite } from '../../adapters/db/walletOp.store.ts'
 import type { EffectHandler, EffectContext, EffectRow } from '../../runtime/actorKind.ts'
@@ -16,7 +18,6 @@ export const TOOL_CALL = 'chat.tool'
 export type ToolCallParams = { callId: string; key?: string; name: string; arguments: string }
 /** The effect that writes a tool message once the child a call started has ended (the call's result is known only then). */
 export const TOOL_RESULT = 'chat.tool.result'
-export type ToolResultParams = { messageKey: string; callId: string; name: string; status: string; result: unknown }
 
 /**
  * Gives back what attempts of the call `callId` (a tool call's effect id, an automation's firing

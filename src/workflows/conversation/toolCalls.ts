@@ -2,7 +2,9 @@ import { z } from 'zod'
 import type { ModelMessage, ModelToolCall } from '../../domain/chat/ports.ts'
 import type { RunToolCall } from '../../domain/runs/ports.ts'
 import { childEndEventSchema, type ChildEndEvent } from '../../runtime/childActors.ts'
-import type { ToolResultParams } from './toolCall.effects.ts'
+
+/** A tool call's result, as the message that records it carries it. */
+export type ToolResultParams = { messageKey: string; callId: string; name: string; status: string; result: unknown }
 
 /**
  * The tool calls of a chat turn or a run, as the machine keeps them (the domain's RunToolCall:

@@ -1,6 +1,6 @@
 import type { IndexerContext } from './indexerContext.ts'
 import type { CurveReserves, TokenInfo } from './indexedRows.ts'
-import { referenceTokens } from './referencePools.ts'
+import { referenceTokens } from './referenceTokens.ts'
 
 /** Tokens the indexer has seen on chain so far, and the deployment's reference pools, by address. */
 export async function knownTokens(ctx: IndexerContext): Promise<Map<string, TokenInfo>> {

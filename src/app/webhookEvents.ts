@@ -1,0 +1,33 @@
+import type { AccountEventRow } from '../adapters/db/webhooks.store.ts'
+import type { Core } from './coreApi.ts'
+
+/**
+ * An event's `data`: the resource as its GET answers it, with the status the event is about (it
+ * may have moved on since); undefined when there is no such read (the event's record is used).
+ */
+export function renderEventWith(core: Core) {
+  return async (e: AccountEventRow): Promise<unknown> => {
+    const accountId = e.account_id
+    const id = e.resource_id ?? ''
+    const d = e.detail
+    const status = { status: d.status }
+    switch (e.resource_kind) {
+      case 'walletop':
+        if (d.kind === 'swap') return { ...(await core.getSwap({ accountId, swapId: id })), ...status }
+        return { id, agentId: d.agentId, status: d.status, txHash: d.txHash ?? null, ...(d.result as object | null ?? {}), error: d.error ?? null }
+      case 'launch':
+        return { ...(await core.getLaunch({ accountId, launchId: id })), ...status }
+      case 'run':
+        return { ...(await core.getRun({ accountId, runId: id })), ...status }
+      case 'automation':
+        return { ...(await core.getAutomation({ accountId, automationId: id })), ...status }
+      case 'agent':
+        return { ...(await core.getAgent({ accountId, agentId: id })), ...status, pausedReason: d.reason ?? null }
+      case 'chatturn':
+        if (typeof d.agentId === 'string') return { ...(await core.getChatTurn({ accountId, agentId: d.agentId, turnId: id })), ...status }
+        return undefined
+      default:
+        return undefined
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type pg from 'pg'
+
+/*
+ * The SQL vocabulary the runtime shares with the stores that write beside it: a connection or a
+ * pool (`Queryable`), a write described rather than run (`SqlWrite`), and a transaction.
+ */
+
+/** A pool or a connection: what a statement is sent through. */
+export type Queryable = {
+  query<R = any>(statement: string | { text: string; values?: unknown[]; name?: string }, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
+}
+
+/**
+ * A write described rather than run: the branches of a `WITH` (each named, data-modifying or
+ * not), their parameters numbered from $1 as if they stood alone, and no other `$` in them. The
+ * store that records an effect's outcome sends it as more branches of its own commit, so a
+ * charge, a message and the transition are one statement (`withBranches` composes them; a write
+ * run alone goes through `runSqlWrite`). `name` names the prepared statement.
+ */
+export type SqlWrite = { name: string; with: ReadonlyArray<{ as: string; sql: string }>; values: unknown[] }
+
+/** `sql` with its parameters $1, $2, … renumbered from $`offset + 1`. */
+export const shiftParams = (sql: string, offset: number): string => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
+
+/**
+ * The `WITH` branches of `writes`, their parameters numbered after the caller's `offset`:
+ * `, a as (…), b as (…)` to append to a statement's own branches, and the values to append to
+ * its own. Throws when two branches share a name (they would not be one write each).
+ *
+ * @example
+ * const more = withBranches([chatMessageInsert(m)], 14)
+ * await db.query({ text: `with ins as (…)${more.text} insert …`, values: [...own, ...more.values] })
+ */
+export function withBranches(writes: readonly SqlWrite[], offset: number): { text: string; values: unknown[] } {
+  const seen = new Set<string>()
+  let text = ''
+  const values: unknown[] = []
+  for (const w of writes) {
+    for (const b of w.with) {
+      if (seen.has(b.as)) throw new Error(`two writes name a WITH branch ${b.as}`)
+      seen.add(b.as)
+      text += `, ${b.as} as (${shiftParams(b.sql, offset + values.length)})`
+    }
+    values.push(...w.values)
+  }
+  return { text, values }
+}
+
+/** Runs one write as a statement of its own (named: prepared once per connection). */
+export async function runSqlWrite(db: Queryable, w: SqlWrite): Promise<void> {
+  const [only] = w.with
+  const text = w.with.length === 1 ? only!.sql : `with ${w.with.map((b) => `${b.as} as (${b.sql})`).join(', ')} select 1`
+  await db.query({ name: w.name, text, values: w.values })
+}
+
+/**
+ * Runs `fn` inside BEGIN/COMMIT on one pooled connection; rolls back and rethrows on any error,
+ * and always gives the connection back.
+ *
+ * @example
+ * const next = await withTransaction(pool, async (db) => {
+ *   const { rows } = await db.query('select next_nonce from wallet_nonce where address = $1 for update', [from])
+ *   return rows[0]
+ * })
+ */
+export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  const db = await pool.connect()
+  try {
+    await db.query('begin')
+    const out = await fn(db)
+    await db.query('commit')
+    return out
+  } catch (err) {
+    await db.query('rollback').catch(() => {})
+    throw err
+  } finally {
+    db.release()
+  }
+}
