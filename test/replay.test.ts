@@ -130,11 +130,15 @@ describe('replay', () => {
       // Nothing missing: one entry per committed version, from the creation on.
       expect(journal.map((j) => j.seq)).toEqual(journal.map((_, i) => i + 1))
       expect(journal).toHaveLength(Number(a.version))
-      const { persisted, status, snapshot } = replayJournal(kind!, journal.map((j) => j.event))
+      const { persisted, status, snapshot, effects } = replayJournal(kind!, journal.map((j) => j.event), a.id)
       const what = `${a.kind} ${a.id} (${journal.map((j) => j.event.type).join(', ')})`
       expect(persisted, what).toEqual(a.snapshot)
       expect(status, what).toBe(a.status)
       expect(snapshot.value, what).toEqual(a.state_value)
+      // The actions replay too: the same effects, under the same ids, with the same parameters.
+      const { rows: stored } = await db.query('select id, kind, params from effect where actor_id = $1', [a.id])
+      const byId = (x: { id: string }, y: { id: string }) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)
+      expect(JSON.parse(JSON.stringify(effects)).sort(byId), what).toEqual(stored.sort(byId))
       replayed[a.kind] = (replayed[a.kind] ?? 0) + 1
     }
     console.log('actors replayed per kind', replayed)
