@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -44,6 +44,15 @@ describe('replay', () => {
     for (const k of KINDS) expect(k.machine.events.filter((e) => e.startsWith('xstate.')), k.kind).toEqual([])
   })
 
+  it('no machine reads a clock or randomness (a kind\'s parseEvent may stamp the time an event is taken in: it is journaled)', () => {
+    const files = readdirSync('src/workflows', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.machine.ts'))
+    expect(files).toHaveLength(KINDS.length)
+    for (const f of files) {
+      const machine = readFileSync(join('src/workflows', f), 'utf8').replace(/\n {2}parseEvent\([\s\S]*?\n {2}\},/g, '')
+      expect(machine.match(/Date\.now\(|new Date\(\)|Math\.random|performance\.now|randomUUID|process\./g), f).toBeNull()
+    }
+  })
+
   it('every actor journal, folded through its machine from the initial snapshot, gives the stored snapshot', { timeout: 120_000 }, async () => {
     const database = await createTestDatabase()
     const dataDir = mkdtempSync(join(tmpdir(), 'alts-replay-'))
@@ -63,7 +72,7 @@ describe('replay', () => {
     // 1. A DCA (three runs, every 2 s) whose first swap's broadcast kills the service (kill -9).
     let server = await startServer({ ...env, FAULT_INJECT: 'after_broadcast' })
     servers.push(server)
-    const { apiKey } = await adminCreateAccount(env)
+    const [{ apiKey }, { apiKey: buyerKey }] = await Promise.all([adminCreateAccount(env), adminCreateAccount(env, ['--name', 'buyer'])])
     let api = apiClient(`${server.url}/api/v1`, apiKey)
     const dcaAgent = await newAgent(api, 'dca', { start: true })
     const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
@@ -104,7 +113,7 @@ describe('replay', () => {
     const sold = (await api('POST', '/agents', { name: 'for sale', skills: ['trading'] })).body.id as string
     const listing = await api('POST', '/market', { agentId: sold, priceCredits: 100 })
     expect(listing.status, JSON.stringify(listing.body)).toBe(201)
-    const buyer = apiClient(`${server.url}/api/v1`, (await adminCreateAccount(env, ['--name', 'buyer'])).apiKey)
+    const buyer = apiClient(`${server.url}/api/v1`, buyerKey)
     expect((await buyer('POST', `/market/${listing.body.id}/buy`)).status).toBe(200)
     expect((await buyer('POST', `/agents/${sold}/start`)).status).toBe(200)
 
