@@ -141,12 +141,14 @@ describe('automations fired by the chain', () => {
       [id, legacy, tick, JSON.stringify([record(1, 'timer', 1500), record(2, 'manual', 1000)])],
     )
     app.services.runtime.forget(id)
-    const heard = async () => (await q(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = $2`, [id, legacy]))[0].n
+    // The old timer fires (its inbox row, processed); the machine hears it as its own `automation.due` (the kind's renamedTimers).
+    const heard = async () => (await q(`select count(*)::int as n from actor_inbox where actor_id = $1 and timer_key = $2 and processed_at is not null`, [id, legacy]))[0].n
     await waitFor(async () => (await heard()) === 1, 10_000)
     const next = new Date(Date.parse(tick) + 3_600_000).toISOString()
     const [row] = await q(`select machine_version, timers, status from actor where id = $1`, [id])
     expect(row).toMatchObject({ machine_version: 2, timers: { 'automation.due': expect.any(Number) }, status: 'armed' })
     expect(Object.keys(row.timers)).toEqual(['automation.due'])
+    expect(await q(`select seq from actor_journal where actor_id = $1 and event->>'type' = $2`, [id, legacy])).toEqual([])
     expect((await api('GET', `/automations/${id}`)).body).toMatchObject({ status: 'armed', runCount: 2, nextRunAt: next })
     const [timer] = await q(`select extract(epoch from due_at) * 1000 as ms from actor_timer where actor_id = $1`, [id])
     expect(Math.abs(Number(timer.ms) - Date.parse(next))).toBeLessThan(5_000)

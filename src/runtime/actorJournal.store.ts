@@ -1,5 +1,19 @@
 import type { Queryable } from './sql.ts'
 
+export type JournalEvent = { seq: number; event: { type: string; [key: string]: unknown } }
+
+/**
+ * An actor's whole journal as events, oldest first (seq 1, its creation, onwards): what
+ * `replayJournal` folds. For checks and tools, not for the hot path.
+ *
+ * @example
+ * const { persisted } = replayJournal(kind, (await journalEvents(pool, actorId)).map((j) => j.event))
+ */
+export async function journalEvents(db: Queryable, actorId: string): Promise<JournalEvent[]> {
+  const { rows } = await db.query<{ seq: string; event: JournalEvent['event'] }>('select seq, event from actor_journal where actor_id = $1 order by seq', [actorId])
+  return rows.map((r) => ({ seq: Number(r.seq), event: r.event }))
+}
+
 export type JournalRow = { seq: number; stateValue: unknown; at: string }
 
 /**

@@ -17,6 +17,14 @@ export type ActorKind = {
    * reads. Without it, an actor stored under another version refuses to load (and is marked stuck).
    */
   migrate?(persisted: unknown, fromVersion: number): unknown
+  /**
+   * Timers an older machine version armed under xstate's generated names (`xstate.after.<delay>.<state>`),
+   * each with the timer of this version that replaced it (its id, which is also its event's type).
+   * When an old one fires, the machine hears the replacing event; when the machine sets or cancels
+   * the replacing timer, the old one goes too. So a machine never names xstate's internals, and
+   * its journal holds only its own events. Default: none.
+   */
+  renamedTimers?: Readonly<Record<string, string>>
   /** Validates an event before it reaches the machine (throws a ServiceError on bad input). */
   parseEvent(event: unknown): AnyEventObject
   /** The public `status` of a snapshot (a state name, as the API reports it). */

@@ -6,6 +6,7 @@ import type { Queryable } from './actorStore.ts'
 import { childEnd } from './childActors.ts'
 import { planActions } from './planActions.ts'
 import { pureInitialTransition, pureTransition } from './pureTransition.ts'
+import { initEvent } from './replay.ts'
 import type { RuntimeCore, Transition } from './runtimeCore.ts'
 
 const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.machine.getPersistedSnapshot(entry.snapshot)
@@ -37,7 +38,7 @@ export async function createActor(
     status,
     stateValue: snapshot.value,
     timers: plan.timers,
-    event: { type: 'xstate.init' },
+    event: initEvent(input),
     effects: plan.effects,
     timerUpserts: plan.timerUpserts,
     claim,

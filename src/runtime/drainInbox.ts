@@ -31,7 +31,9 @@ export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string
           }
           let event: AnyEventObject
           try {
-            event = entry.kind.parseEvent(row.event)
+            // A timer an older machine version armed under xstate's name: the machine hears the timer that replaced it.
+            const renamed = row.timer_key !== null ? entry.kind.renamedTimers?.[row.timer_key] : undefined
+            event = entry.kind.parseEvent(renamed ? { type: renamed } : row.event)
           } catch (err) {
             const error = describeInvalid(err)
             core.logger.error({ actorId: id, seq: row.seq, error }, 'inbox event failed validation; dead-lettered, actor marked stuck')

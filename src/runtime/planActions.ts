@@ -24,6 +24,15 @@ export function planActions(kind: ActorKind, actorId: string, newVersion: number
   const upserts = new Map<string, TimerUpsert>()
   const deletes = new Set<string>()
   const effects: NewEffect[] = []
+  const drop = (key: string) => {
+    delete timers[key]
+    upserts.delete(key)
+    deletes.add(key)
+  }
+  // Setting or cancelling a timer also drops the one an older machine version armed in its place (`renamedTimers`).
+  const dropRenamed = (key: string) => {
+    for (const [old, now] of Object.entries(kind.renamedTimers ?? {})) if (now === key && old in timers) drop(old)
+  }
   actions.forEach((action, index) => {
     const params = (action.params ?? {}) as Record<string, unknown>
     if (action.type === 'xstate.raise' && typeof params.delay === 'number') {
@@ -32,11 +41,11 @@ export function planActions(kind: ActorKind, actorId: string, newVersion: number
       timers[key] = generation
       deletes.delete(key)
       upserts.set(key, { key, generation, delayMs: params.delay, event: params.event })
+      dropRenamed(key)
     } else if (action.type === 'xstate.cancel') {
       const key = String(params.sendId)
-      delete timers[key]
-      upserts.delete(key)
-      deletes.add(key)
+      drop(key)
+      dropRenamed(key)
     } else if (kind.effects.includes(action.type) || action.type === SPAWN_CHILD) {
       effects.push({ id: effectId(actorId, newVersion, index), kind: action.type, params: action.params ?? {} })
     }

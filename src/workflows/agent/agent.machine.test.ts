@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot } from 'xstate'
+import { planActions } from '../../runtime/planActions.ts'
 import { AGENT_AUTOMATIONS, AGENT_DUE, AGENT_RUN_DUE, AUTOMATIONS_WAITING, CHECK_RETRY_MS, LEGACY_TICK, MARKET_SOLD, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
 
 const input = { agentId: 'a1', accountId: 'acc' }
@@ -197,23 +198,24 @@ describe('agent machine', () => {
     expect(next.value).toBe('stopped')
   })
 
-  it('a version 1 running agent migrates: its old tick fires once as a check, and is dropped on the first re-arm or exit', () => {
+  it('a version 1 running agent migrates: its old tick is heard once as a check, and is dropped when the due timer is set or cancelled', () => {
     const v1 = { status: 'active', value: 'running', historyValue: {}, children: {}, context: { agentId: 'a1', accountId: 'acc', tickMs: 60_000, ticks: 7, reason: null, runIntervalSeconds: 60 } }
     const migrated = migrateAgentSnapshot(v1, 1) as typeof v1
-    expect(migrated.context).toEqual({ agentId: 'a1', accountId: 'acc', reason: null, checks: 0, runIntervalSeconds: 60, dueAt: null, legacyTick: true })
+    expect(migrated.context).toEqual({ agentId: 'a1', accountId: 'acc', reason: null, checks: 0, runIntervalSeconds: 60, dueAt: null })
     const s = agentMachine.resolveState(migrated as never)
-    // Its tick fires: one check, nothing re-armed by the tick itself.
-    const [t1, a1] = transition(agentMachine, s, { type: LEGACY_TICK })
+    // The machine names no xstate timer: the runtime hands it the old tick as AGENT_DUE, one check.
+    expect(agentKind.renamedTimers).toEqual({ [LEGACY_TICK]: AGENT_DUE })
+    expect(() => agentKind.parseEvent({ type: LEGACY_TICK })).toThrow()
+    const [, a1] = transition(agentMachine, s, { type: AGENT_DUE })
     expect(types(a1)).toEqual([AGENT_RUN_DUE])
-    expect(t1.context.legacyTick).toBe(false)
-    // Or a check's outcome comes first: the old tick is cancelled with the re-arm.
-    const [r1, b1] = transition(agentMachine, s, skipped(1500))
-    expect(cancelled(b1)).toEqual([LEGACY_TICK])
-    expect(r1.context.legacyTick).toBe(false)
+    const live = { [LEGACY_TICK]: 999_000 }
+    // Or a check's outcome comes first: the old tick goes with the re-arm.
+    const [, b1] = transition(agentMachine, s, skipped(1500))
+    const rearmed = planActions(agentKind, 'a1', 2, b1, live)
+    expect([Object.keys(rearmed.timers), rearmed.timerDeletes]).toEqual([[AGENT_DUE], [LEGACY_TICK]])
     // Or it is stopped: both timers go.
-    expect(cancelled(transition(agentMachine, s, { type: 'agent.stop' })[1]).sort()).toEqual([AGENT_DUE, LEGACY_TICK].sort())
-    // A stopped v1 agent has no tick armed.
-    expect(migrateAgentSnapshot({ ...v1, value: 'stopped' }, 1)).not.toHaveProperty('context.legacyTick')
+    const stopped = planActions(agentKind, 'a1', 2, transition(agentMachine, s, { type: 'agent.stop' })[1], live)
+    expect([stopped.timers, stopped.timerDeletes.sort()]).toEqual([{}, [AGENT_DUE, LEGACY_TICK].sort()])
     expect(() => migrateAgentSnapshot(v1, 7)).toThrow()
   })
 

@@ -1,4 +1,4 @@
-import { assign, enqueueActions, raise, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, cancel, enqueueActions, raise, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import { LISTED } from '../../domain/agents/listedAgent.ts'
@@ -46,7 +46,7 @@ function marketSold({ event, enqueue }: {
 
 /** The one durable timer of a running agent: due when its next scheduled run is. */
 export const AGENT_DUE = 'agent.due'
-/** The per-tick timer of machine version 1 (a stored v1 agent may still hold one). */
+/** The per-tick timer of machine version 1 (a stored v1 agent may still hold one): heard as AGENT_DUE (see `renamedTimers`). */
 export const LEGACY_TICK = 'xstate.after.tick.agent.running'
 /** A schedule check that failed (after its effect's retries) is tried again after this long. */
 export const CHECK_RETRY_MS = 60_000
@@ -63,7 +63,6 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent.pause'), reason: z.string().min(1).max(200) }),
   z.object({ type: z.literal('agent.delete') }),
   z.object({ type: z.literal(AGENT_DUE) }),
-  z.object({ type: z.literal(LEGACY_TICK) }),
   // The agent's run_interval_seconds was changed (sent in the update's transaction).
   z.object({ type: z.literal('agent.schedule.changed') }),
   z.object({ type: z.literal(AUTOMATIONS_WAITING) }),
@@ -94,8 +93,6 @@ export type AgentContext = {
   automationsWaiting?: boolean
   /** When the next scheduled run is due, as the last check computed it (ISO; null: none). A run ending at or after it calls for a check. */
   dueAt?: string | null
-  /** A running agent stored by machine version 1: its per-tick timer may still be armed (cancelled on the first re-arm or exit). */
-  legacyTick?: boolean
 }
 
 /** A run ended once its agent's next run was due (a check then met it in progress, or is about to). */
@@ -155,21 +152,13 @@ export const agentMachine = setup({
         enqueue.assign({ checks: context.checks + 1 })
         enqueue({ type: AGENT_RUN_DUE, params: { check: context.checks + 1 } })
       }),
-      exit: enqueueActions(({ context, enqueue }) => {
-        enqueue.cancel(AGENT_DUE)
-        if (context.legacyTick) {
-          enqueue.cancel(LEGACY_TICK)
-          enqueue.assign({ legacyTick: false })
-        }
-      }),
+      exit: cancel(AGENT_DUE),
       on: {
         [MARKET_SOLD]: { target: 'stopped', actions: enqueueActions(marketSold) },
         'agent.stop': { target: 'stopped', actions: AGENT_STOP_RUNS },
         'agent.pause': { target: 'paused', actions: [assign({ reason: ({ event }) => event.reason }), AGENT_STOP_RUNS] },
         'agent.delete': { target: 'deleted', actions: AGENT_STOP_RUNS },
         [AGENT_DUE]: { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
-        // A version 1 tick firing (its timer row is gone with it): one check, which arms the due timer.
-        [LEGACY_TICK]: { actions: [assign({ legacyTick: false, checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
         'agent.schedule.changed': { actions: [assign({ checks: ({ context }) => context.checks + 1 }), { type: AGENT_RUN_DUE, params: ({ context }) => ({ check: context.checks }) }] },
         // It runs already: the waiting automation hears it at once.
         [AUTOMATIONS_WAITING]: { actions: automationsHear('agentStarted') },
@@ -184,10 +173,6 @@ export const agentMachine = setup({
             enqueue.assign({ runIntervalSeconds: event.runIntervalSeconds, ...(event.dueAt !== undefined ? { dueAt: event.dueAt } : {}) })
             // An outcome from before version 2 says nothing of the next run: the timers stay as they are.
             if (event.nextRunInMs === undefined) return
-            if (context.legacyTick) {
-              enqueue.cancel(LEGACY_TICK)
-              enqueue.assign({ legacyTick: false })
-            }
             if (event.nextRunInMs === null) enqueue.cancel(AGENT_DUE)
             else enqueue.raise({ type: AGENT_DUE }, { id: AGENT_DUE, delay: event.nextRunInMs })
           }),
@@ -218,14 +203,15 @@ export const agentMachine = setup({
 
 /**
  * A version 1 snapshot (a fixed tick every `tickMs`, counted in `ticks`) in version 2's shape:
- * the tick's fields go; a running agent is marked `legacyTick`, so its tick still armed fires
- * once more as a schedule check (which arms the due timer) or is cancelled on its first re-arm.
+ * the tick's fields go. A running agent's tick still armed (LEGACY_TICK) fires once more as a
+ * schedule check (AGENT_DUE, which arms the due timer), or goes when the due timer is set or
+ * cancelled (`renamedTimers`).
  */
 export function migrateAgentSnapshot(persisted: unknown, fromVersion: number): unknown {
   if (fromVersion !== 1) throw new Error(`no migration from agent machine version ${fromVersion}`)
   const s = persisted as { value: unknown; context: Record<string, unknown> }
   const { tickMs: _t, ticks: _n, ...context } = s.context
-  return { ...s, context: { ...context, checks: 0, dueAt: null, ...(s.value === 'running' ? { legacyTick: true } : {}) } }
+  return { ...s, context: { ...context, checks: 0, dueAt: null } }
 }
 
 export const agentKind: ActorKind = {
@@ -233,6 +219,7 @@ export const agentKind: ActorKind = {
   machine: agentMachine,
   machineVersion: 2,
   migrate: migrateAgentSnapshot,
+  renamedTimers: { [LEGACY_TICK]: AGENT_DUE },
   parseEvent(event: unknown): AnyEventObject {
     const parsed = agentEventSchema.safeParse(event)
     if (!parsed.success) throw new ValidationError({ type: 'unknown agent event' })

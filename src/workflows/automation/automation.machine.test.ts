@@ -3,6 +3,7 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import type { AutomationInput } from '../../domain/automations/automation.types.ts'
 import { AUTOMATION_DUE, AUTOMATION_FIRE, automationKind, automationMachine, LEGACY_DUE, PENDING_MAX } from './automation.machine.ts'
 import { migrateAutomationSnapshot } from './automationMigrate.ts'
+import { planActions } from '../../runtime/planActions.ts'
 
 type Act = { type: string; params?: any }
 const T0 = Date.parse('2026-11-25T10:00:00.000Z')
@@ -247,17 +248,23 @@ describe('a version 1 snapshot', () => {
     expect(paused.context.nextRunAt).toBe(iso(T0 + 10_000))
     const manualRecord = { ...timerRecord(2, T0 + 900), source: 'manual' }
     const armed = migrateAutomationSnapshot(v1({ armed: 'timed' }, { nextRunAt: iso(T0), firings: [timerRecord(1, T0 + 500), manualRecord] }), 1) as { context: any }
-    expect([armed.context.nextRunAt, armed.context.legacyTimer]).toEqual([iso(T0 + 10_000), true])
+    expect(armed.context.nextRunAt).toBe(iso(T0 + 10_000))
     // Armed right after its timer firing, the tick came due while it ran: it stays, to fire now.
     const late = migrateAutomationSnapshot(v1({ armed: 'timed' }, { nextRunAt: iso(T0 + 10_000), firings: [timerRecord(1, T0 + 12_000)] }), 1) as { context: any }
     expect(late.context.nextRunAt).toBe(iso(T0 + 10_000))
   })
 
-  it('armed with its version 1 timer: that timer arms automation.due, and the version 1 timer is cancelled when the timer is set again', () => {
+  it('armed with its version 1 timer: the runtime hands it that timer as automation.due, and drops it when automation.due is set again', () => {
+    expect(automationKind.renamedTimers).toEqual({ [LEGACY_DUE]: AUTOMATION_DUE })
+    expect(() => automationKind.parseEvent({ type: LEGACY_DUE })).toThrow()
     const restored = automationMachine.resolveState(migrateAutomationSnapshot(v1({ armed: 'timed' }, { nextRunAt: iso(T0 + 10_000) }), 1) as never)
-    const [s1, a1] = step(restored, { type: LEGACY_DUE }, T0 + 4000)
-    expect(a1.filter((a) => a.type === 'xstate.cancel').map((a) => a.params.sendId)).toEqual([AUTOMATION_DUE, LEGACY_DUE])
-    expect([delayOf(a1), s1.context.legacyTimer, fire(a1)]).toEqual([6000, false, undefined])
+    // Heard early (the grid says T0 + 10 s): armed again for then, nothing fired.
+    const [s1, a1] = step(restored, { type: AUTOMATION_DUE }, T0 + 4000)
+    expect([status(s1), delayOf(a1), fire(a1)]).toEqual(['armed', 6000, undefined])
+    // A PATCH re-arms the timer before the old one fired: the old one goes with it.
+    const [, a2] = step(restored, { type: 'automation.update', changes: { name: 'renamed' } }, T0 + 1000)
+    const plan = planActions(automationKind, 'x', 5, a2, { [LEGACY_DUE]: 999_000 })
+    expect([Object.keys(plan.timers), plan.timerDeletes]).toEqual([[AUTOMATION_DUE], [LEGACY_DUE]])
   })
 })
 

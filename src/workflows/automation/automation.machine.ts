@@ -1,4 +1,4 @@
-import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, cancel, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { AutomationChanges, AutomationInput, FiringRecord, FiringSource } from '../../domain/automations/automation.types.ts'
@@ -19,7 +19,7 @@ const FIRINGS_KEPT = 20
 export const PENDING_MAX = 100
 /** The automation's one durable timer (interval and schedule triggers): due at `nextRunAt`. */
 export const AUTOMATION_DUE = 'automation.due'
-/** The timer of machine version 1, a delayed transition of `armed.timed` (a stored v1 automation may still hold one). */
+/** The timer of machine version 1, a delayed transition of `armed.timed` (a stored v1 automation may still hold one): heard as AUTOMATION_DUE (see `renamedTimers`). */
 export const LEGACY_DUE = 'xstate.after.due.automation.armed.timed'
 
 export type AutomationContext = AutomationInput & {
@@ -39,8 +39,6 @@ export type AutomationContext = AutomationInput & {
   catchingUp?: boolean
   /** When the latest timer firing started (absent in automations stored before it was kept). */
   lastTimerAt?: string | null
-  /** A stored version 1 automation whose v1 timer (LEGACY_DUE) may still be armed. */
-  legacyTimer?: boolean
   /** A child end that came before the firing reported its child. */
   earlyEnd: ChildEndEvent | null
   pending: FiringSource[]
@@ -61,7 +59,7 @@ const source = z.discriminatedUnion('source', [
 
 export const automationEventSchema = z.union([
   z.object({ type: z.literal('automation.trigger'), source }),
-  z.object({ type: z.enum([AUTOMATION_DUE, LEGACY_DUE]) }),
+  z.object({ type: z.literal(AUTOMATION_DUE) }),
   z.object({ type: z.enum(['automation.pause', 'automation.resume', 'automation.cancel', 'automation.agentStarted']) }),
   z.object({ type: z.literal('automation.update'), changes: z.record(z.string(), z.unknown()) }),
   // `runId`: the run an `agent_prompt` firing started, recorded as the firing's child.
@@ -223,12 +221,7 @@ export const automationMachine = setup({
           entry: enqueueActions(({ context, event, enqueue }) => {
             enqueue.raise({ type: AUTOMATION_DUE }, { id: AUTOMATION_DUE, delay: Math.max(0, Date.parse(context.nextRunAt ?? '') - timeOf(context, event) || 0) })
           }),
-          exit: enqueueActions(({ context, enqueue }) => {
-            enqueue.cancel(AUTOMATION_DUE)
-            if (!context.legacyTimer) return
-            enqueue.cancel(LEGACY_DUE)
-            enqueue.assign({ legacyTimer: false })
-          }),
+          exit: cancel(AUTOMATION_DUE),
           on: {
             // Past an `endAt`, it completes; heard early, it is armed again; missed whole periods
             // under `skip`, no firing, the next tick on the grid; else one firing, for the latest
@@ -239,8 +232,6 @@ export const automationMachine = setup({
               { guard: 'skipLate', target: 'timed', reenter: true, actions: assign(({ context, event }) => ({ nextRunAt: nextTick(context, timeOf(context, event)) })) },
               { target: '#automation.executing', actions: assign(({ context, event }) => timerFiring(context, timeOf(context, event))) },
             ],
-            // A version 1 timer: the timer is armed again as `automation.due`, due now when overdue.
-            [LEGACY_DUE]: { target: 'timed', reenter: true },
           },
         },
         listening: {},
@@ -354,6 +345,7 @@ export const automationKind: ActorKind = {
   // 2: the timer is `automation.due`, time comes in the events, the grid moves as a timer firing starts.
   machineVersion: 2,
   migrate: migrateAutomationSnapshot,
+  renamedTimers: { [LEGACY_DUE]: AUTOMATION_DUE },
   /**
    * The event as the machine takes it, stamped with `at`: when the runtime takes it in (a child's
    * end keeps the time it ended). The stamped event is the one journaled, so a replay is the same.

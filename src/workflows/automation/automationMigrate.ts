@@ -18,16 +18,16 @@ type V1Context = {
  * stored one may still name the tick it served: its firing in flight (`executing`), or the
  * last timer firing, when it paused, went `error`, or served a waiting trigger after it (its
  * `nextRunAt` at or before that firing's end). That tick is moved past here, as version 2 does
- * when a timer firing starts. One left `armed.timed` is marked `legacyTimer`: its version 1 timer
- * may still be armed (it then arms the version 2 timer, or is cancelled when the timer is set).
+ * when a timer firing starts. One left `armed.timed` may still hold its version 1 timer
+ * (LEGACY_DUE): it is heard as `automation.due`, or goes when that timer is set or cancelled
+ * (the kind's `renamedTimers`).
  */
 export function migrateAutomationSnapshot(persisted: unknown, fromVersion: number): unknown {
   if (fromVersion !== 1) throw new Error(`no migration from automation machine version ${fromVersion}`)
   const s = persisted as { value: unknown; context: V1Context }
   const c = s.context
   const top = typeof s.value === 'string' ? s.value : Object.keys(s.value as object)[0]
-  const timed = top === 'armed' && (s.value as { armed?: string }).armed === 'timed'
-  const context = { ...c, lastTimerAt: null, ...(timed ? { legacyTimer: true } : {}) }
+  const context = { ...c, lastTimerAt: null }
   if (c.trigger.type !== 'interval' || !c.trigger.everySeconds || !c.nextRunAt) return { ...s, context }
   const tick = Date.parse(c.nextRunAt)
   const moved = new Date(tick + c.trigger.everySeconds * 1000).toISOString()

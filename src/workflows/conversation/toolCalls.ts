@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ModelMessage, ModelToolCall } from '../../domain/chat/ports.ts'
+import { stableJson } from '../../domain/util/stableJson.ts'
 import type { RunToolCall } from '../../domain/runs/ports.ts'
 import { childEndEventSchema, type ChildEndEvent } from '../../runtime/childActors.ts'
 
@@ -39,7 +40,12 @@ export type ToolBook = {
   earlyEnds: Record<string, ChildEndEvent>
 }
 
-/** A call that ended: its status and result recorded, the model's tool message appended, no longer pending. */
+/**
+ * A call that ended: its status and result recorded, the model's tool message appended, no longer
+ * pending. The message is the result as JSON with sorted keys: the result comes in an event, and
+ * a replay reads that event back from the journal (jsonb, which reorders keys), so the text must
+ * not depend on the order the keys came in.
+ */
 function finish(book: ToolBook, key: string, end: { status: ToolCallState['status']; result: unknown; at: string | null; effectId?: string }): ToolBook {
   const call = book.calls.find((c) => keyOf(c) === key)
   if (!call || !book.pending.includes(key)) return book
@@ -47,7 +53,7 @@ function finish(book: ToolBook, key: string, end: { status: ToolCallState['statu
     ...book,
     pending: book.pending.filter((k) => k !== key),
     calls: book.calls.map((c) => (c === call ? { ...c, status: end.status, result: end.result, doneAt: end.at, ...(end.effectId ? { effectId: end.effectId } : {}) } : c)),
-    transcript: [...book.transcript, { role: 'tool' as const, toolCallId: call.id, content: JSON.stringify(end.result) }],
+    transcript: [...book.transcript, { role: 'tool' as const, toolCallId: call.id, content: stableJson(end.result) }],
   }
 }
 

@@ -36,7 +36,7 @@ export type RunContext = RunInput & {
 
 /** The `maxSeconds` timer: raised with a delay on entering `running`, cancelled on leaving it. */
 export const RUN_DEADLINE = 'run.deadline'
-/** The same timer as runs stored before it had a name of its own hold it (xstate's generated name for `after`). */
+/** The same timer as runs stored before it had a name of its own hold it (xstate's generated name for `after`); see `renamedTimers`. */
 const LEGACY_DEADLINE = 'xstate.after.deadline.run.running'
 
 export const runEventSchema = z.union([
@@ -44,7 +44,7 @@ export const runEventSchema = z.union([
   toolCallEventSchema,
   z.object({ type: z.enum([`${RUN_MODEL_CALL}.failed`, `${RUN_TOOL_CALL}.failed`]), effectId: z.string(), error: z.string() }),
   z.object({ type: z.literal('run.stop') }),
-  z.object({ type: z.enum([RUN_DEADLINE, LEGACY_DEADLINE]) }),
+  z.object({ type: z.literal(RUN_DEADLINE) }),
 ])
 type RunEvent = z.infer<typeof runEventSchema>
 type ModelDone = Extract<RunEvent, { type: 'model.done' }>
@@ -98,10 +98,9 @@ export const runMachine = setup({
     running: {
       initial: 'deciding',
       entry: raise({ type: RUN_DEADLINE }, { id: RUN_DEADLINE, delay: 'deadline' }),
-      exit: [cancel(RUN_DEADLINE), cancel(LEGACY_DEADLINE)],
+      exit: cancel(RUN_DEADLINE),
       on: {
         [RUN_DEADLINE]: { actions: assign({ timeUp: true }) },
-        [LEGACY_DEADLINE]: { actions: assign({ timeUp: true }) },
         'run.stop': {
           guard: ({ context }) => context.stop === null,
           actions: assign({ stop: ({ context }) => ({ inFlight: inFlightOf(context) }) }),
@@ -214,6 +213,8 @@ export const runKind: ActorKind = {
   kind: 'run',
   machine: runMachine,
   machineVersion: 1,
+  // A run stored before the deadline had a name of its own holds it under xstate's name: it is heard as RUN_DEADLINE.
+  renamedTimers: { [LEGACY_DEADLINE]: RUN_DEADLINE },
   parseEvent(event: unknown): AnyEventObject {
     const parsed = runEventSchema.safeParse(event)
     if (!parsed.success) throw new ValidationError({ type: 'unknown run event' })
