@@ -148,6 +148,7 @@ export function createCore(adapters: CoreAdapters): Core {
     if (!launchPorts) throw new ChainNotConfiguredError()
     return launchPorts
   }
+  const wallets = walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts))
   const features = {
     quoteSwap: (input: QuoteSwapInput) => quoteSwap(swaps(), input),
     executeSwap: (input: ExecuteSwapInput) => executeSwap(swaps(), input),
@@ -193,12 +194,12 @@ export function createCore(adapters: CoreAdapters): Core {
     getLeaderboard: (input: GetLeaderboardInput) => getLeaderboard(marketPorts, input),
     getStats: () => getStats(marketPorts),
     ...intelUseCases(intelPorts),
-    ...walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)),
+    ...wallets,
     ...billingUseCases(adapters),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
-    ...marketplaceUseCases(adapters, wallet && { portfolio: walletUseCases(adapters, walletOps, () => tokenFacts(intelPorts)).getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents, agentRows),
+    ...marketplaceUseCases(adapters, wallet && { portfolio: wallets.getPortfolio, feeEarnings: (i) => getFeeEarnings(feePorts(), i) }, agents, agentRows),
     ...automationUseCases(adapters, {
       grantedTools: async (accountId, skills) => (await agentSkills(accountId, skills)).tools,
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
