@@ -13,6 +13,10 @@ export type AutomationState = AutomationInput & {
   suspended: boolean
   pending: FiringSource[]
   updatedAt: string
+  /** A trailing stop's highest price since armed. */
+  high?: string | null | undefined
+  /** The firing in flight (what fired it). */
+  current?: { source: FiringSource } | null | undefined
   /** The row's created_at as the database wrote it (the cursor's position). */
   cursorAt: string
 }
