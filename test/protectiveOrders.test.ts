@@ -9,7 +9,9 @@ import { automationUntil } from './support/automations.ts'
  * another agent (a "whale" with a wide policy) on the seeded stock pools (1,000 tokens each):
  * a stop-loss fires once when crossed and sells its share of the holding; a trailing stop
  * follows a rise (its `high` shown) and fires on the drop from it; a bracket fires one side
- * only, also when the block that fires it held a move across both of its levels.
+ * only, also when the block that fires it held a move across both of its levels. A TWAP's
+ * slices whose quoted price impact is over its limit are skipped and reported, each once.
+ * (A TWAP across a kill -9: twapCrash.test.ts.)
  */
 let app: TestApp
 let api: Api
@@ -44,7 +46,7 @@ async function indexedPast(txHash: string) {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000' }, { withChain: true })
+  app = await startTestApp({ RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
   ;({ api } = await app.account())
 }, 120_000)
 afterAll(async () => {
@@ -55,7 +57,7 @@ beforeEach(async () => {
   await rpc('evm_setAutomine', [true])
 })
 
-describe('protective orders', () => {
+describe('protective and sliced orders', () => {
   it('a stop-loss fires once when crossed: one swap, the holding reduced by its share, the level shown', { timeout: 120_000 }, async () => {
     const whale = await agent('sl-whale', '100000', WIDE)
     const holder = await agent('sl-holder', '2000')
@@ -182,5 +184,18 @@ describe('protective orders', () => {
     expect(done).toMatchObject({ runCount: 1, takeProfit: { status: 'cancelled' }, stopLoss: { status: 'filled' }, firings: [{ outcome: 'ok', side: 'stop_loss' }] })
     expect(await swapsOf(created.body.id)).toBe(1)
     expect(await balanceOf(stock('TSLAx'), holder.wallet)).toBe(0n)
+  })
+
+  it('a TWAP slice whose quoted price impact is over maxPriceImpactBps is skipped and reported; it counts, nothing is swapped', { timeout: 120_000 }, async () => {
+    const trader = await agent('twap-trader', '100000')
+    const created = await api('POST', '/automations', {
+      agent_id: trader.id, name: 'big', kind: 'twap', twap: { tokenIn: 'USDC', tokenOut: 'AAPLx', amountIn: '60000', slices: 3, overSeconds: 3, maxPriceImpactBps: 10 },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const done = await until(created.body.id, (a) => a.status === 'completed')
+    expect(done).toMatchObject({ slices: 3, slicesDone: 3, slicesLeft: 0, runCount: 3, completedReason: 'max_firings_reached' })
+    expect([...done.firings].reverse().map((f: { slice: number; outcome: string }) => [f.slice, f.outcome])).toEqual([[1, 'skipped'], [2, 'skipped'], [3, 'skipped']])
+    for (const f of done.firings) expect(f.reason).toMatch(/^price_impact_exceeded: slice \d of 3 \(20000\) quoted \d+ bps, over maxPriceImpactBps 10\.$/)
+    expect(await swapsOf(created.body.id)).toBe(0)
   })
 })
