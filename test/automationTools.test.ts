@@ -114,6 +114,11 @@ describe('automation tools over MCP', () => {
     })
     expect(bracket.status, JSON.stringify(bracket.body)).toBe(200)
     expect(bracket.body.result).toMatchObject({ kind: 'bracket', status: 'armed', share: 1, takeProfit: { status: 'waiting' }, stopLoss: { status: 'waiting' } })
+    // Its trigger and action are its kind's: a PATCH of them is refused; a rename is not.
+    const patched = await owner('PATCH', `/automations/${bracket.body.result.id}`, { trigger: { type: 'price_threshold', mint: 'TSLAx', operator: 'gte', priceUsd: '1' }, trigger_once: false })
+    expect(patched.status).toBe(422)
+    expect(Object.keys(patched.body.field_errors)).toEqual(['trigger', 'trigger_once'])
+    expect((await owner('PATCH', `/automations/${bracket.body.result.id}`, { name: 'renamed' })).body).toMatchObject({ name: 'renamed', kind: 'bracket' })
     expect((await call(tradeKey, 'delete_automation', { agent_id: trader, automation_id: bracket.body.result.id })).body.result).toMatchObject({
       status: 'cancelled', takeProfit: { status: 'cancelled' }, stopLoss: { status: 'cancelled' },
     })
