@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { bracketSide, priceMatters, shareOfHolding, trailingStopLevel, twapSliceAmount } from './orderRules.ts'
+import { usdText } from './orderView.ts'
 
 describe('protective and sliced order rules', () => {
   it('a share of a holding is rounded down in base units; of ETH, of what is above the gas reserve', () => {
@@ -24,5 +25,11 @@ describe('protective and sliced order rules', () => {
     expect(priceMatters({ type: 'trailing_stop', mint: 'X', trailPct: 10 }, '200', '190')).toBe(false)
     expect(priceMatters({ type: 'trailing_stop', mint: 'X', trailPct: 10 }, '200', '201')).toBe(true)
     expect(priceMatters({ type: 'trailing_stop', mint: 'X', trailPct: 10 }, '200', '180')).toBe(true)
+  })
+
+  it('levels are shown as plain decimals without float noise or exponents', () => {
+    expect(usdText(112.49999999999999)).toBe('112.5')
+    expect(usdText(1.2345e-9)).toBe('0.0000000012345')
+    expect(usdText(-1)).toBe('0')
   })
 })

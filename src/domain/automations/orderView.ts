@@ -4,8 +4,12 @@ import { trailingStopLevel } from './orderRules.ts'
 
 type SideStatus = 'waiting' | 'firing' | 'filled' | 'cancelled'
 
-/** A price as the views show it: a decimal string, at most 18 decimals, no exponent. */
-const usdText = (n: number) => (n <= 0 ? '0' : n.toFixed(18).replace(/\.?0+$/, ''))
+/** A price as the views show it: a decimal string of 15 significant digits (a float's noise left out), never an exponent. */
+export function usdText(n: number): string {
+  if (n <= 0) return '0'
+  const short = String(Number(n.toPrecision(15)))
+  return short.includes('e') ? Number(n.toPrecision(15)).toFixed(18).replace(/\.?0+$/, '') : short
+}
 
 /** A bracket side's status: the side that fired (filled, or firing now) cancelled the other as it started. */
 function sideStatus(a: AutomationState, side: BracketSide): SideStatus {
