@@ -14,7 +14,7 @@ const { servers, cleanups } = serverCleanup()
 
 /**
  * A TWAP of 5 slices on the service as a child process: kill -9 once its second slice is done
- * (the third may be starting), then a restart on the same database and chain. Exactly 5 swaps,
+ * and the third's swap is recorded (in flight), then a restart on the same database and chain. Exactly 5 swaps,
  * one per slice, all confirmed, adding up to the total; nonces contiguous.
  */
 describe('kill -9 during a TWAP', () => {
@@ -44,9 +44,14 @@ describe('kill -9 during a TWAP', () => {
     expect(created.body).toMatchObject({ kind: 'twap', triggerType: 'interval', slices: 5, slicesLeft: expect.any(Number), trigger: { everySeconds: 2, maxRuns: 5 } })
     const id = created.body.id as string
 
-    // The second slice done (read from the database, so the kill comes as soon as can be).
-    await waitFor(async () => (await db.query(`select (snapshot->'context'->>'runCount')::int as n from actor where id = $1`, [id])).rows[0].n >= 2, 60_000)
+    // Two slices done and the third's swap recorded (in flight: maybe signed, maybe sent), read from the database: then the kill.
+    const state = async () => (await db.query(
+      `select (snapshot->'context'->>'runCount')::int as done, (select count(*)::int from wallet_op where parent_id = $1) as ops from actor where id = $1`, [id],
+    )).rows[0] as { done: number; ops: number }
+    await waitFor(async () => (await state()).ops >= 3, 60_000)
     await kill9(server)
+    expect(await state()).toMatchObject({ ops: 3 })
+    expect((await state()).done).toBeGreaterThanOrEqual(2)
     server = await startServer(env)
     servers.push(server)
     api = apiClient(`${server.url}/api/v1`, apiKey)
