@@ -107,6 +107,11 @@ describe('automation tools over MCP', () => {
     const tooFast = await call(tradeKey, 'twap_create', { agent_id: trader, name: 'w', tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slices: 5, overSeconds: 100, maxPriceImpactBps: 50 })
     expect(tooFast.status).toBe(422)
     expect(Object.keys(tooFast.body.field_errors)).toEqual(['twap.overSeconds'])
+    for (const amountIn of ['0.0000001', '0.000004']) {
+      const small = await call(tradeKey, 'twap_create', { agent_id: trader, name: 'w', tokenIn: 'USDC', tokenOut: 'ETH', amountIn, slices: 5, overSeconds: 600, maxPriceImpactBps: 50 })
+      expect(small.status).toBe(422)
+      expect(small.body.field_errors).toEqual({ 'twap.amountIn': amountIn === '0.0000001' ? 'At most 6 decimals for USDC.' : 'Too small to split into 5 slices.' })
+    }
     const twap = await call(tradeKey, 'twap_create', { agent_id: trader, name: 'w', tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slices: 5, overSeconds: 600, maxPriceImpactBps: 50 })
     expect(twap.body.result).toMatchObject({ created: false, kind: 'twap', trigger: { type: 'interval', everySeconds: 120, maxRuns: 5 } })
     const bracket = await call(tradeKey, 'bracket_create', {

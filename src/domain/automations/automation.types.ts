@@ -56,7 +56,8 @@ export type OrderParams = {
   share?: number | undefined
   /** The token's USD price at creation: a trailing stop's first high. */
   armedPriceUsd?: string | undefined
-  twap?: { amountIn: string; slices: number; maxPriceImpactBps: number } | undefined
+  /** `decimals`: tokenIn's, read at creation (absent: the firing reads them from a quote). */
+  twap?: { amountIn: string; slices: number; maxPriceImpactBps: number; decimals?: number | undefined } | undefined
 }
 
 /** What an automation is created with (the request expanded and validated). */

@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors.ts'
 import { SHORTHAND_KINDS, type CreateAutomationBody } from './automation.schema.ts'
 import type { AutomationAction, AutomationInput, AutomationKind, AutomationTrigger, OrderParams } from './automation.types.ts'
-import { checkOrderTrigger, expandOrderKind, ORDER_KINDS, orderFieldNames, type OrderKind } from './orderKinds.ts'
+import { checkOrderTrigger, checkTwapAmount, expandOrderKind, ORDER_KINDS, orderFieldNames, type OrderKind } from './orderKinds.ts'
 import type { AutomationPorts } from './ports.ts'
 import { automationView } from './automationView.ts'
 
@@ -107,9 +107,15 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
   const expanded = expandKind(body)
   if ('errors' in expanded) throw new ValidationError(expanded.errors)
   const armed = await checkOrderTrigger(deps, expanded.trigger)
-  const errors = { ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)), ...armed.errors }
+  const twap = await checkTwapAmount(deps, expanded.order, expanded.action.type === 'tool_call' ? expanded.action.args.tokenIn : undefined)
+  const errors = {
+    ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)), ...armed.errors, ...twap.errors,
+  }
   if (Object.keys(errors).length > 0) throw new ValidationError(asWritten(body, errors))
-  const order = expanded.order && { ...expanded.order, ...(armed.priceUsd ? { armedPriceUsd: armed.priceUsd } : {}) }
+  const order = expanded.order && {
+    ...expanded.order, ...(armed.priceUsd ? { armedPriceUsd: armed.priceUsd } : {}),
+    ...(expanded.order.twap && twap.decimals !== undefined ? { twap: { ...expanded.order.twap, decimals: twap.decimals } } : {}),
+  }
   return {
     automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
     kind: expanded.kind, trigger: expanded.trigger, action: expanded.action, triggerOnce: expanded.triggerOnce,

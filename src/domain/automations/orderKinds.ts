@@ -72,6 +72,22 @@ export async function checkOrderTrigger(deps: Pick<AutomationPorts, 'tokens'>, t
 }
 
 /**
+ * A TWAP's total against its tokenIn: no more decimals than the token has, and at least one base
+ * unit per slice. Answers the token's decimals (kept with the order) and the problems.
+ */
+export async function checkTwapAmount(deps: Pick<AutomationPorts, 'tokens'>, order: OrderParams | undefined, tokenIn: unknown): Promise<{ errors: FieldErrors; decimals?: number }> {
+  const t = order?.twap
+  if (!t || typeof tokenIn !== 'string') return { errors: {} }
+  const decimals = (await deps.tokens.resolve(tokenIn))?.decimals
+  if (decimals === undefined) return { errors: {} }
+  const [whole, frac = ''] = t.amountIn.split('.')
+  if (frac.replace(/0+$/, '').length > decimals) return { errors: { 'action.args.amountIn': `At most ${decimals} decimals for ${tokenIn}.` }, decimals }
+  const base = BigInt(whole! + frac.padEnd(decimals, '0').slice(0, decimals))
+  if (base < BigInt(t.slices)) return { errors: { 'action.args.amountIn': `Too small to split into ${t.slices} slices.` }, decimals }
+  return { errors: {}, decimals }
+}
+
+/**
  * How the client wrote an order kind's fields: the expanded names (`trigger.mint`,
  * `action.args.tokenOut`, ...) as `stop_loss.token`, `stop_loss.quoteOut`, `twap.overSeconds`.
  */

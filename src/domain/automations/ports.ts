@@ -49,7 +49,7 @@ export type AutomationPorts = {
   }
   /** A token by symbol or address (undefined: unknown), and its USD price now (null: no price). */
   tokens: {
-    resolve(ref: string): Promise<{ address: string; symbol: string } | undefined>
+    resolve(ref: string): Promise<{ address: string; symbol: string; decimals?: number } | undefined>
     priceUsd(ref: string): Promise<string | null>
   }
   limits: { minIntervalSeconds: number; maxFailures: number }

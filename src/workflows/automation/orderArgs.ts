@@ -42,8 +42,8 @@ async function workOut(core: Core, a: AutomationContext, params: FireParams, arg
   if (!order.twap || !params.slice) return { args }
   const t = order.twap
   const quote = (amountIn: string) => core.quoteSwap(readSwapRequest(a.accountId, { ...args, amountIn, agentId: a.agentId }))
-  // The total quoted tells the token's decimals: each slice is an exact part of it in base units.
-  const decimals = (await quote(t.amountIn)).tokenIn.decimals
+  // Each slice is an exact part of the total in the token's base units (decimals kept at creation; else a quote of the total tells them).
+  const decimals = t.decimals ?? (await quote(t.amountIn)).tokenIn.decimals
   const amountIn = twapSliceAmount({ total: t.amountIn, decimals, slices: t.slices, slice: params.slice })
   if (!/[1-9]/.test(amountIn)) return { type: 'fire.skipped', reason: `slice_empty: slice ${params.slice} of ${t.slices} has nothing left to swap.`, counted: true }
   const impact = (await quote(amountIn)).priceImpactBps
