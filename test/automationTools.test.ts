@@ -93,6 +93,42 @@ describe('automation tools over MCP', () => {
     expect(await automationsOf(trader)).toHaveLength(2)
   })
 
+  it('the protective and sliced order tools preview and create their kinds; their problems are named as written', async () => {
+    const price = Number((await owner('GET', '/price?tokens=TSLAx')).body.prices[0].priceUsd)
+    const stop = await call(tradeKey, 'stop_loss_create', { agent_id: trader, name: 'stop', token: 'TSLAx', priceUsd: (price * 0.9).toFixed(2), share: 0.25 })
+    expect(stop.status, JSON.stringify(stop.body)).toBe(200)
+    expect(stop.body.result).toMatchObject({
+      created: false, kind: 'stop_loss', triggerOnce: true, trigger: { type: 'price_threshold', mint: 'TSLAx', operator: 'lte' },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'TSLAx', tokenOut: 'USDC' } },
+    })
+    const both = await call(tradeKey, 'trailing_stop_create', { agent_id: trader, name: 't', token: 'TSLAx', trailPct: 5, trailUsd: '5' })
+    expect(both.status).toBe(422)
+    expect(Object.keys(both.body.field_errors)).toEqual(['trailing_stop.trailPct'])
+    const tooFast = await call(tradeKey, 'twap_create', { agent_id: trader, name: 'w', tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slices: 5, overSeconds: 100, maxPriceImpactBps: 50 })
+    expect(tooFast.status).toBe(422)
+    expect(Object.keys(tooFast.body.field_errors)).toEqual(['twap.overSeconds'])
+    for (const amountIn of ['0.0000001', '0.000004']) {
+      const small = await call(tradeKey, 'twap_create', { agent_id: trader, name: 'w', tokenIn: 'USDC', tokenOut: 'ETH', amountIn, slices: 5, overSeconds: 600, maxPriceImpactBps: 50 })
+      expect(small.status).toBe(422)
+      expect(small.body.field_errors).toEqual({ 'twap.amountIn': amountIn === '0.0000001' ? 'At most 6 decimals for USDC.' : 'Too small to split into 5 slices.' })
+    }
+    const twap = await call(tradeKey, 'twap_create', { agent_id: trader, name: 'w', tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slices: 5, overSeconds: 600, maxPriceImpactBps: 50 })
+    expect(twap.body.result).toMatchObject({ created: false, kind: 'twap', trigger: { type: 'interval', everySeconds: 120, maxRuns: 5 } })
+    const bracket = await call(tradeKey, 'bracket_create', {
+      agent_id: trader, name: 'b', token: 'TSLAx', takeProfitUsd: (price * 1.5).toFixed(2), stopLossUsd: (price * 0.5).toFixed(2), confirm: true, idempotencyKey: 'bracket-1',
+    })
+    expect(bracket.status, JSON.stringify(bracket.body)).toBe(200)
+    expect(bracket.body.result).toMatchObject({ kind: 'bracket', status: 'armed', share: 1, takeProfit: { status: 'waiting' }, stopLoss: { status: 'waiting' } })
+    // Its trigger and action are its kind's: a PATCH of them is refused; a rename is not.
+    const patched = await owner('PATCH', `/automations/${bracket.body.result.id}`, { trigger: { type: 'price_threshold', mint: 'TSLAx', operator: 'gte', priceUsd: '1' }, trigger_once: false })
+    expect(patched.status).toBe(422)
+    expect(Object.keys(patched.body.field_errors)).toEqual(['trigger', 'trigger_once'])
+    expect((await owner('PATCH', `/automations/${bracket.body.result.id}`, { name: 'renamed' })).body).toMatchObject({ name: 'renamed', kind: 'bracket' })
+    expect((await call(tradeKey, 'delete_automation', { agent_id: trader, automation_id: bracket.body.result.id })).body.result).toMatchObject({
+      status: 'cancelled', takeProfit: { status: 'cancelled' }, stopLoss: { status: 'cancelled' },
+    })
+  })
+
   it('only the sniper skill grants a model automation tools; an automation tool is never an automation action', async () => {
     const tools = (skills: string[]) => app.services.core.agentTools({ accountId, skills })
     expect(await tools(['sniper'])).toEqual(expect.arrayContaining(['list_automations', 'create_automation']))
@@ -138,9 +174,16 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.components.schemas.Automation.properties)).toEqual([
       'id', 'agentId', 'name', 'description', 'kind', 'trigger', 'action', 'status', 'triggerType', 'actionType', 'triggerOnce', 'catchUp', 'maxFirings',
       'maxSpendUsd', 'runCount', 'lastTriggeredAt', 'nextRunAt', 'suspended', 'lastError', 'completedReason', 'firings', 'createdAt', 'updatedAt',
+      // What a protective or sliced order waits for: only on those kinds.
+      'share', 'level', 'high', 'trailPct', 'trailUsd', 'takeProfit', 'stopLoss', 'slices', 'slicesDone', 'slicesLeft', 'amountIn', 'maxPriceImpactBps',
     ])
-    // A created automation has exactly the declared fields.
-    const [a] = (await owner('GET', '/automations')).body.automations
-    expect(Object.keys(a).sort()).toEqual(Object.keys(doc.components.schemas.Automation.properties).sort())
+    // A created automation (not an order) has exactly the declared fields that are always there.
+    const automations = (await owner('GET', '/automations')).body.automations as Array<Record<string, unknown>>
+    const a = automations.find((x) => x.kind === 'dca')!
+    expect(Object.keys(a).sort()).toEqual([...doc.components.schemas.Automation.required].sort())
+    // A bracket adds what it waits for, each declared.
+    const bracket = automations.find((x) => x.kind === 'bracket')!
+    expect(Object.keys(bracket).filter((k) => !(k in a)).sort()).toEqual(['share', 'stopLoss', 'takeProfit'])
+    for (const k of Object.keys(bracket)) expect(doc.components.schemas.Automation.properties).toHaveProperty(k)
   })
 })

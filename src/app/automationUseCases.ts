@@ -16,7 +16,7 @@ import { AUTOMATION_TOOL_NAMES } from '../tools/automationTools.ts'
 /** What the automation use cases read from the rest of core: the tools an agent's skills grant, tokens and their prices. */
 export type AutomationSources = {
   grantedTools(accountId: string, skills: readonly string[]): Promise<string[]>
-  resolveToken(ref: string): Promise<{ address: string; symbol: string } | undefined>
+  resolveToken(ref: string): Promise<{ address: string; symbol: string; decimals?: number } | undefined>
   priceUsd(ref: string): Promise<string | null>
 }
 

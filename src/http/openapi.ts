@@ -113,13 +113,13 @@ function marketplaceOps(): Op[] {
   ]
 }
 
-/** Automations: a trigger and an action of an agent (DCA, limit orders, snipers). */
+/** Automations: a trigger and an action of an agent (DCA, limit orders, snipers, protective orders, TWAPs). */
 function automationOps(): Op[] {
   const automation = ref('Automation')
   return [
     {
       method: 'post', path: '/automations', auth: 'trade', body: createAutomationSchema, status: 201, idempotency: 'honoured', response: automation,
-      summary: 'Create an automation: kind dca, limit or sniper with its parameters, or a trigger and an action; 422 names each bad field',
+      summary: 'Create an automation: kind dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket or twap with its parameters, or a trigger and an action; 422 names each bad field',
     },
     { method: 'get', path: '/automations', summary: 'Your automations, newest first (?agent_id=, ?status=, ?kind=)', auth: 'read', query: listAutomationsSchema, response: list('automations', 'Automation', true) },
     { method: 'get', path: '/automations/{id}', summary: 'An automation with its last firings', auth: 'read', response: automation },

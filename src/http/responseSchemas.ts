@@ -240,16 +240,17 @@ export const bidResponse = z.object({
 })
 
 /** An automation: its trigger and action, budgets, status, counters and last firings (newest first). */
+const bracketSideResponse = z.object({ level: z.string(), status: z.enum(['waiting', 'firing', 'filled', 'cancelled']) })
 export const automationResponse = z.object({
   id: z.uuid(),
   agentId: z.uuid(),
   name: z.string(),
   description: nullableString,
-  kind: z.enum(['dca', 'limit', 'sniper', 'custom']),
-  trigger: z.object({ type: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch']) }).catchall(z.unknown()),
+  kind: z.enum(['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap', 'custom']),
+  trigger: z.object({ type: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch', 'trailing_stop', 'bracket']) }).catchall(z.unknown()),
   action: z.object({ type: z.enum(['tool_call', 'agent_prompt']) }).catchall(z.unknown()),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error']),
-  triggerType: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch']),
+  triggerType: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch', 'trailing_stop', 'bracket']),
   actionType: z.enum(['tool_call', 'agent_prompt']),
   triggerOnce: z.boolean(),
   catchUp: z.enum(['once', 'skip']),
@@ -269,7 +270,22 @@ export const automationResponse = z.object({
     txHash: nullableString,
     reason: nullableString,
     childId: nullableString.describe('the swap (wallet operation) or run the firing started'),
+    side: z.enum(['take_profit', 'stop_loss']).optional().describe("a bracket's firing: the side it served"),
+    slice: z.number().int().optional().describe("a TWAP's firing: its slice, from 1"),
   })).describe('the last 20, newest first'),
   createdAt: isoTime,
   updatedAt: isoTime,
+  // What a protective or sliced order waits for (absent for the other kinds).
+  share: z.number().optional().describe('the share of the holding a protective order sells'),
+  level: z.string().nullable().optional().describe('USD: the price it fires at (a stop-loss, take-profit, trailing stop)'),
+  high: z.string().nullable().optional().describe("USD: a trailing stop's highest price since armed"),
+  trailPct: z.number().optional(),
+  trailUsd: z.string().optional(),
+  takeProfit: bracketSideResponse.optional(),
+  stopLoss: bracketSideResponse.optional(),
+  slices: z.number().int().optional(),
+  slicesDone: z.number().int().optional().describe('TWAP slices done (a skipped one included)'),
+  slicesLeft: z.number().int().optional(),
+  amountIn: z.string().optional().describe("a TWAP's total"),
+  maxPriceImpactBps: z.number().int().optional(),
 })

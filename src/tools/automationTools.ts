@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { NotFoundError, ValidationError } from '../domain/errors.ts'
-import { createAutomationSchema, dcaSchema, limitSchema, listAutomationsSchema, updateAutomationSchema, type CreateAutomationBody, type ListAutomationsQuery } from '../domain/automations/automation.schema.ts'
+import { bracketSchema, createAutomationSchema, dcaSchema, limitSchema, listAutomationsSchema, protectiveSchema, trailingStopSchema, twapSchema, updateAutomationSchema, type CreateAutomationBody, type ListAutomationsQuery } from '../domain/automations/automation.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
 import { defineTool, type ToolCall } from './tool.ts'
 
@@ -14,10 +14,11 @@ const named = { name: createAutomationSchema.shape.name, description: createAuto
 const createArgs = createAutomationSchema.omit({ agent_id: true, agentId: true })
 const dcaArgs = z.strictObject({ ...named, ...dcaSchema.shape })
 const limitArgs = z.strictObject({ ...named, ...limitSchema.shape })
+type ShorthandKind = 'dca' | 'limit' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap'
 type Named = { name: string; description?: string | undefined; max_spend_usd?: string | undefined }
 
 /** The bound agent's automation (another agent's or account's is not found); of this kind when one is named. */
-async function ownAutomation({ core, accountId, agentId }: ToolCall, automationId: string, kind?: 'dca' | 'limit') {
+async function ownAutomation({ core, accountId, agentId }: ToolCall, automationId: string, kind?: ShorthandKind) {
   const a = await core.getAutomation({ accountId, automationId })
   if (a.agentId !== agentId) throw new NotFoundError('Automation')
   if (kind && a.kind !== kind) throw new ValidationError({ automation_id: `Not a ${kind} automation (it is ${a.kind}): use delete_automation.` })
@@ -25,7 +26,7 @@ async function ownAutomation({ core, accountId, agentId }: ToolCall, automationI
 }
 
 /** A shorthand's arguments as the body of POST /automations: the name and budget at the top, the kind's parameters under it. */
-function kindBody(call: ToolCall, kind: 'dca' | 'limit', { name, description, max_spend_usd, ...params }: Named & Record<string, unknown>): CreateAutomationBody {
+function kindBody(call: ToolCall, kind: ShorthandKind, { name, description, max_spend_usd, ...params }: Named & Record<string, unknown>): CreateAutomationBody {
   return { agent_id: call.agentId, name, kind, [kind]: params, ...(description !== undefined ? { description } : {}), ...(max_spend_usd ? { max_spend_usd } : {}) } as CreateAutomationBody
 }
 
@@ -64,7 +65,8 @@ export const getAutomationTool = defineTool({
 export const createAutomationTool = defineTool({
   name: 'create_automation',
   description:
-    'Create an automation for the agent: either a kind with its parameters (dca, limit or sniper) or a trigger ' +
+    'Create an automation for the agent: either a kind with its parameters (dca, limit, sniper, stop_loss, take_profit, ' +
+    'trailing_stop, bracket or twap) or a trigger ' +
     '(schedule, interval, price_threshold, new_launch) and an action (a tool_call of a tool the agent is granted, or an ' +
     'agent_prompt). Each firing runs within the agent policy, only while the agent is running; max_firings and ' +
     'max_spend_usd cap it. A price threshold already met is refused.',
@@ -170,10 +172,37 @@ export const limitOrderCancelTool = defineTool({
   run: cancel('limit'),
 })
 
+/** A create tool of a protective or sliced kind: its parameters beside the name and budget, as the `dca_create` one. */
+function orderCreateTool<S extends z.ZodRawShape>(name: string, kind: ShorthandKind, shape: S, description: string) {
+  return defineTool({
+    name,
+    description,
+    args: z.strictObject({ ...named, ...shape }),
+    scope: 'trade',
+    movesFunds: true,
+    run: (call, args) => create(name)(call, kindBody(call, kind, args as Named & Record<string, unknown>)),
+    preview: (call, args) => preview(call, kindBody(call, kind, args as Named & Record<string, unknown>)),
+  })
+}
+const sells = 'share (0-1, default 1) of the agent holding of token into quoteOut (default USDC), once'
+
+export const stopLossCreateTool = orderCreateTool('stop_loss_create', 'stop_loss', protectiveSchema.shape,
+  `Create a stop-loss for the agent: sell ${sells}, when the USD price of token is at or below priceUsd. A level already met is refused.`)
+export const takeProfitCreateTool = orderCreateTool('take_profit_create', 'take_profit', protectiveSchema.shape,
+  `Create a take-profit for the agent: sell ${sells}, when the USD price of token is at or above priceUsd. A level already met is refused.`)
+export const trailingStopCreateTool = orderCreateTool('trailing_stop_create', 'trailing_stop', trailingStopSchema.shape,
+  `Create a trailing stop for the agent: sell ${sells}, when the price falls trailPct percent (or trailUsd USD; give one) below the highest price seen since it was armed.`)
+export const bracketCreateTool = orderCreateTool('bracket_create', 'bracket', bracketSchema.shape,
+  `Create a bracket for the agent: a take-profit at takeProfitUsd and a stop-loss at stopLossUsd on one holding; the first to fire sells ${sells}, and cancels the other.`)
+export const twapCreateTool = orderCreateTool('twap_create', 'twap', twapSchema.shape,
+  'Create a TWAP for the agent: swap amountIn (the total) of tokenIn into tokenOut in slices equal slices at even intervals over overSeconds ' +
+  '(the first at once); a slice whose quoted price impact is over maxPriceImpactBps is skipped and reported. Never more than the total.')
+
 /** The automation tools (the reference MCP catalogue's names). */
 export const AUTOMATION_TOOLS = [
   listAutomationsTool, getAutomationTool, createAutomationTool, updateAutomationTool, triggerAutomationTool, deleteAutomationTool,
   dcaCreateTool, dcaListTool, dcaCancelTool, limitOrderCreateTool, limitOrderCancelTool,
+  stopLossCreateTool, takeProfitCreateTool, trailingStopCreateTool, bracketCreateTool, twapCreateTool,
 ] as const
 
 /** Tools an automation's action may never be: a firing must not create or change automations. */

@@ -47,19 +47,50 @@ export const sniperSchema = z.strictObject({
   venue: venue.optional(), creator: address.optional(), symbolPattern: symbolPattern.optional(), slippageBps: slippageBps.optional(),
 })
 
+const share = z.number('A share of the holding, more than 0 and at most 1.').gt(0, 'More than 0.').max(1, 'At most 1 (the whole holding).')
+const ackUnverified = z.boolean('true or false.').optional()
+/** What every protective order sells: `share` (default 1) of the holding of `token`, into `quoteOut` (default USDC). */
+const sale = { token: tokenRef, share: share.optional(), quoteOut: tokenRef.optional(), slippageBps: slippageBps.optional(), acknowledgeUnverified: ackUnverified }
+/** `kind: "stop_loss"` / `"take_profit"`: sell once when the token's USD price is at or below (at or above) `priceUsd`. */
+export const protectiveSchema = z.strictObject({ ...sale, priceUsd: usd })
+/** `kind: "trailing_stop"`: sell once when the price falls `trailPct` % (or `trailUsd` USD) from the highest price since armed. */
+export const trailingStopSchema = z.strictObject({
+  ...sale,
+  trailPct: z.number('A percentage, more than 0 and under 100.').gt(0, 'More than 0.').lt(100, 'Under 100.').optional(),
+  trailUsd: usd.optional(),
+})
+/** `kind: "bracket"`: a take-profit and a stop-loss on one holding; the first to fire cancels the other. */
+export const bracketSchema = z.strictObject({ ...sale, takeProfitUsd: usd, stopLossUsd: usd })
+/** `kind: "twap"`: swap `amountIn` in all of tokenIn into tokenOut in `slices` slices at even intervals over `overSeconds`. */
+export const twapSchema = z.strictObject({
+  tokenIn: tokenRef, tokenOut: tokenRef, amountIn: tokenAmount,
+  slices: z.number('A whole number of slices, 2-1000.').int('A whole number of slices, 2-1000.').min(2, 'At least 2.').max(1000, 'At most 1000.'),
+  overSeconds: seconds,
+  maxPriceImpactBps: z.number('An integer number of basis points, 1-10000.').int('An integer number of basis points, 1-10000.').min(1, 'At least 1 bps.').max(10_000, 'At most 10000 bps.'),
+  slippageBps: slippageBps.optional(), acknowledgeUnverified: ackUnverified,
+})
+/** The kinds that are shorthands, with parameters under their own name. */
+export const SHORTHAND_KINDS = ['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap'] as const
+const kindsText = 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap.'
+
 /** `POST /automations`: the reference client's body (snake_case top level), or a kind with its parameters. */
 export const createAutomationSchema = z.strictObject({
   agent_id: z.uuid('Must be an agent id.').optional(),
   agentId: z.uuid('Must be an agent id.').optional(),
   name: z.string('A name.').trim().min(1, 'Must not be empty.').max(100, 'At most 100 characters.'),
   description: z.string().max(1000, 'At most 1000 characters.').optional(),
-  kind: z.enum(['dca', 'limit', 'sniper'], 'One of dca, limit, sniper.').optional(),
+  kind: z.enum(SHORTHAND_KINDS, kindsText).optional(),
   trigger: triggerSchema.optional(),
   action: actionSchema.optional(),
   trigger_once: z.boolean('true or false.').optional(),
   dca: dcaSchema.optional(),
   limit: limitSchema.optional(),
   sniper: sniperSchema.optional(),
+  stop_loss: protectiveSchema.optional(),
+  take_profit: protectiveSchema.optional(),
+  trailing_stop: trailingStopSchema.optional(),
+  bracket: bracketSchema.optional(),
+  twap: twapSchema.optional(),
   catch_up: z.enum(['once', 'skip'], 'once or skip.').optional(),
   max_firings: z.number().int().min(1, 'At least 1.').max(1_000_000).optional(),
   max_spend_usd: usd.optional(),
@@ -85,7 +116,7 @@ export const listAutomationsSchema = z.strictObject({
   agent_id: z.uuid('Must be an agent id.').optional(),
   agentId: z.uuid('Must be an agent id.').optional(),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error'], 'One of armed, executing, paused, completed, cancelled, error.').optional(),
-  kind: z.enum(['dca', 'limit', 'sniper', 'custom'], 'One of dca, limit, sniper, custom.').optional(),
+  kind: z.enum([...SHORTHAND_KINDS, 'custom'], 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap, custom.').optional(),
   limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })

@@ -7,18 +7,25 @@ export type AutomationTrigger =
   | { type: 'interval'; everySeconds: number; startAt?: string | undefined; endAt?: string | undefined; maxRuns?: number | undefined }
   | { type: 'price_threshold'; mint: string; operator: 'gte' | 'lte'; priceUsd: string; expiresAt?: string | undefined }
   | { type: 'new_launch'; venue?: string | undefined; quote?: string | undefined; creator?: string | undefined; symbolPattern?: string | undefined }
+  /** `trailing_stop`: fires when the price falls `trailPct` % (or `trailUsd`) below the highest price seen since armed. */
+  | { type: 'trailing_stop'; mint: string; trailPct?: number | undefined; trailUsd?: string | undefined }
+  /** `bracket`: fires its take-profit side at or above `takeProfitUsd`, or its stop-loss side at or below `stopLossUsd`. */
+  | { type: 'bracket'; mint: string; takeProfitUsd: string; stopLossUsd: string }
 
 export type AutomationAction =
   | { type: 'tool_call'; tool: string; args: Record<string, unknown> }
   | { type: 'agent_prompt'; prompt: string }
 
-export type AutomationKind = 'dca' | 'limit' | 'sniper' | 'custom'
+export type AutomationKind = 'dca' | 'limit' | 'sniper' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap' | 'custom'
+
+/** The side of a bracket that a price firing serves. */
+export type BracketSide = 'take_profit' | 'stop_loss'
 
 /** What fires an automation besides its own timer: a manual trigger, a price crossing, a launch. */
 export type FiringSource =
   | { source: 'timer' }
   | { source: 'manual' }
-  | { source: 'price'; block: string; priceUsd: string }
+  | { source: 'price'; block: string; priceUsd: string; side?: BracketSide | undefined }
   | { source: 'launch'; token: { address: string; symbol: string; venue: string; quote: string; creator: string } }
 
 /** One firing as the API shows it. */
@@ -33,6 +40,24 @@ export type FiringRecord = {
   reason: string | null
   /** The operation (a swap) or run the firing started, if any. */
   childId: string | null
+  /** A bracket's firing: the side it served (the other was cancelled as it started). */
+  side?: BracketSide | undefined
+  /** A TWAP's firing: the slice it served (1-based). */
+  slice?: number | undefined
+}
+
+/**
+ * What the protective and sliced kinds add to an automation (absent on the others): a firing of
+ * `share` sells that share of the agent's holding of the swap's tokenIn, read when it fires; a
+ * TWAP's firings are its slices, each `amountIn` / `slices` (the last one the rest, so the total
+ * is never exceeded), a slice whose quoted price impact is over `maxPriceImpactBps` skipped.
+ */
+export type OrderParams = {
+  share?: number | undefined
+  /** The token's USD price at creation: a trailing stop's first high. */
+  armedPriceUsd?: string | undefined
+  /** `decimals`: tokenIn's, read at creation (absent: the firing reads them from a quote). */
+  twap?: { amountIn: string; slices: number; maxPriceImpactBps: number; decimals?: number | undefined } | undefined
 }
 
 /** What an automation is created with (the request expanded and validated). */
@@ -52,6 +77,8 @@ export type AutomationInput = {
   /** Failed firings in a row after which the automation goes `error`. */
   maxFailures: number
   createdAt: string
+  /** The protective and sliced kinds' parameters (stop_loss, take_profit, trailing_stop, bracket, twap). */
+  order?: OrderParams | undefined
 }
 
 /** An automation's parameters a PATCH may change (effective from the next firing). */

@@ -1,4 +1,5 @@
 import type { AutomationState } from './ports.ts'
+import { orderView } from './orderView.ts'
 
 /**
  * An automation as the API answers it: what it is (kind, trigger, action, budgets), its status,
@@ -30,6 +31,8 @@ export function automationView(a: AutomationState) {
     firings: [...a.firings].reverse(),
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
+    // What a protective or sliced order waits for (level, high, its sides, slices done and left).
+    ...orderView(a),
   }
 }
 export type AutomationView = ReturnType<typeof automationView>

@@ -1,12 +1,14 @@
 import { NotFoundError, ValidationError, type FieldErrors } from '../errors.ts'
-import type { CreateAutomationBody } from './automation.schema.ts'
-import type { AutomationAction, AutomationInput, AutomationKind, AutomationTrigger } from './automation.types.ts'
+import { SHORTHAND_KINDS, type CreateAutomationBody } from './automation.schema.ts'
+import type { AutomationAction, AutomationInput, AutomationKind, AutomationTrigger, OrderParams } from './automation.types.ts'
+import { checkOrderTrigger, checkTwapAmount, expandOrderKind, ORDER_KINDS, orderFieldNames, type OrderKind } from './orderKinds.ts'
 import type { AutomationPorts } from './ports.ts'
 import { automationView } from './automationView.ts'
 
 export type CreateAutomationInput = { accountId: string; automationId: string; body: CreateAutomationBody }
 
-type Expanded = { kind: AutomationKind; trigger: AutomationTrigger; action: AutomationAction; triggerOnce: boolean; maxFirings: number | null }
+type Expanded = { kind: AutomationKind; trigger: AutomationTrigger; action: AutomationAction; triggerOnce: boolean; maxFirings: number | null; order?: OrderParams }
+const isOrderKind = (k: string): k is OrderKind => (ORDER_KINDS as readonly string[]).includes(k)
 
 /**
  * The contract's kinds as a trigger and an action: `dca` an interval and a swap, `limit` a
@@ -15,7 +17,7 @@ type Expanded = { kind: AutomationKind; trigger: AutomationTrigger; action: Auto
  * `custom` automation.
  */
 export function expandKind(body: CreateAutomationBody): Expanded | { errors: FieldErrors } {
-  const named = (['dca', 'limit', 'sniper'] as const).filter((k) => body[k] !== undefined)
+  const named = SHORTHAND_KINDS.filter((k) => body[k] !== undefined)
   if (body.kind && (body.trigger || body.action)) return { errors: { kind: 'Give either a kind with its parameters, or a trigger and an action.' } }
   if (!body.kind) {
     if (named.length > 0) return { errors: { kind: `Required with ${named[0]}.` } }
@@ -25,6 +27,7 @@ export function expandKind(body: CreateAutomationBody): Expanded | { errors: Fie
   const params = body[body.kind]
   if (!params) return { errors: { [body.kind]: `Required with kind ${body.kind}.` } }
   if (named.length > 1) return { errors: { kind: 'Give the parameters of one kind only.' } }
+  if (isOrderKind(body.kind)) return expandOrderKind(body, body.kind)
   const swap = (args: Record<string, unknown>): AutomationAction => ({ type: 'tool_call', tool: 'swap_execute', args })
   if (body.kind === 'dca') {
     const p = body.dca!
@@ -103,13 +106,21 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
   if (agent.status === 'deleted') throw new NotFoundError('Agent')
   const expanded = expandKind(body)
   if ('errors' in expanded) throw new ValidationError(expanded.errors)
-  const errors = { ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)) }
+  const armed = await checkOrderTrigger(deps, expanded.trigger)
+  const twap = await checkTwapAmount(deps, expanded.order, expanded.action.type === 'tool_call' ? expanded.action.args.tokenIn : undefined)
+  const errors = {
+    ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)), ...armed.errors, ...twap.errors,
+  }
   if (Object.keys(errors).length > 0) throw new ValidationError(asWritten(body, errors))
+  const order = expanded.order && {
+    ...expanded.order, ...(armed.priceUsd ? { armedPriceUsd: armed.priceUsd } : {}),
+    ...(expanded.order.twap && twap.decimals !== undefined ? { twap: { ...expanded.order.twap, decimals: twap.decimals } } : {}),
+  }
   return {
     automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
     kind: expanded.kind, trigger: expanded.trigger, action: expanded.action, triggerOnce: expanded.triggerOnce,
     catchUp: body.catch_up ?? 'once', maxFirings: expanded.maxFirings, maxSpendUsd: body.max_spend_usd ?? null,
-    maxFailures: deps.limits.maxFailures, createdAt: new Date(deps.clock.now()).toISOString(),
+    maxFailures: deps.limits.maxFailures, createdAt: new Date(deps.clock.now()).toISOString(), ...(order ? { order } : {}),
   }
 }
 
@@ -123,6 +134,10 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
 export function asWritten(body: CreateAutomationBody, errors: FieldErrors): FieldErrors {
   if (!body.kind) return errors
   const k = body.kind
+  if (isOrderKind(k)) {
+    const named = orderFieldNames(k)
+    return Object.fromEntries(Object.entries(errors).map(([field, message]) => [named[field] ?? field, message]))
+  }
   const args = (names: string[], renamed: Record<string, string> = {}) =>
     Object.fromEntries(names.map((n) => [`action.args.${n}`, `${k}.${renamed[n] ?? n}`]))
   const trigger = (names: string[]) => Object.fromEntries(names.map((n) => [`trigger.${n}`, `${k}.${n}`]))
@@ -148,13 +163,15 @@ export function checkTiming(deps: Pick<AutomationPorts, 'limits' | 'clock'>, t: 
 }
 
 /** The tool is granted and its arguments valid; a swap's tokens are known and differ. */
-export async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Pick<Expanded, 'trigger' | 'action'>): Promise<FieldErrors> {
+export async function checkAction(deps: AutomationPorts, accountId: string, skills: string[], e: Pick<Expanded, 'trigger' | 'action' | 'order'>): Promise<FieldErrors> {
   if (e.action.type !== 'tool_call') return {}
   const granted = await deps.tools.granted(accountId, skills)
   if (!granted.includes(e.action.tool)) return { 'action.tool': `Not a tool this agent's skills grant (read and trade tools only): ${e.action.tool}.` }
   // A sniper's swap names its token when the launch comes: its arguments are checked with a stand-in.
   const fromLaunch = e.trigger.type === 'new_launch' && e.action.args.tokenOut === undefined
-  const args = fromLaunch ? { ...e.action.args, tokenOut: `0x${'1'.repeat(40)}` } : e.action.args
+  // An order's amount is worked out when it fires (a share of the holding, a TWAP's slice): a stand-in too.
+  const standIn = { ...(fromLaunch ? { tokenOut: `0x${'1'.repeat(40)}` } : {}), ...(e.order ? { amountIn: e.order.twap?.amountIn ?? '1' } : {}) }
+  const args = { ...e.action.args, ...standIn }
   const argErrors = deps.tools.check(e.action.tool, args)
   const errors: FieldErrors = {}
   for (const [k, v] of Object.entries(argErrors ?? {})) errors[`action.args.${k}`] = v

@@ -13,6 +13,10 @@ export type AutomationState = AutomationInput & {
   suspended: boolean
   pending: FiringSource[]
   updatedAt: string
+  /** A trailing stop's highest price since armed. */
+  high?: string | null | undefined
+  /** The firing in flight (what fired it). */
+  current?: { source: FiringSource } | null | undefined
   /** The row's created_at as the database wrote it (the cursor's position). */
   cursorAt: string
 }
@@ -45,7 +49,7 @@ export type AutomationPorts = {
   }
   /** A token by symbol or address (undefined: unknown), and its USD price now (null: no price). */
   tokens: {
-    resolve(ref: string): Promise<{ address: string; symbol: string } | undefined>
+    resolve(ref: string): Promise<{ address: string; symbol: string; decimals?: number } | undefined>
     priceUsd(ref: string): Promise<string | null>
   }
   limits: { minIntervalSeconds: number; maxFailures: number }

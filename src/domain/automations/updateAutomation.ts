@@ -43,6 +43,11 @@ export async function previewUpdateAutomation(deps: AutomationPorts, input: { ac
 async function checkUpdate(deps: AutomationPorts, input: { accountId: string; automationId: string; body: UpdateAutomationBody }): Promise<{ current: AutomationState; changes: AutomationChanges }> {
   const current = await ownAutomation(deps, input.accountId, input.automationId)
   const b = input.body
+  // A protective or sliced order's trigger and action are its kind's (a TWAP's slices, a bracket's sides): changed, it would be another order.
+  if (current.order) {
+    const fixed = (['trigger', 'action', 'trigger_once'] as const).filter((k) => b[k] !== undefined)
+    if (fixed.length > 0) throw new ValidationError(Object.fromEntries(fixed.map((k) => [k, `A ${current.kind} keeps the ${k} of its kind: cancel it and create another.`])))
+  }
   const changes: AutomationChanges = {
     ...(b.name !== undefined ? { name: b.name } : {}),
     ...(b.description !== undefined ? { description: b.description } : {}),

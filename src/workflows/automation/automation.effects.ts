@@ -9,6 +9,7 @@ import type { EffectContext, EffectHandler, EffectRow } from '../../runtime/acto
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
 import { AUTOMATIONS_WAITING, LISTED } from '../agent/agent.machine.ts'
 import { enqueue } from '../../runtime/actorStore.ts'
+import { orderArgs } from './orderArgs.ts'
 
 /**
  * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
@@ -36,8 +37,11 @@ export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call'
  * was stopped, failed with its status otherwise).
  */
 export function createAutomationEffects(deps: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
-  // The firing's key: the call id its operation's id derives from (the automation is the effect's actor).
-  const firingKeyOf = (effect: EffectRow) => `automation:${effect.actorId}:${(effect.params as FireParams).number}`
+  // The firing's key: the call id its operation's id derives from (the automation is the effect's actor); a TWAP's, its slice.
+  const firingKeyOf = (effect: EffectRow) => {
+    const p = effect.params as FireParams
+    return p.slice ? `automation:${effect.actorId}:slice:${p.slice}` : `automation:${effect.actorId}:${p.number}`
+  }
   const handler: EffectHandler = async (effect, ctx) => {
     const a = await ctx.context<AutomationContext>()
     const firingKey = firingKeyOf(effect)
@@ -58,7 +62,8 @@ async function fire(
   a: AutomationContext,
   firingKey: string,
 ): Promise<{ type: string } & Record<string, unknown>> {
-  const { source } = effect.params as FireParams
+  const params = effect.params as FireParams
+  const { source } = params
   const c = core()
   const runId = stableUuid(a.accountId, 'automation/run', firingKey)
   const started = await store.startedAmong([runId, ...operationIdsOf(a.accountId, firingKey)])
@@ -93,8 +98,10 @@ async function fire(
   const tool = findTool(a.action.tool)
   const granted = await c.agentTools({ accountId: a.accountId, skills: agent.skills })
   if (!tool || !granted.includes(tool.name)) return { type: 'fire.failed', code: 'tool_not_granted', reason: `The agent's skills do not grant ${a.action.tool}.` }
+  const args = await orderArgs(c, a, params, firingArgs(a.action, source))
+  if (!('args' in args)) return args
   let childId: string | undefined
-  const outcome = await callTool(tool, firingArgs(a.action, source), {
+  const outcome = await callTool(tool, args.args, {
     core: c, accountId: a.accountId, agent: { bound: a.agentId }, callId: firingKey,
     parent: { actorId: effect.actorId, started: (id) => void (childId = id) },
   })

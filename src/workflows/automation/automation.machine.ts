@@ -1,14 +1,16 @@
 import { assign, cancel, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { AutomationChanges, AutomationInput, FiringRecord, FiringSource } from '../../domain/automations/automation.types.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
-import { childEndEventSchema, type ChildEndEvent } from '../../runtime/childActors.ts'
+import type { ChildEndEvent } from '../../runtime/childActors.ts'
 import { migrateAutomationSnapshot } from './automationMigrate.ts'
+import { AUTOMATION_DUE, AUTOMATION_FIRE, automationEventSchema, LEGACY_DUE } from './automationEvents.ts'
+import { priceFiring, sliceOf } from './orderFiring.ts'
 
-/** The firing effect: runs the action of firing `number` (automation.effects.ts). */
-export const AUTOMATION_FIRE = 'automation.fire'
-export type FireParams = { number: number; source: FiringSource }
+export { AUTOMATION_DUE, AUTOMATION_FIRE, automationEventSchema, LEGACY_DUE }
+/** A firing's parameters: its number, what fired it, and a TWAP's slice (the swap is keyed by it). */
+export type FireParams = { number: number; source: FiringSource; slice?: number }
 
 /** Firings kept in the context (the newest); older ones are in the journal. */
 const FIRINGS_KEPT = 20
@@ -17,10 +19,6 @@ const FIRINGS_KEPT = 20
  * during one buy); fewer when the automation has fewer firings left. More are dropped.
  */
 export const PENDING_MAX = 100
-/** The automation's one durable timer (interval and schedule triggers): due at `nextRunAt`. */
-export const AUTOMATION_DUE = 'automation.due'
-/** The timer of machine version 1, a delayed transition of `armed.timed` (a stored v1 automation may still hold one): heard as AUTOMATION_DUE (see `renamedTimers`). */
-export const LEGACY_DUE = 'xstate.after.due.automation.armed.timed'
 
 export type AutomationContext = AutomationInput & {
   /** The number of the last firing started (firing ids and their child's ids derive from it). */
@@ -34,7 +32,9 @@ export type AutomationContext = AutomationInput & {
   lastError: string | null
   firings: FiringRecord[]
   /** The firing in flight; a timer firing names the `tick` it serves (nextRunAt has moved past it). */
-  current: { number: number; source: FiringSource; childId: string | null; result: unknown; catchUp?: boolean; tick?: string } | null
+  current: { number: number; source: FiringSource; childId: string | null; result: unknown; catchUp?: boolean; tick?: string; slice?: number } | null
+  /** A trailing stop: the highest price seen since it was armed (from the blocks' prices in its events). */
+  high?: string | null
   /** Version 1 only: the next timer firing was to serve missed ticks (read once, then false). */
   catchingUp?: boolean
   /** When the latest timer firing started (absent in automations stored before it was kept). */
@@ -50,26 +50,6 @@ export type AutomationContext = AutomationInput & {
   completedReason: string | null
 }
 
-const source = z.discriminatedUnion('source', [
-  z.object({ source: z.literal('timer') }),
-  z.object({ source: z.literal('manual') }),
-  z.object({ source: z.literal('price'), block: z.string(), priceUsd: z.string() }),
-  z.object({ source: z.literal('launch'), token: z.object({ address: z.string(), symbol: z.string(), venue: z.string(), quote: z.string(), creator: z.string() }) }),
-])
-
-export const automationEventSchema = z.union([
-  z.object({ type: z.literal('automation.trigger'), source }),
-  z.object({ type: z.literal(AUTOMATION_DUE) }),
-  z.object({ type: z.enum(['automation.pause', 'automation.resume', 'automation.cancel', 'automation.agentStarted']) }),
-  z.object({ type: z.literal('automation.update'), changes: z.record(z.string(), z.unknown()) }),
-  // `runId`: the run an `agent_prompt` firing started, recorded as the firing's child.
-  z.object({ type: z.literal('fire.done'), effectId: z.string(), result: z.unknown(), runId: z.string().optional() }),
-  z.object({ type: z.literal('fire.started'), effectId: z.string(), childId: z.string(), result: z.unknown() }),
-  z.object({ type: z.literal('fire.failed'), effectId: z.string(), code: z.string(), reason: z.string() }),
-  z.object({ type: z.literal('fire.skipped'), effectId: z.string(), reason: z.string() }),
-  z.object({ type: z.literal(`${AUTOMATION_FIRE}.failed`), effectId: z.string(), error: z.string() }),
-  childEndEventSchema,
-])
 /** An event as the machine takes it: `at`, when it happened, stamped by `parseEvent` as the runtime takes it in. */
 type AutomationEvent = z.infer<typeof automationEventSchema> & { at?: string | undefined }
 
@@ -120,14 +100,15 @@ function doneReason(c: AutomationContext, at: number): string | null {
  * The firing in flight ends (at `at`): recorded with its outcome, counted. A skipped timer firing
  * (the agent was not running) gives its tick back: it is served when the agent starts again.
  */
-function recordEnd(c: AutomationContext, at: number, end: { outcome: FiringRecord['outcome']; txHash?: string | null; reason?: string | null }): Partial<AutomationContext> {
+function recordEnd(c: AutomationContext, at: number, end: { outcome: FiringRecord['outcome']; txHash?: string | null; reason?: string | null; counted?: boolean }): Partial<AutomationContext> {
   const cur = c.current
   if (!cur) return {}
   const record: FiringRecord = {
     number: cur.number, at: iso(at), source: cur.source.source, catchUp: cur.catchUp === true, outcome: end.outcome,
     txHash: end.txHash ?? null, reason: end.reason ?? null, childId: cur.childId,
+    ...(cur.source.source === 'price' && cur.source.side ? { side: cur.source.side } : {}), ...(cur.slice ? { slice: cur.slice } : {}),
   }
-  const ran = end.outcome !== 'skipped'
+  const ran = end.outcome !== 'skipped' || end.counted === true
   return {
     current: null,
     earlyEnd: null,
@@ -135,8 +116,8 @@ function recordEnd(c: AutomationContext, at: number, end: { outcome: FiringRecor
     runCount: c.runCount + (ran ? 1 : 0),
     failuresInRow: end.outcome === 'failed' ? c.failuresInRow + 1 : end.outcome === 'ok' ? 0 : c.failuresInRow,
     lastError: end.outcome === 'failed' ? (end.reason ?? 'failed') : c.lastError,
-    suspended: end.outcome === 'skipped' && isTimed(c),
-    ...(end.outcome === 'skipped' && cur.tick ? { nextRunAt: cur.tick } : {}),
+    suspended: !ran && isTimed(c),
+    ...(!ran && cur.tick ? { nextRunAt: cur.tick } : {}),
   }
 }
 
@@ -191,6 +172,7 @@ export const automationMachine = setup({
     firingNumber: 0, runCount: 0, failuresInRow: 0, lastTriggeredAt: null, lastError: null, firings: [], current: null, earlyEnd: null,
     pending: [], pauseRequested: false, cancelRequested: false, suspended: false, completedReason: null, lastTimerAt: null,
     nextRunAt: input.trigger.type === 'interval' ? (input.trigger.startAt ?? input.createdAt) : input.trigger.type === 'schedule' ? input.trigger.scheduledAt : null,
+    ...(input.trigger.type === 'trailing_stop' ? { high: input.order?.armedPriceUsd ?? null } : {}),
   }),
   on: {
     'automation.cancel': [
@@ -204,6 +186,18 @@ export const automationMachine = setup({
       initial: 'route',
       on: {
         'automation.trigger': { target: 'executing', actions: assign({ current: ({ context, event }) => startOf(context, event.source) }) },
+        // A block's price: a trailing stop's new high, or its level or a bracket's side reached (a firing).
+        'automation.price': [
+          {
+            guard: ({ context, event }) => priceFiring(context, event).fires !== null,
+            target: 'executing',
+            actions: assign(({ context, event }) => {
+              const p = priceFiring(context, event)
+              return { ...p.changes, current: startOf(context, p.fires!) }
+            }),
+          },
+          { actions: assign(({ context, event }) => priceFiring(context, event).changes) },
+        ],
         'automation.pause': 'paused',
         // A changed trigger takes effect at once: the timer is set again from the new parameters.
         'automation.update': { target: 'armed', reenter: true, actions: assign(({ context, event }) => applyChanges(context, event.changes as AutomationChanges, timeOf(context, event))) },
@@ -244,8 +238,9 @@ export const automationMachine = setup({
     executing: {
       entry: enqueueActions(({ context, event, enqueue }) => {
         const cur = context.current!
-        enqueue.assign({ firingNumber: cur.number, lastTriggeredAt: iso(timeOf(context, event)) })
-        enqueue({ type: AUTOMATION_FIRE, params: { number: cur.number, source: cur.source } })
+        const slice = sliceOf(context)
+        enqueue.assign({ firingNumber: cur.number, lastTriggeredAt: iso(timeOf(context, event)), ...(slice ? { current: { ...cur, slice } } : {}) })
+        enqueue({ type: AUTOMATION_FIRE, params: { number: cur.number, source: cur.source, ...(slice ? { slice } : {}) } })
       }),
       on: {
         'automation.trigger': {
@@ -258,7 +253,7 @@ export const automationMachine = setup({
           actions: assign(({ context, event }) => recordEnd({ ...context, current: { ...context.current!, childId: event.runId ?? context.current!.childId } }, timeOf(context, event), { outcome: 'ok' })),
         },
         'fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'failed', reason: `${event.code}: ${event.reason}` })) },
-        'fire.skipped': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'skipped', reason: event.reason })) },
+        'fire.skipped': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'skipped', reason: event.reason, counted: event.counted === true })) },
         'automation.fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'failed', reason: `firing_failed: ${event.error}` })) },
         'fire.started': [
           {

@@ -6,6 +6,7 @@ import type { EffectHandler } from '../../runtime/actorKind.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
 import { AGENT_AUTOMATIONS } from '../agent/agent.machine.ts'
 import { automationKind, type AutomationContext } from './automation.machine.ts'
+import { priceMatters } from '../../domain/automations/orderRules.ts'
 
 const iso = (t: Date | string) => new Date(t).toISOString()
 
@@ -93,6 +94,18 @@ export function createAutomationTriggers(deps: {
       if (met) await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.trigger', source: { source: 'price', block: String(block), priceUsd: price } }, `price:${a.id}:${block}`)
     }
   }
+  /** Trailing stops and brackets: each armed one hears the block's price when it means something to it (a new high, a level reached). */
+  async function orders(block: number) {
+    const armed = [...(await deps.store.ofRunningAgents('trailing_stop', PRICE_LISTENERS)), ...(await deps.store.ofRunningAgents('bracket', PRICE_LISTENERS))]
+    if (armed.length === 0) return
+    const now = await deps.prices([...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))])
+    for (const a of armed) {
+      const c = a.ctx as unknown as AutomationContext
+      const price = now.get((c.trigger as { mint: string }).mint)
+      if (!price || !priceMatters(c.trigger, c.high, price)) continue
+      await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.price', block: String(block), priceUsd: price }, `price:${a.id}:${block}`)
+    }
+  }
   async function launches(from: number, to: number) {
     const launched = await deps.store.launchedBetween(from, to)
     if (launched.length === 0) return
@@ -108,7 +121,7 @@ export function createAutomationTriggers(deps: {
   async function catchUp(indexedTo: number) {
     const from = await deps.store.triggerCheckpoint(deps.chainId, indexedTo)
     if (from >= indexedTo) return
-    await Promise.all([prices(indexedTo), launches(from, indexedTo)])
+    await Promise.all([prices(indexedTo), orders(indexedTo), launches(from, indexedTo)])
     await deps.store.advanceTriggerCheckpoint(deps.chainId, from, indexedTo)
   }
   // One evaluation at a time; what the indexer reached meanwhile is evaluated right after.
