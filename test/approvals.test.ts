@@ -104,4 +104,21 @@ describe('human approval of a swap above the policy threshold', () => {
     expect((await api('GET', '/approvals?status=rejected')).body.approvals.map((a: { id: string }) => a.id)).toContain(swap.body.id)
     expect((await api('GET', '/approvals?status=pending')).body.approvals).toEqual([])
   })
+
+  it('approved after the price moved beyond its slippage: fails with price_moved, nothing sent', async () => {
+    // Back to a long wait (a loosening: no hold on the embedded chain), so it cannot expire first.
+    expect((await api('PATCH', `/agents/${agent.id}`, { policy: { approval_ttl_seconds: 900 } })).body.policy.approvalTtlSeconds).toBe(900)
+    const n0 = await nonce()
+    const swap = await bigSwap()
+    expect(swap.body.status).toBe('awaiting_approval')
+    // Another agent sells a lot of ETH into the same pool: ETH buys far less USDC now.
+    const whale = (await api('POST', '/agents', { name: 'whale', model: 'gpt-4o-mini', skills: [], policy: { max_trade_usd: '1000000', max_daily_usd: '1000000', max_price_impact_bps: 10000 } })).body
+    expect((await api('POST', '/dev/faucet', { agentId: whale.id, eth: '60', usdc: '0' })).status).toBe(200)
+    const dump = await api('POST', '/swap/execute', { agentId: whale.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '50', slippageBps: 5000 })
+    expect(dump.body.status, JSON.stringify(dump.body)).toBe('confirmed')
+    const approved = await api('POST', `/approvals/${swap.body.id}/approve`, {})
+    expect(approved.status).toBe(200)
+    expect(approved.body).toMatchObject({ status: 'approved', operation: { status: 'failed', error: { code: 'price_moved', message: expect.stringContaining('under its minimum') } } })
+    expect(await nonce()).toBe(n0)
+  })
 })
