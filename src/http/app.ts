@@ -32,6 +32,7 @@ import { mcpRoutes } from '../mcp/mcpRoutes.ts'
 import { consoleRoutes } from './routes/console.routes.ts'
 import { webhookRoutes } from './routes/webhooks.routes.ts'
 import { approvalRoutes } from './routes/approvals.routes.ts'
+import { hookRoutes } from './routes/hooks.routes.ts'
 import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
@@ -111,7 +112,10 @@ export function createApp(deps: AppDeps): Koa {
   const cursors = signedCursors(deps.core.cursors)
   const publicApi = {
     use: [ipLimit, cursors],
-    routers: [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps), marketRoutes(deps), intelRoutes(deps), skillRegistryRoutes(deps), marketplacePublicRoutes(deps)],
+    routers: [
+      publicRoutes(deps), authRoutes(deps), tokenRoutes(deps), marketRoutes(deps), intelRoutes(deps), skillRegistryRoutes(deps), marketplacePublicRoutes(deps),
+      hookRoutes(deps),
+    ],
   }
   const api = {
     use: [countingAuthFailures(deps, authenticate(deps.core)), perKeyRateLimit(deps), cursors],

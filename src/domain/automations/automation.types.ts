@@ -7,6 +7,16 @@ export type AutomationTrigger =
   | { type: 'interval'; everySeconds: number; startAt?: string | undefined; endAt?: string | undefined; maxRuns?: number | undefined }
   | { type: 'price_threshold'; mint: string; operator: 'gte' | 'lte'; priceUsd: string; expiresAt?: string | undefined }
   | { type: 'new_launch'; venue?: string | undefined; quote?: string | undefined; creator?: string | undefined; symbolPattern?: string | undefined }
+  | { type: 'webhook'; auth?: 'signature' | 'token' | undefined; values?: Record<string, HookValueSpec> | undefined }
+
+/** A value a signal webhook's body may carry into the action's arguments (see webhookTrigger.ts). */
+export type HookValueSpec = {
+  type: 'amount' | 'enum' | 'string'
+  arg?: string | undefined
+  required?: boolean | undefined
+  max?: string | undefined
+  values?: string[] | undefined
+}
 
 export type AutomationAction =
   | { type: 'tool_call'; tool: string; args: Record<string, unknown> }
@@ -20,6 +30,8 @@ export type FiringSource =
   | { source: 'manual' }
   | { source: 'price'; block: string; priceUsd: string }
   | { source: 'launch'; token: { address: string; symbol: string; venue: string; quote: string; creator: string } }
+  /** A signal webhook's message (its sender's id), with the action arguments its body set. */
+  | { source: 'webhook'; messageId: string; values: Record<string, string> }
 
 /** One firing as the API shows it. */
 export type FiringRecord = {

@@ -3,6 +3,7 @@ import type { CreateAutomationBody } from './automation.schema.ts'
 import type { AutomationAction, AutomationInput, AutomationKind, AutomationTrigger } from './automation.types.ts'
 import type { AutomationPorts } from './ports.ts'
 import { automationView } from './automationView.ts'
+import { checkWebhookTrigger } from './webhookTrigger.ts'
 
 export type CreateAutomationInput = { accountId: string; automationId: string; body: CreateAutomationBody }
 
@@ -103,7 +104,10 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
   if (agent.status === 'deleted') throw new NotFoundError('Agent')
   const expanded = expandKind(body)
   if ('errors' in expanded) throw new ValidationError(expanded.errors)
-  const errors = { ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)) }
+  const errors = {
+    ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)),
+    ...checkWebhookTrigger(deps, expanded),
+  }
   if (Object.keys(errors).length > 0) throw new ValidationError(asWritten(body, errors))
   return {
     automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
