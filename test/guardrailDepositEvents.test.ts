@@ -4,7 +4,7 @@ import { startReceiver } from './support/webhookReceiver.ts'
 
 /**
  * The account events `deposit.credited`, `guardrail.change_applied`,
- * `guardrail.change_requested` and `credits.low`: written by triggers with the change that causes them, delivered
+ * `guardrail.change_requested`, `credits.low` and `agent.low_balance`: written by triggers with the change that causes them, delivered
  * to the account's endpoints. Real server, real anvil, a one-hour guardrail hold.
  */
 let app: TestApp
@@ -16,7 +16,7 @@ beforeAll(async () => {
   app = await startTestApp({ WEBHOOK_POLL_MS: '50', WHITELIST_HOLD_SECONDS: '3600' }, { withChain: true })
   ;({ api, accountId } = await app.account())
   receiver = await startReceiver()
-  const hook = await api('POST', '/webhooks', { url: receiver.url(), events: ['deposit.credited', 'guardrail.change_applied', 'guardrail.change_requested', 'credits.low'] })
+  const hook = await api('POST', '/webhooks', { url: receiver.url(), events: ['deposit.credited', 'guardrail.change_applied', 'guardrail.change_requested', 'credits.low', 'agent.low_balance'] })
   expect(hook.status).toBe(201)
   receiver.trust(hook.body.secret)
 })
@@ -60,5 +60,17 @@ describe('guardrail and deposit events', () => {
     await setCredits(5000)
     await setCredits(10)
     await expect.poll(() => receiver.ofType('credits.low').length, { timeout: 10_000 }).toBe(2)
+  })
+
+  it('a swap that leaves the wallet less than 0.005 ETH for gas is agent.low_balance; one that leaves more is not', async () => {
+    const agent = (await api('POST', '/agents', { name: 'thin', skills: [] })).body
+    expect((await api('POST', '/dev/faucet', { agentId: agent.id, eth: '0.03' })).status).toBe(200)
+    const swap = (amountIn: string) => api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn, slippageBps: 100 })
+    expect((await swap('0.005')).body.status).toBe('confirmed')
+    const last = await swap('0.02')
+    expect(last.body.status).toBe('confirmed')
+    await expect.poll(() => receiver.ofType('agent.low_balance').length, { timeout: 10_000 }).toBe(1)
+    expect(receiver.ofType('agent.low_balance')[0]!.payload.data).toMatchObject({ agentId: agent.id, operationId: last.body.id, asset: 'ETH', threshold: '0.005' })
+    expect(Number(receiver.ofType('agent.low_balance')[0]!.payload.data.balance)).toBeLessThan(0.005)
   })
 })

@@ -7,7 +7,7 @@ export const EVENT_TYPES = [
   'automation.fired', 'automation.failed', 'automation.completed', 'run.completed', 'run.failed',
   'chat.turn.completed', 'chat.turn.failed', 'agent.paused', 'market.listing.sold', 'webhook.disabled',
   'approval.requested', 'approval.decided', 'deposit.credited', 'guardrail.change_requested', 'guardrail.change_applied',
-  'credits.low',
+  'credits.low', 'agent.low_balance',
 ] as const
 
 const eventType = z.enum([...EVENT_TYPES, '*'])

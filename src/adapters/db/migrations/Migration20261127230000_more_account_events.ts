@@ -9,7 +9,9 @@ import { Migration } from '@mikro-orm/migrations'
  *   whitelist changed, from its `audit_log` row: applied at once (a tightening, or any change
  *   when the hold is 0), or waiting for the hold until `effectiveAt` (a loosening);
  * - `credits.low`: the account's credit balance fell below 200 credits (0.20 USD), once per
- *   crossing (a top-up above it and a new fall send it again).
+ *   crossing (a top-up above it and a new fall send it again);
+ * - `agent.low_balance`: a wallet operation confirmed leaving the agent's wallet less ETH than
+ *   gas needs (its result's `lowBalance`, src/workflows/walletOp/walletOp.effects.ts).
  */
 export class Migration20261127230000_more_account_events extends Migration {
   override name = 'Migration20261127230000_more_account_events'
@@ -57,11 +59,28 @@ end
 $fn$;
 create trigger account_event_credits_low after update of credits on account for each row
   when (old.credits >= 200 and new.credits < 200) execute function account_event_credits_low();
+
+create function account_event_low_balance() returns trigger language plpgsql as $fn$
+declare
+  ctx jsonb := new.snapshot->'context';
+begin
+  insert into account_event (id, account_id, type, resource_kind, resource_id, data)
+  values ('evt_' || md5('low_balance:' || new.id), new.account_id, 'agent.low_balance', 'agent', ctx->>'agentId',
+          jsonb_build_object('agentId', ctx->>'agentId', 'operationId', new.id) || (ctx #> '{result,lowBalance}'))
+  on conflict (id) do nothing;
+  return null;
+end
+$fn$;
+create trigger account_event_low_balance after update of status on actor for each row
+  when (new.kind = 'walletop' and new.status = 'confirmed' and old.status is distinct from new.status
+        and jsonb_typeof(new.snapshot #> '{context,result,lowBalance}') = 'object') execute function account_event_low_balance();
 `)
   }
 
   override down(): void {
     this.addSql(`
+drop trigger if exists account_event_low_balance on actor;
+drop function if exists account_event_low_balance();
 drop trigger if exists account_event_credits_low on account;
 drop function if exists account_event_credits_low();
 drop trigger if exists account_event_guardrail on audit_log;
