@@ -37,6 +37,7 @@ function expectAgentShape(body: any) {
   expect(body.policy).toEqual({
     maxTradeUsd: expect.any(String), maxDailyUsd: expect.any(String), maxPriceImpactBps: expect.any(Number),
     allowTokens: expect.any(Array), denyTokens: expect.any(Array), paused: expect.any(Boolean),
+    requireApprovalAboveUsd: null, approvalTtlSeconds: 900,
   })
 }
 
@@ -158,7 +159,7 @@ describe('agents as the reference client creates, reads and updates them', () =>
     const agent = openapi.components.schemas.Agent
     expect(Object.keys(agent.properties).sort()).toEqual([...AGENT_FIELDS].sort())
     expect(Object.keys(agent.properties.policy.properties).sort()).toEqual(
-      ['allowTokens', 'denyTokens', 'maxDailyUsd', 'maxPriceImpactBps', 'maxTradeUsd', 'paused'],
+      ['allowTokens', 'approvalTtlSeconds', 'denyTokens', 'maxDailyUsd', 'maxPriceImpactBps', 'maxTradeUsd', 'paused', 'requireApprovalAboveUsd'],
     )
     const ok = openapi.paths['/agents/{id}'].patch.responses['200'].content['application/json'].schema
     expect(JSON.stringify(ok)).toContain('#/components/schemas/Agent')

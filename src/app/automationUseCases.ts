@@ -12,6 +12,7 @@ import type { CreateAutomationBody, ListAutomationsQuery, UpdateAutomationBody }
 import { toolArgs } from '../tools/callTool.ts'
 import { findTool } from '../tools/registry.ts'
 import { AUTOMATION_TOOL_NAMES } from '../tools/automationTools.ts'
+import { createAutomationHooks, type HookMessage } from '../workflows/automation/automationHooks.ts'
 
 /** What the automation use cases read from the rest of core: the tools an agent's skills grant, tokens and their prices. */
 export type AutomationSources = {
@@ -51,8 +52,17 @@ export function automationUseCases({ pool, runtime, identity }: CoreAdapters, so
     limits: identity.config.automations,
     clock: { now: () => Date.now() },
   }
+  const hooks = createAutomationHooks({ pool, runtime, automations: deps.automations })
   return {
-    createAutomation: (input: CreateAutomationInput) => createAutomation(deps, input),
+    /** A `webhook` trigger's creation also answers `hook: { path, secret }`, once (a retry of the request finds the automation, not the secret). */
+    async createAutomation(input: CreateAutomationInput) {
+      const isNew = input.body.trigger?.type === 'webhook' && !(await deps.automations.get(input.automationId))
+      const hook = isNew ? await hooks.issue({ automationId: input.automationId, accountId: input.accountId }) : undefined
+      const view = await createAutomation(deps, input)
+      return hook ? { ...view, hook } : view
+    },
+    /** A signal webhook's message (POST /hooks/automations/:id/:token): fires the automation once per message id. */
+    receiveAutomationHook: (message: HookMessage) => hooks.receive(message),
     /** What createAutomation would create, after the same checks; creates nothing. */
     previewAutomation: (input: { accountId: string; body: CreateAutomationBody }) => previewAutomation(deps, input),
     previewUpdateAutomation: (input: { accountId: string; automationId: string; body: UpdateAutomationBody }) => previewUpdateAutomation(deps, input),

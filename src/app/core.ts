@@ -78,6 +78,7 @@ import { createCursorSeal } from '../domain/util/cursorSeal.ts'
 import { marketplaceUseCases } from './marketplaceUseCases.ts'
 import { walletUseCases } from './walletUseCases.ts'
 import { automationUseCases } from './automationUseCases.ts'
+import { approvalUseCases } from './approvalUseCases.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
 import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
 import { opsUseCases } from './opsUseCases.ts'
@@ -196,6 +197,7 @@ export function createCore(adapters: CoreAdapters): Core {
     ...intelUseCases(intelPorts),
     ...wallets,
     ...billingUseCases(adapters),
+    ...approvalUseCases({ pool, runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),

@@ -98,8 +98,12 @@ import type { CursorSeal } from '../domain/util/cursorSeal.ts'
 import type { ChatBusEvent } from '../workflows/conversation/chatBus.ts'
 import type { modelView } from '../adapters/llm/modelCatalog.ts'
 import type { opsUseCases } from './opsUseCases.ts'
+import type { createAutomationHooks } from '../workflows/automation/automationHooks.ts'
+import type { decideApproval, getApproval, listApprovals } from '../domain/approvals/approvals.ts'
 import type { platformUseCases } from './platformUseCases.ts'
 import type { webhookUseCases } from './webhookUseCases.ts'
+
+type AutomationHooks = ReturnType<typeof createAutomationHooks>
 
 /** A use case with its dependencies bound: `fn(deps, ...args)` as `(...args) => …`. */
 export type Bound<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never
@@ -256,7 +260,10 @@ export interface MarketplaceUseCases {
 
 /** Automations. */
 export interface AutomationUseCases {
-  createAutomation: Bound<typeof createAutomation>
+  /** A `webhook` trigger's creation also answers `hook: { path, secret }`, once. */
+  createAutomation(...args: Parameters<Bound<typeof createAutomation>>): Promise<Awaited<ReturnType<Bound<typeof createAutomation>>> & { hook?: Awaited<ReturnType<AutomationHooks['issue']>> }>
+  /** A signal webhook's message (POST /hooks/automations/:id/:token): fires the automation once per message id. */
+  receiveAutomationHook: AutomationHooks['receive']
   previewAutomation: Bound<typeof previewAutomation>
   previewUpdateAutomation: Bound<typeof previewUpdateAutomation>
   previewTriggerAutomation: Bound<typeof previewTriggerAutomation>
@@ -265,6 +272,13 @@ export interface AutomationUseCases {
   updateAutomation: Bound<typeof updateAutomation>
   cancelAutomation: Bound<typeof cancelAutomation>
   triggerAutomation: Bound<typeof triggerAutomation>
+}
+
+/** Human approval of wallet operations above the policy's `require_approval_above_usd`. */
+export interface ApprovalUseCases {
+  listApprovals: Bound<typeof listApprovals>
+  getApproval: Bound<typeof getApproval>
+  decideApproval: Bound<typeof decideApproval>
 }
 
 /** Market intelligence. */
@@ -300,5 +314,5 @@ export interface ServiceFacts {
 /** Everything the service does, as its front doors call it. */
 export interface Core
   extends AccountUseCases, AgentUseCases, SwapUseCases, LaunchUseCases, ChatUseCases, RunUseCases, SkillUseCases, FeeUseCases,
-    TokenUseCases, WalletUseCases, BillingUseCases, MarketplaceUseCases, AutomationUseCases, IntelUseCases, PlatformUseCases,
+    TokenUseCases, WalletUseCases, BillingUseCases, MarketplaceUseCases, AutomationUseCases, ApprovalUseCases, IntelUseCases, PlatformUseCases,
     OpsUseCases, ServiceFacts {}

@@ -23,6 +23,9 @@ export function renderEventWith(core: Core) {
         return { ...(await core.getAutomation({ accountId, automationId: id })), ...status }
       case 'agent':
         return { ...(await core.getAgent({ accountId, agentId: id })), ...status, pausedReason: d.reason ?? null }
+      case 'approval':
+        // The approval as it stood then (`pending` for approval.requested), its operation as it stands now.
+        return { ...(await core.getApproval({ accountId, approvalId: id })), status: (d.approval as { status?: string } | null)?.status }
       case 'chatturn':
         if (typeof d.agentId === 'string') return { ...(await core.getChatTurn({ accountId, agentId: d.agentId, turnId: id })), ...status }
         return undefined

@@ -118,4 +118,3 @@ export function webhookUseCases({ pool, policy, wake }: { pool: pg.Pool; policy:
     },
   }
 }
-

@@ -31,6 +31,8 @@ import { marketplacePublicRoutes, marketplaceRoutes } from './routes/marketplace
 import { mcpRoutes } from '../mcp/mcpRoutes.ts'
 import { consoleRoutes } from './routes/console.routes.ts'
 import { webhookRoutes } from './routes/webhooks.routes.ts'
+import { approvalRoutes } from './routes/approvals.routes.ts'
+import { hookRoutes } from './routes/hooks.routes.ts'
 import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
@@ -110,14 +112,17 @@ export function createApp(deps: AppDeps): Koa {
   const cursors = signedCursors(deps.core.cursors)
   const publicApi = {
     use: [ipLimit, cursors],
-    routers: [publicRoutes(deps), authRoutes(deps), tokenRoutes(deps), marketRoutes(deps), intelRoutes(deps), skillRegistryRoutes(deps), marketplacePublicRoutes(deps)],
+    routers: [
+      publicRoutes(deps), authRoutes(deps), tokenRoutes(deps), marketRoutes(deps), intelRoutes(deps), skillRegistryRoutes(deps), marketplacePublicRoutes(deps),
+      hookRoutes(deps),
+    ],
   }
   const api = {
     use: [countingAuthFailures(deps, authenticate(deps.core)), perKeyRateLimit(deps), cursors],
     routers: [
       ...[accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)],
       ...[swapRoutes(deps), feeRoutes(deps), billingRoutes(deps), chatRoutes(deps), runRoutes(deps), automationRoutes(deps)],
-      ...[customSkillRoutes(deps), marketplaceRoutes(deps), webhookRoutes(deps)],
+      ...[customSkillRoutes(deps), marketplaceRoutes(deps), webhookRoutes(deps), approvalRoutes(deps)],
     ],
   }
   app.use(segmentRoutes('/api/v1', [publicApi, api]))

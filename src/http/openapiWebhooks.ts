@@ -1,4 +1,5 @@
 import { createWebhookSchema, listDeliveriesSchema, updateWebhookSchema } from '../domain/webhooks/webhook.schema.ts'
+import { z } from 'zod'
 import type { Op } from './openapiOp.ts'
 
 const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra })
@@ -53,5 +54,11 @@ export function webhookOps(): Op[] {
     },
     { method: 'get', path: '/events', summary: "The account's events as Server-Sent Events (id: the event id, event: its type; Last-Event-ID resumes)", auth: 'read', responseType: 'text/event-stream' },
     { method: 'post', path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver', summary: 'Send a delivery again now, under the same webhook-id', auth: 'admin', response: delivery },
+    {
+      method: 'post', path: '/hooks/automations/{id}/{token}', status: 202, bodyOptional: true,
+      summary: "A signal webhook in (no API key): fires the automation once per message id (webhook-id, or the body's id); Standard Webhooks signature unless the trigger's auth is token; 401 invalid_signature, 422 naming the field, 429 over 30 a minute",
+      body: z.record(z.string(), z.unknown()).describe("`id` (without a webhook-id header) and the values the trigger's `values` declare"),
+      response: { type: 'object', required: ['automationId', 'messageId', 'accepted', 'duplicate'], properties: { automationId: { type: 'string' }, messageId: { type: 'string' }, accepted: { type: 'boolean' }, duplicate: { type: 'boolean', description: 'This message id was received before: nothing more fired' } } },
+    },
   ]
 }

@@ -16,6 +16,8 @@ export const policyResponse = z.object({
   allowTokens: z.array(z.string()),
   denyTokens: z.array(z.string()),
   paused: z.boolean(),
+  requireApprovalAboveUsd: z.string().nullable().describe('money moves above this USD value wait for approval; null: none'),
+  approvalTtlSeconds: z.number().int().describe('seconds a move waits for a decision before it is rejected as expired'),
 })
 
 export const agentResponse = z.object({

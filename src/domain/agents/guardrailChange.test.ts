@@ -50,4 +50,14 @@ describe('planGuardrailChange', () => {
     expect(plan.now).toEqual({})
     expect(plan.held).toEqual({ allow_tokens: [C] })
   })
+
+  it('setting or lowering the approval threshold, or shortening its wait, is immediate; raising or clearing it waits', () => {
+    expect(planGuardrailChange(current, { policy: { require_approval_above_usd: '500' } }).now).toEqual({ require_approval_above_usd: '500' })
+    const guarded = { ...current, policy: { ...current.policy, require_approval_above_usd: '500' } }
+    expect(planGuardrailChange(guarded, { policy: { require_approval_above_usd: '100' } }).now).toEqual({ require_approval_above_usd: '100' })
+    expect(planGuardrailChange(guarded, { policy: { require_approval_above_usd: '900' } }).held).toEqual({ require_approval_above_usd: '900' })
+    expect(planGuardrailChange(guarded, { policy: { require_approval_above_usd: null } }).held).toEqual({ require_approval_above_usd: null })
+    expect(planGuardrailChange(current, { policy: { approval_ttl_seconds: 60 } }).now).toEqual({ approval_ttl_seconds: 60 })
+    expect(planGuardrailChange(current, { policy: { approval_ttl_seconds: 3600 } }).held).toEqual({ approval_ttl_seconds: 3600 })
+  })
 })

@@ -71,6 +71,12 @@ function splitField(field: GuardedField, current: Guardrails, next: unknown): Sp
       return splitCap(p[field], next as number, (a, b) => a > b)
     case 'paused':
       return splitCap(p.paused, next as boolean, (a, b) => b && !a)
+    // No approval rule is the widest; a higher threshold is looser.
+    case 'require_approval_above_usd':
+      return splitCap(p[field], next as string | null, (a, b) => a === null || (b !== null && usdCents(a) > usdCents(b)))
+    // A longer wait lets a move be approved at an older price.
+    case 'approval_ttl_seconds':
+      return splitCap(p[field], next as number, (a, b) => a > b)
     case 'allow_tokens':
       return splitAllow(p.allow_tokens, next as string[])
     case 'deny_tokens':

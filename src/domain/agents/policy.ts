@@ -15,6 +15,10 @@ export const policySchema = z.strictObject({
   allow_tokens: z.array(tokenRef).max(200),
   deny_tokens: z.array(tokenRef).max(200),
   paused: z.boolean(),
+  /** A money move worth more than this waits for an owner's approval (docs/api.md, "Approvals"); null: none does. */
+  require_approval_above_usd: usd.nullable(),
+  /** How long such a move waits for a decision before it is rejected as `expired`. */
+  approval_ttl_seconds: z.number().int().min(1).max(7 * 24 * 3600),
 })
 export type Policy = z.infer<typeof policySchema>
 
@@ -26,6 +30,8 @@ export const DEFAULT_POLICY: Policy = {
   allow_tokens: [],
   deny_tokens: [],
   paused: false,
+  require_approval_above_usd: null,
+  approval_ttl_seconds: 900,
 }
 
 /** A partial policy in a create or update body, merged over the current one. */
@@ -40,6 +46,8 @@ export function policyView(p: Policy) {
     allowTokens: p.allow_tokens,
     denyTokens: p.deny_tokens,
     paused: p.paused,
+    requireApprovalAboveUsd: p.require_approval_above_usd,
+    approvalTtlSeconds: p.approval_ttl_seconds,
   }
 }
 

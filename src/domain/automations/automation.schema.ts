@@ -12,6 +12,20 @@ const venue = z.enum(['venue-a', 'venue-b', 'self-funded'], 'One of venue-a, ven
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'A 0x address.').transform((a) => a.toLowerCase())
 const symbolPattern = z.string().min(1).max(32).regex(/^[A-Za-z0-9*?$._-]+$/, 'Letters, digits and the wildcards * and ?.')
 
+/** A value a signal webhook's body may carry into the action's arguments (see webhookTrigger.ts). */
+const hookValue = z.strictObject({
+  type: z.enum(['amount', 'enum', 'string'], 'One of amount, enum, string.'),
+  /** The action's argument it sets (default: the body field's own name), e.g. `amountIn` for a body's `amount`. */
+  arg: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'An argument name of the action.').optional(),
+  required: z.boolean('true or false.').optional(),
+  /** An amount's largest accepted value. */
+  max: tokenAmount.optional(),
+  /** An enum's accepted values. */
+  values: z.array(z.string().min(1).max(64)).min(1).max(50).optional(),
+})
+const hookValues = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'A field name: letters, digits, _.'), hookValue)
+  .refine((v) => Object.keys(v).length <= 20, 'At most 20 values.')
+
 export const triggerSchema = z.discriminatedUnion(
   'type',
   [
@@ -19,8 +33,10 @@ export const triggerSchema = z.discriminatedUnion(
     z.strictObject({ type: z.literal('interval'), everySeconds: seconds, startAt: time.optional(), endAt: time.optional(), maxRuns: z.number().int().min(1).max(1_000_000).optional() }),
     z.strictObject({ type: z.literal('price_threshold'), mint: tokenRef, operator: z.enum(['gte', 'lte'], 'gte or lte.'), priceUsd: usd, expiresAt: time.optional() }),
     z.strictObject({ type: z.literal('new_launch'), venue: venue.optional(), quote: z.enum(['ETH', 'USDC'], 'ETH or USDC.').optional(), creator: address.optional(), symbolPattern: symbolPattern.optional() }),
+    // A signal webhook in (POST /hooks/automations/:id/:token): signed (Standard Webhooks) unless `auth` is `token`.
+    z.strictObject({ type: z.literal('webhook'), auth: z.enum(['signature', 'token'], 'signature or token.').optional(), values: hookValues.optional() }),
   ],
-  'One of schedule, interval, price_threshold, new_launch.',
+  'One of schedule, interval, price_threshold, new_launch, webhook.',
 )
 
 export const actionSchema = z.discriminatedUnion(

@@ -11,6 +11,16 @@ export type AutomationTrigger =
   | { type: 'trailing_stop'; mint: string; trailPct?: number | undefined; trailUsd?: string | undefined }
   /** `bracket`: fires its take-profit side at or above `takeProfitUsd`, or its stop-loss side at or below `stopLossUsd`. */
   | { type: 'bracket'; mint: string; takeProfitUsd: string; stopLossUsd: string }
+  | { type: 'webhook'; auth?: 'signature' | 'token' | undefined; values?: Record<string, HookValueSpec> | undefined }
+
+/** A value a signal webhook's body may carry into the action's arguments (see webhookTrigger.ts). */
+export type HookValueSpec = {
+  type: 'amount' | 'enum' | 'string'
+  arg?: string | undefined
+  required?: boolean | undefined
+  max?: string | undefined
+  values?: string[] | undefined
+}
 
 export type AutomationAction =
   | { type: 'tool_call'; tool: string; args: Record<string, unknown> }
@@ -27,6 +37,8 @@ export type FiringSource =
   | { source: 'manual' }
   | { source: 'price'; block: string; priceUsd: string; side?: BracketSide | undefined }
   | { source: 'launch'; token: { address: string; symbol: string; venue: string; quote: string; creator: string } }
+  /** A signal webhook's message (its sender's id), with the action arguments its body set. */
+  | { source: 'webhook'; messageId: string; values: Record<string, string> }
 
 /** One firing as the API shows it. */
 export type FiringRecord = {

@@ -4,6 +4,7 @@ import type { AutomationAction, AutomationInput, AutomationKind, AutomationTrigg
 import { checkOrderTrigger, checkTwapAmount, expandOrderKind, ORDER_KINDS, orderFieldNames, type OrderKind } from './orderKinds.ts'
 import type { AutomationPorts } from './ports.ts'
 import { automationView } from './automationView.ts'
+import { checkWebhookTrigger } from './webhookTrigger.ts'
 
 export type CreateAutomationInput = { accountId: string; automationId: string; body: CreateAutomationBody }
 
@@ -110,6 +111,7 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
   const twap = await checkTwapAmount(deps, expanded.order, expanded.action.type === 'tool_call' ? expanded.action.args.tokenIn : undefined)
   const errors = {
     ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)), ...armed.errors, ...twap.errors,
+    ...checkWebhookTrigger(deps, expanded),
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(asWritten(body, errors))
   const order = expanded.order && {

@@ -6,3 +6,10 @@ export class AutomationBudgetExhaustedError extends ServiceError {
     super(message, { code: 'automation_budget_exhausted', status: 422 })
   }
 }
+
+/** 401 `invalid_signature`: a signal webhook whose Standard Webhooks signature is missing (when required), forged or stale. */
+export class InvalidHookSignatureError extends ServiceError {
+  constructor(message: string) {
+    super(`${message} Nothing was fired.`, { code: 'invalid_signature', status: 401 })
+  }
+}

@@ -12,8 +12,9 @@ import {
   policyTokens, preChainRefusal, quoteMatches, requireAcknowledged,
 } from './swapRules.ts'
 import { fmt, swapResource, type Swap } from './swapResource.ts'
+import { approvalFor } from '../approvals/approvalRules.ts'
 
-export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'>
+export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'> & Partial<Pick<SwapPorts, 'clock'>>
 /**
  * The request, and the operation id (the Idempotency-Key's resource id: a retry finds its swap);
  * `parentId`: the actor the swap is made for (a chat turn, a run), which hears its end as its child.
@@ -81,6 +82,8 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
     checkSpend,
     consumeQuoteId: quoteId,
     parentId: input.parentId,
+    // Above the policy's approval threshold it waits for an owner (202 `awaiting_approval`); simulated already, nothing signed.
+    approval: approvalFor(p.agent.policy, { opId: input.operationId, usdValue: valueInUsd, now: deps.clock?.now() ?? Date.now() }),
   })
   return answer(deps, view, params)
 }

@@ -3,6 +3,7 @@ import type { Policy } from '../agents/policy.ts'
 import type { PricedRoute, SwapRoute } from './swap.types.ts'
 import type { SimulatedCall, SwapParams, SwapTokenInfo } from './swap.types.ts'
 import type { PlannedTx } from './swap.types.ts'
+import type { ApprovalRequest } from '../approvals/approval.types.ts'
 
 /**
  * What the swap use cases need from outside. Adapters (src/adapters/chain/swapAdapters.ts and
@@ -115,6 +116,8 @@ export interface SwapOperations {
     consumeQuoteId: string | undefined
     /** The actor the swap is made for (a chat turn, a run): the operation is its child and nothing waits here. */
     parentId: string | undefined
+    /** Set when the policy asks an owner to approve it first: it waits in `awaiting_approval`. */
+    approval?: ApprovalRequest | null | undefined
   }): Promise<WalletOpView>
   /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
   waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>

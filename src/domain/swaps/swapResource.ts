@@ -2,6 +2,7 @@ import { formatUnits, type Address } from 'viem'
 import type { SwapRoute } from './swap.types.ts'
 import type { SwapParams } from './swap.types.ts'
 import type { SwapToken, WalletOpView } from './ports.ts'
+import type { ApprovalRecord } from '../approvals/approval.types.ts'
 
 export const fmt = (v: bigint | string, decimals: number) => formatUnits(BigInt(v), decimals)
 
@@ -62,6 +63,8 @@ export function swapResource(known: { weth: Address; usdc: Address }, op: Wallet
     route: routeResource(p.route, tokenNames(known, { tokenIn: tin, tokenOut: tout })),
     quoteId: p.quoteId,
     warnings: p.warnings,
+    // Present when the agent's policy asked an owner to approve the swap (docs/api.md, "Approvals").
+    ...(op.approval ? { approvalId: op.approvalId as string, approval: op.approval as ApprovalRecord } : {}),
     error: op.error,
   }
 }

@@ -1,3 +1,4 @@
+import type { ApprovalRequest } from '../approvals/approval.types.ts'
 import type { Address } from 'viem'
 import type { LedgerOp, SwapFill } from './ledgerOps.ts'
 import type { AgentsRepository } from '../agents/ports.ts'
@@ -63,6 +64,8 @@ export interface TransferOperations {
     opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string): void
     /** The actor the transfer is made for (a chat turn, a run): the operation is its child and nothing waits here. */
     parentId: string | undefined
+    /** Set when the policy asks an owner to approve it first: it waits in `awaiting_approval`. */
+    approval?: ApprovalRequest | null | undefined
   }): Promise<WalletOpView>
   /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
   waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>

@@ -6,6 +6,8 @@ export const EVENT_TYPES = [
   'swap.confirmed', 'swap.failed', 'transfer.confirmed', 'transfer.failed', 'launch.live', 'launch.failed',
   'automation.fired', 'automation.failed', 'automation.completed', 'run.completed', 'run.failed',
   'chat.turn.completed', 'chat.turn.failed', 'agent.paused', 'market.listing.sold', 'webhook.disabled',
+  'approval.requested', 'approval.decided', 'deposit.credited', 'guardrail.change_requested', 'guardrail.change_applied',
+  'credits.low', 'agent.low_balance',
 ] as const
 
 const eventType = z.enum([...EVENT_TYPES, '*'])

@@ -9,6 +9,8 @@ declare module 'koa' {
   interface Request {
     /** The parsed JSON body of a POST, PUT, PATCH or DELETE; undefined for other methods. */
     body?: unknown
+    /** That body as sent (decoded text): what a signed webhook's signature covers. */
+    rawBody?: string
   }
 }
 
@@ -170,7 +172,11 @@ export function parseJsonBody(raw: Buffer): unknown {
  */
 export function jsonBody({ limitBytes, drainLimitBytes }: { limitBytes: number; drainLimitBytes: number }): Middleware {
   return async (ctx, next) => {
-    if (PARSED_METHODS.has(ctx.method)) ctx.request.body = parseJsonBody(await readBody(ctx.req, { limit: limitBytes, drainLimit: drainLimitBytes }))
+    if (PARSED_METHODS.has(ctx.method)) {
+      const raw = await readBody(ctx.req, { limit: limitBytes, drainLimit: drainLimitBytes })
+      ctx.request.rawBody = raw.toString('utf8')
+      ctx.request.body = parseJsonBody(raw)
+    }
     await next()
   }
 }

@@ -35,7 +35,10 @@ export function automationRoutes({ core }: AppDeps): Router {
     async (ctx: Context) => {
       const body = parse(createAutomationSchema, ctx.request.body)
       const id = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
-      ok(ctx, await core.createAutomation({ accountId: account(ctx), automationId: id, body }), 201)
+      const created = await core.createAutomation({ accountId: account(ctx), automationId: id, body })
+      // A signal webhook's URL, shown once: this service's own address as the client reached it.
+      const hook = created.hook ? { url: `${ctx.protocol}://${ctx.host}/api/v1${created.hook.path}`, secret: created.hook.secret } : undefined
+      ok(ctx, hook ? { ...created, hook } : created, 201)
     },
   )
   router.get('/automations', requireScope('read'), async (ctx) => {

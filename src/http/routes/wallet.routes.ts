@@ -42,7 +42,9 @@ export function walletRoutes({ core }: AppDeps): Router {
     async (ctx: Context) => {
       const body = parse(transferInput, ctx.request.body)
       const operationId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
-      ok(ctx, await core.transferFunds({ ...body, accountId: principalOf(ctx).accountId, operationId }))
+      const transfer = await core.transferFunds({ ...body, accountId: principalOf(ctx).accountId, operationId })
+      // 202 while it waits for an owner's approval; otherwise answered as before (it ended or the wait ran out).
+      ok(ctx, transfer, transfer.status === 'awaiting_approval' ? 202 : 200)
     },
   )
 

@@ -12,10 +12,13 @@ import { enqueue } from '../../runtime/actorStore.ts'
 import { orderArgs } from './orderArgs.ts'
 
 /**
- * The arguments of a firing's tool call: the action's own, and for a firing of a new launch (a
- * sniper) the launched token as `tokenOut` when the action names none, acknowledged as unverified.
+ * The arguments of a firing's tool call: the action's own, for a firing of a new launch (a
+ * sniper) the launched token as `tokenOut` when the action names none, acknowledged as
+ * unverified, and for a signal webhook's the values its body set.
  */
 export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call' }>, source: FiringSource): Record<string, unknown> {
+  // A signal webhook's values (checked against the trigger's `values` when it came) set their arguments.
+  if (source.source === 'webhook') return { ...action.args, ...source.values }
   if (source.source !== 'launch' || action.args.tokenOut !== undefined) return action.args
   return { ...action.args, tokenOut: source.token.address, acknowledgeUnverified: true }
 }

@@ -13,6 +13,7 @@ const source = z.discriminatedUnion('source', [
   z.object({ source: z.literal('manual') }),
   z.object({ source: z.literal('price'), block: z.string(), priceUsd: z.string(), side: z.enum(['take_profit', 'stop_loss']).optional() }),
   z.object({ source: z.literal('launch'), token: z.object({ address: z.string(), symbol: z.string(), venue: z.string(), quote: z.string(), creator: z.string() }) }),
+  z.object({ source: z.literal('webhook'), messageId: z.string(), values: z.record(z.string(), z.string()) }),
 ])
 
 /** The events an automation takes, as its `parseEvent` checks them before they reach the machine. */

@@ -1,4 +1,4 @@
-import type { LocalAccount, TransactionReceipt } from 'viem'
+import { formatEther, type LocalAccount, type TransactionReceipt } from 'viem'
 import type { Logger } from '../../logger.ts'
 import type { EffectHandler } from '../../runtime/actorKind.ts'
 import type { WalletOpInput } from './walletOp.machine.ts'
@@ -72,7 +72,7 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
       }
       const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString(), ...(await gasCost(chain, receipts)) }
       const extra = (await planner(ctx.kind).outcome?.({ params: ctx.params, account, receipts, chain })) ?? {}
-      return { type: 'op.confirmed', result: { ...base, ...extra } }
+      return { type: 'op.confirmed', result: { ...base, ...extra, ...(await lowBalance(chain, account.address, last.blockNumber)) } }
     },
   }
 }
@@ -86,4 +86,19 @@ export async function gasCost(chain: ChainHandle, receipts: readonly Transaction
   const wei = receipts.reduce((s, r) => s + r.gasUsed * r.effectiveGasPrice, 0n)
   const eth = await createPriceReader(chain, receipts.at(-1)!.blockNumber).then((p) => p.quote('ETH')).catch(() => null)
   return eth ? { gasWei: wei.toString(), gasUsd: formatUsd((wei * eth.usd18) / 10n ** 18n) } : { gasWei: wei.toString() }
+}
+
+/** Below this much ETH left for gas after a money move, the owner is told (`agent.low_balance`). */
+export const LOW_ETH_WEI = 5_000_000_000_000_000n
+
+/**
+ * `lowBalance` when the wallet holds less than LOW_ETH_WEI at the operation's block (read at that
+ * block, so a retried effect reports the same); the `agent.low_balance` event is written from it
+ * with the operation's confirmation (Migration20261127230000_more_account_events.ts). Nothing
+ * when the balance cannot be read.
+ */
+async function lowBalance(chain: ChainHandle, address: `0x${string}`, blockNumber: bigint): Promise<{ lowBalance?: { asset: 'ETH'; balance: string; threshold: string } }> {
+  const wei = await chain.publicClient.getBalance({ address, blockNumber }).catch(() => null)
+  if (wei === null || wei >= LOW_ETH_WEI) return {}
+  return { lowBalance: { asset: 'ETH', balance: formatEther(wei), threshold: formatEther(LOW_ETH_WEI) } }
 }

@@ -9,7 +9,7 @@ function roundTrip(snapshot: AnyMachineSnapshot): AnyMachineSnapshot {
   return walletOpMachine.resolveState(json)
 }
 
-// The machine has no delayed transitions: the pure API drives it, with no clock at all.
+// The pure API drives the machine with no clock: time comes in the events' `at`, and the approval's expiry is a raise with a delay (a durable timer).
 describe('wallet operation machine', () => {
   it('starts submitting and asks for the submit effect with the operation id', () => {
     const [s, actions] = initialTransition(walletOpMachine, input)
@@ -71,5 +71,47 @@ describe('wallet operation machine', () => {
     expect(() => walletOpKind.parseEvent({ type: 'op.submitted', effectId: 'e' })).toThrow()
     expect(() => walletOpKind.parseEvent({ type: 'op.teleport' })).toThrow()
     expect(walletOpKind.parseEvent({ type: 'op.submitted', effectId: 'e', txHash: '0x1' })).toEqual({ type: 'op.submitted', effectId: 'e', txHash: '0x1' })
+  })
+
+  describe('awaiting approval', () => {
+    const approval = { id: 'op1', usdValue: '2000.00', thresholdUsd: '1000', requestedAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:15:00.000Z' }
+    const waiting = () => initialTransition(walletOpMachine, { ...input, kind: 'swap', params: { deadline: '1' }, approval })
+
+    it('waits with nothing submitted and a durable expiry timer of the ttl', () => {
+      const [s, actions] = waiting()
+      expect(s.value).toBe('awaiting_approval')
+      expect(s.context.approval).toEqual({ ...approval, status: 'pending', reason: null, decidedBy: null, decidedAt: null })
+      expect(actions.map((a) => a.type)).not.toContain('op.submit')
+      const raise = actions.find((a) => a.type === 'xstate.raise') as { params: { delay: number; id: string } } | undefined
+      expect(raise?.params).toMatchObject({ delay: 900_000, id: 'approval.expire' })
+    })
+
+    it('approved: submitted with the re-checked params, the decision kept; the timer cancelled', () => {
+      const [s0] = waiting()
+      const [s1, a1] = transition(walletOpMachine, s0, { type: 'approval.approve', by: 'key:k1', reason: 'ok', at: '2026-01-01T00:01:00.000Z', params: { deadline: '99' } })
+      expect(s1.value).toBe('submitting')
+      expect(s1.context.params).toEqual({ deadline: '99' })
+      expect(s1.context.approval).toMatchObject({ status: 'approved', decidedBy: 'key:k1', decidedAt: '2026-01-01T00:01:00.000Z', reason: 'ok' })
+      expect(a1.map((a) => a.type)).toEqual(expect.arrayContaining(['xstate.cancel', 'op.submit']))
+    })
+
+    it('approved with a failed re-check, rejected, or expired: failed with its code, nothing submitted', () => {
+      const [s0] = waiting()
+      const moved = transition(walletOpMachine, s0, { type: 'approval.approve', by: 'key:k1', failure: { code: 'price_moved', message: 'm' } })
+      expect([moved[0].value, moved[0].context.error?.code, moved[0].context.approval?.status]).toEqual(['failed', 'price_moved', 'approved'])
+      const rejected = transition(walletOpMachine, s0, { type: 'approval.reject', by: 'key:k1', reason: 'too big' })
+      expect([rejected[0].value, rejected[0].context.error?.code, rejected[0].context.approval?.reason]).toEqual(['failed', 'approval_rejected', 'too big'])
+      const expired = transition(walletOpMachine, s0, { type: 'approval.expire', at: '2026-01-01T00:15:00.000Z' })
+      expect([expired[0].value, expired[0].context.error?.code, expired[0].context.approval]).toEqual([
+        'failed', 'approval_expired', expect.objectContaining({ status: 'rejected', reason: 'expired', decidedBy: null, decidedAt: '2026-01-01T00:15:00.000Z' }),
+      ])
+      for (const [s, a] of [moved, rejected, expired]) expect(a.map((x) => x.type)).not.toContain('op.submit')
+      expect(roundTrip(s0).context).toEqual(s0.context)
+    })
+
+    it('an approval event stamps its time; a version 1 snapshot gains `approval: null`', () => {
+      expect(walletOpKind.parseEvent({ type: 'approval.reject', by: 'x' })).toMatchObject({ at: expect.any(String) })
+      expect(walletOpKind.migrate!({ value: 'submitting', context: { opId: 'o' } }, 1)).toEqual({ value: 'submitting', context: { opId: 'o', approval: null } })
+    })
   })
 })

@@ -1,7 +1,8 @@
-import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
+import type { ApprovalRecord, ApprovalRequest } from '../../domain/approvals/approval.types.ts'
 
 export type WalletOpInput = {
   opId: string
@@ -11,7 +12,12 @@ export type WalletOpInput = {
   kind: string
   /** The planner's own parameters (validated by its route; JSON only: amounts as decimal strings). */
   params: Record<string, unknown>
+  /** Set when the agent's policy asks an owner to approve this move first (`awaiting_approval`). */
+  approval?: ApprovalRequest | null | undefined
 }
+
+/** The approval's expiry: a durable timer of `awaiting_approval`. */
+export const APPROVAL_EXPIRE = 'approval.expire'
 
 const error = z.object({ code: z.string(), message: z.string() })
 
@@ -21,21 +27,40 @@ export const walletOpEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('op.rejected'), effectId: z.string(), error }),
   z.object({ type: z.literal('op.submit.failed'), effectId: z.string(), error: z.string() }),
   z.object({ type: z.literal('op.confirm.failed'), effectId: z.string(), error: z.string() }),
+  // An owner's decision (`by`: who), and the quote re-checked at approval: `params` to send with
+  // (a fresh deadline), or `failure` (the price moved beyond the slippage) to fail with instead.
+  z.object({
+    type: z.literal('approval.approve'), by: z.string(), reason: z.string().nullable().optional(), at: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(), failure: error.optional(),
+  }),
+  z.object({ type: z.literal('approval.reject'), by: z.string(), reason: z.string().nullable().optional(), at: z.string().optional() }),
+  z.object({ type: z.literal(APPROVAL_EXPIRE), at: z.string().optional() }),
 ])
 export type WalletOpEvent = z.infer<typeof walletOpEventSchema>
+
+export type WalletOpContext = WalletOpInput & {
+  txHash: string | null
+  result: Record<string, unknown> | null
+  error: { code: string; message: string } | null
+  approval: ApprovalRecord | null
+}
+
+/** The approval decided by `event` (at its `at`, stamped as the runtime took it in). */
+function decided(c: WalletOpContext, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }): ApprovalRecord {
+  return { ...c.approval!, status, reason: e.reason ?? null, decidedBy: e.by ?? null, decidedAt: e.at ?? null }
+}
 
 /**
  * One money-moving operation from an agent wallet (swap, transfer, fee claim):
  * `submitting` -> `confirming` -> `confirmed`, or `failed`. Its transactions go through the
  * wallet's outbox under the submit effect's id, so a crash re-broadcasts, never re-signs.
+ * A move above the policy's approval threshold starts in `awaiting_approval` (nothing signed,
+ * no nonce taken): approved, it is submitted; rejected, or not decided before `expiresAt` (a
+ * durable timer), it fails. Time comes in the events (`at`): the machine reads no clock.
  */
 export const walletOpMachine = setup({
   types: {
-    context: {} as WalletOpInput & {
-      txHash: string | null
-      result: Record<string, unknown> | null
-      error: { code: string; message: string } | null
-    },
+    context: {} as WalletOpContext,
     events: {} as WalletOpEvent,
     input: {} as WalletOpInput,
   },
@@ -45,11 +70,50 @@ export const walletOpMachine = setup({
   },
 }).createMachine({
   id: 'walletop',
-  initial: 'submitting',
-  context: ({ input }) => ({ ...input, txHash: null, result: null, error: null }),
+  initial: 'start',
+  context: ({ input }) => ({
+    ...input,
+    txHash: null, result: null, error: null,
+    approval: input.approval ? { ...input.approval, status: 'pending', reason: null, decidedBy: null, decidedAt: null } : null,
+  }),
   // What a parent (a chat turn, a run) hears in `child.done` / `child.failed`.
   output: ({ context }) => ({ txHash: context.txHash, ...(context.result ?? {}), error: context.error }),
   states: {
+    start: { always: [{ guard: ({ context }) => context.approval !== null, target: 'awaiting_approval' }, { target: 'submitting' }] },
+    awaiting_approval: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        const a = context.approval!
+        enqueue.raise({ type: APPROVAL_EXPIRE }, { id: APPROVAL_EXPIRE, delay: Math.max(0, Date.parse(a.expiresAt) - Date.parse(a.requestedAt)) })
+      }),
+      exit: enqueueActions(({ enqueue }) => enqueue.cancel(APPROVAL_EXPIRE)),
+      on: {
+        'approval.approve': [
+          {
+            guard: ({ event }) => event.failure !== undefined,
+            target: 'failed',
+            actions: assign(({ context, event }) => ({ approval: decided(context, 'approved', event), error: event.failure! })),
+          },
+          {
+            target: 'submitting',
+            actions: assign(({ context, event }) => ({ approval: decided(context, 'approved', event), params: { ...context.params, ...event.params } })),
+          },
+        ],
+        'approval.reject': {
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            approval: decided(context, 'rejected', event),
+            error: { code: 'approval_rejected', message: `The owner rejected this operation${event.reason ? `: ${event.reason}` : ''}; nothing was sent.` },
+          })),
+        },
+        [APPROVAL_EXPIRE]: {
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            approval: decided(context, 'rejected', { reason: 'expired', at: event.at }),
+            error: { code: 'approval_expired', message: `No one approved this operation before ${context.approval!.expiresAt}; nothing was sent.` },
+          })),
+        },
+      },
+    },
     submitting: {
       entry: { type: 'op.submit', params: ({ context }) => ({ opId: context.opId }) },
       on: {
@@ -74,14 +138,25 @@ export const walletOpMachine = setup({
 export const walletOpKind: ActorKind = {
   kind: 'walletop',
   machine: walletOpMachine,
-  machineVersion: 1,
+  // 2: `approval` in the context, the `awaiting_approval` state (a v1 snapshot gets `approval: null`).
+  machineVersion: 2,
+  migrate: (persisted: unknown, fromVersion: number) => {
+    if (fromVersion !== 1) throw new Error(`no migration from wallet operation machine version ${fromVersion}`)
+    const p = persisted as { context: Record<string, unknown> }
+    return { ...p, context: { approval: null, ...p.context } }
+  },
+  /** Approval events are stamped with `at`, when the runtime takes them in (the stamped event is journaled: a replay is the same). */
   parseEvent(event: unknown): AnyEventObject {
     const parsed = walletOpEventSchema.safeParse(event)
     if (!parsed.success) throw new ValidationError({ type: 'unknown wallet operation event' })
-    return parsed.data
+    if (!parsed.data.type.startsWith('approval.')) return parsed.data
+    const at = (parsed.data as { at?: string }).at
+    return { ...parsed.data, at: at && !Number.isNaN(Date.parse(at)) ? at : new Date().toISOString() }
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['op.submit', 'op.confirm'],
   failureStates: ['failed'],
   persistentEffects: ['op.confirm'],
+  // An approval starts the submit effect: its policy and quote are checked by the approval's use case, never by a replay.
+  unsafeToReplay: ['approval.approve'],
 }

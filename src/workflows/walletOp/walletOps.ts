@@ -9,7 +9,7 @@ import { parentBudgetRefusal } from '../../adapters/db/automations.store.ts'
 import { marketGuardError } from '../../adapters/db/marketGuard.ts'
 import { AutomationBudgetExhaustedError } from '../../domain/automations/errors.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
-import type { WalletOpInput } from './walletOp.machine.ts'
+import type { WalletOpContext, WalletOpInput } from './walletOp.machine.ts'
 import { childOfRunningEffect } from '../../runtime/effectScope.ts'
 
 /** How long an HTTP request waits for its operation to end before answering it pending (202). */
@@ -51,7 +51,7 @@ export async function runWalletOp({ pool, runtime }: Deps, input: WalletOpStart,
   const child = existing ? undefined : await createWalletOp({ pool, runtime }, input).catch(marketGuardError(input.kind))
   if (child) return walletOpView(child)
   // Woken by the runtime's commits of this operation, not by reading it in a loop.
-  const entry = await runtime.waitFor(input.opId, walletOpEnded, input.parentId ? 0 : waitMs)
+  const entry = await runtime.waitFor(input.opId, walletOpSettled, input.parentId ? 0 : waitMs)
   if (!entry) throw new NotFoundError('Operation')
   return walletOpView(entry)
 }
@@ -91,14 +91,14 @@ async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart) {
 /** A wallet operation has ended: confirmed or failed. */
 export const walletOpEnded = (entry: { status: string }) => entry.status === 'confirmed' || entry.status === 'failed'
 
+/** What an HTTP request waits for: the operation's end, or its wait for an owner's approval (answered 202 at once). */
+export const walletOpSettled = (entry: { status: string }) => walletOpEnded(entry) || entry.status === 'awaiting_approval'
+
 /** The operation as the API shows it: status, transaction hash, and the planner's result. */
 export function walletOpView(entry: { id: string; status: string; snapshot: { context: unknown } }): WalletOpView {
-  const c = entry.snapshot.context as WalletOpInput & {
-    txHash: string | null
-    result: Record<string, unknown> | null
-    error: { code: string; message: string } | null
-  }
-  return { id: entry.id, agentId: c.agentId, kind: c.kind, status: entry.status, txHash: c.txHash, ...(c.result ?? {}), error: c.error }
+  const c = entry.snapshot.context as WalletOpContext
+  const approval = c.approval ? { approvalId: c.approval.id, approval: c.approval } : {}
+  return { id: entry.id, agentId: c.agentId, kind: c.kind, status: entry.status, txHash: c.txHash, ...(c.result ?? {}), ...approval, error: c.error }
 }
 
 /**
@@ -124,7 +124,7 @@ export async function findWalletOp<P>(runtime: Pick<ActorRuntime, 'get'>, opId: 
 export function createWalletOperations(deps: Deps & { usdValueOf(opId: string): Promise<string | undefined> }) {
   const { pool, runtime } = deps
   const waitEnd = async (opId: string, waitMs = WAIT_MS) => {
-    const entry = await runtime.waitFor(opId, walletOpEnded, waitMs)
+    const entry = await runtime.waitFor(opId, walletOpSettled, waitMs)
     return entry ? walletOpView(entry) : undefined
   }
   const spent = (agentId: string, exceptId?: string) => spentTodayUsd(pool, agentId, { exceptId })

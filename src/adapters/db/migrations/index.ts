@@ -29,6 +29,9 @@ import { Migration20261127120000_idempotency_holder } from './Migration202611271
 import { Migration20261127180000_actor_agent } from './Migration20261127180000_actor_agent.ts'
 import { Migration20261127190000_webhooks } from './Migration20261127190000_webhooks.ts'
 import { Migration20261127200000_listing_sold_event } from './Migration20261127200000_listing_sold_event.ts'
+import { Migration20261127210000_approvals } from './Migration20261127210000_approvals.ts'
+import { Migration20261127220000_automation_hooks } from './Migration20261127220000_automation_hooks.ts'
+import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -63,4 +66,7 @@ export const migrations = [
   { name: 'Migration20261127180000_actor_agent', class: Migration20261127180000_actor_agent },
   { name: 'Migration20261127190000_webhooks', class: Migration20261127190000_webhooks },
   { name: 'Migration20261127200000_listing_sold_event', class: Migration20261127200000_listing_sold_event },
+  { name: 'Migration20261127210000_approvals', class: Migration20261127210000_approvals },
+  { name: 'Migration20261127220000_automation_hooks', class: Migration20261127220000_automation_hooks },
+  { name: 'Migration20261127230000_more_account_events', class: Migration20261127230000_more_account_events },
 ]

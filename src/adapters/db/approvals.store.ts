@@ -1,0 +1,28 @@
+import type pg from 'pg'
+
+/** A wallet operation actor that carries an approval: its id, status and machine context. */
+export type ApprovalRow = { id: string; account_id: string; status: string; context: Record<string, unknown> }
+
+/**
+ * The approvals of an account: its wallet operation actors whose context carries one
+ * (Migration20261127210000_approvals indexes them), newest request first. `pending` ones are
+ * those still `awaiting_approval`.
+ *
+ * @example
+ * await listApprovalRows(pool, accountId, { status: 'pending', limit: 50 })
+ */
+export async function listApprovalRows(
+  pool: Pick<pg.Pool, 'query'>,
+  accountId: string,
+  { status, agentId, limit }: { status?: string | undefined; agentId?: string | undefined; limit: number },
+): Promise<ApprovalRow[]> {
+  const { rows } = await pool.query<ApprovalRow>(
+    `select id, account_id, status, snapshot->'context' as context from actor
+      where account_id = $1 and kind = 'walletop' and jsonb_typeof(snapshot #> '{context,approval}') = 'object'
+        and ($2::text is null or snapshot #>> '{context,approval,status}' = $2)
+        and ($3::text is null or snapshot #>> '{context,agentId}' = $3)
+      order by (snapshot #>> '{context,approval,requestedAt}') desc, id limit $4`,
+    [accountId, status ?? null, agentId ?? null, limit],
+  )
+  return rows
+}

@@ -1,0 +1,82 @@
+import { formatUnits } from 'viem'
+import { NotFoundError, ServiceError } from '../errors.ts'
+import type { ApprovalOperation, ApprovalPorts } from './ports.ts'
+import type { DecideApprovalBody, ListApprovalsQuery } from './approval.schema.ts'
+
+/** 409 `approval_decided`: the approval was approved, rejected or expired already. */
+export class ApprovalDecidedError extends ServiceError {
+  constructor({ status, reason }: { status: string; reason: string | null }) {
+    super(`This approval is ${status}${reason === 'expired' ? ' (expired)' : ''} already.`, { code: 'approval_decided', status: 409 })
+  }
+}
+
+/** What the move does, in the words of its request (a swap's tokens and amount, a transfer's recipient). */
+function summaryOf(op: ApprovalOperation) {
+  const p = op.params as Record<string, any>
+  if (op.kind === 'swap') {
+    return { tokenIn: p.tokenInInfo?.symbol, tokenOut: p.tokenOutInfo?.symbol, amountIn: formatUnits(BigInt(p.amountIn), p.tokenInInfo?.decimals ?? 18) }
+  }
+  if (op.kind === 'transfer') return { token: p.token, to: p.to }
+  return {}
+}
+
+/** An approval as the API shows it: the request, the decision (who, when, why) and its operation as it stands. */
+export function approvalView(op: ApprovalOperation) {
+  const a = op.approval
+  return {
+    id: a.id,
+    agentId: op.agentId,
+    kind: op.kind,
+    status: a.status,
+    usdValue: a.usdValue,
+    thresholdUsd: a.thresholdUsd,
+    requestedAt: a.requestedAt,
+    expiresAt: a.expiresAt,
+    decidedAt: a.decidedAt,
+    decidedBy: a.decidedBy,
+    reason: a.reason,
+    operation: { id: op.id, kind: op.kind, status: op.status, txHash: op.txHash, error: op.error, ...summaryOf(op) },
+  }
+}
+export type Approval = ReturnType<typeof approvalView>
+
+async function owned(deps: Pick<ApprovalPorts, 'operations'>, accountId: string, approvalId: string) {
+  const op = await deps.operations.get(approvalId)
+  if (!op || op.accountId !== accountId) throw new NotFoundError('Approval')
+  return op
+}
+
+/** The account's approvals, newest first (`status` filters: `pending` are those still waiting). */
+export async function listApprovals(deps: Pick<ApprovalPorts, 'operations'>, { accountId, query }: { accountId: string; query: ListApprovalsQuery }) {
+  return { approvals: (await deps.operations.list(accountId, query)).map(approvalView) }
+}
+
+export async function getApproval(deps: Pick<ApprovalPorts, 'operations'>, { accountId, approvalId }: { accountId: string; approvalId: string }) {
+  return approvalView(await owned(deps, accountId, approvalId))
+}
+
+export type DecideApprovalInput = { accountId: string; approvalId: string; decision: 'approve' | 'reject'; decidedBy: string; body: DecideApprovalBody }
+
+/**
+ * An owner's decision on a waiting move. A rejection fails it (nothing sent). An approval checks
+ * again what may have changed while it waited: the agent's kill switch (`policy_violation`) and,
+ * for a swap, the price at the latest block (`price_moved` when it moved beyond the swap's
+ * slippage, see recheckSwap.ts); the move then fails with that error, or is submitted. The
+ * decision (who, when, the reason) is kept on the approval and in the operation's journal.
+ *
+ * @example
+ * await decideApproval(deps, { accountId, approvalId, decision: 'approve', decidedBy: 'key:...', body: {} })
+ */
+export async function decideApproval(deps: ApprovalPorts, input: DecideApprovalInput) {
+  const op = await owned(deps, input.accountId, input.approvalId)
+  if (op.approval.status !== 'pending') throw new ApprovalDecidedError(op.approval)
+  const reason = input.body.reason ?? null
+  if (input.decision === 'reject') {
+    return approvalView(await deps.operations.decide(op.id, { type: 'approval.reject', by: input.decidedBy, reason }))
+  }
+  const paused = await deps.agentPaused(input.accountId, op.agentId)
+  const check = paused
+    ? { failure: { code: 'policy_violation', message: 'The agent is paused by its policy kill switch (policy rule "paused"); nothing was sent.' } }
+    : ((await deps.recheck[op.kind]?.(op.params)) ?? {})
+  return approvalView(await deps.operations.decide(op.id, { type: 'approval.approve', by: input.decidedBy, reason, params: check.params, failure: check.failure }))
+}

@@ -1,0 +1,39 @@
+import type { ApprovalRecord } from './approval.types.ts'
+import type { Recheck } from '../swaps/recheckSwap.ts'
+import type { ListApprovalsQuery } from './approval.schema.ts'
+
+/** A wallet operation that carries an approval, as the approval use cases read it. */
+export type ApprovalOperation = {
+  id: string
+  accountId: string
+  agentId: string
+  /** `swap`, `transfer`. */
+  kind: string
+  /** The operation's own status (`awaiting_approval`, `submitting`, ..., `confirmed`, `failed`). */
+  status: string
+  params: Record<string, unknown>
+  approval: ApprovalRecord
+  txHash: string | null
+  error: { code: string; message: string } | null
+}
+
+/** An owner's decision as the operation's machine takes it. */
+export type ApprovalDecision =
+  | { type: 'approval.approve'; by: string; reason: string | null; params?: Record<string, unknown> | undefined; failure?: { code: string; message: string } | undefined }
+  | { type: 'approval.reject'; by: string; reason: string | null }
+
+export interface ApprovalOperations {
+  /** The operation under `id` when it carries an approval (any account's: the caller checks the owner). */
+  get(id: string): Promise<ApprovalOperation | undefined>
+  list(accountId: string, query: ListApprovalsQuery): Promise<ApprovalOperation[]>
+  /** Sends the decision and answers the committed operation; 409 `invalid_state` when it no longer waits. */
+  decide(id: string, decision: ApprovalDecision): Promise<ApprovalOperation>
+}
+
+export type ApprovalPorts = {
+  operations: ApprovalOperations
+  /** What is checked again at approval, per kind of operation (a swap's price); a kind without one is sent as approved. */
+  recheck: Partial<Record<string, (params: Record<string, unknown>) => Promise<Recheck>>>
+  /** Whether the agent's policy kill switch is on now (a move approved then fails with `policy_violation`). */
+  agentPaused(accountId: string, agentId: string): Promise<boolean>
+}
