@@ -7,8 +7,10 @@ import type { ChildEndEvent } from '../../runtime/childActors.ts'
 import { migrateAutomationSnapshot } from './automationMigrate.ts'
 import { AUTOMATION_DUE, AUTOMATION_FIRE, automationEventSchema, LEGACY_DUE } from './automationEvents.ts'
 import { priceFiring, sliceOf } from './orderFiring.ts'
+import type { AutomationContext } from './automationContext.ts'
 
 export { AUTOMATION_DUE, AUTOMATION_FIRE, automationEventSchema, LEGACY_DUE }
+export type { AutomationContext }
 /** A firing's parameters: its number, what fired it, and a TWAP's slice (the swap is keyed by it). */
 export type FireParams = { number: number; source: FiringSource; slice?: number }
 
@@ -20,35 +22,6 @@ const FIRINGS_KEPT = 20
  */
 export const PENDING_MAX = 100
 
-export type AutomationContext = AutomationInput & {
-  /** The number of the last firing started (firing ids and their child's ids derive from it). */
-  firingNumber: number
-  /** Firings that ran their action (ok or failed; not those skipped because the agent was not running). */
-  runCount: number
-  failuresInRow: number
-  lastTriggeredAt: string | null
-  /** When the timer fires next (interval and schedule triggers), else null. */
-  nextRunAt: string | null
-  lastError: string | null
-  firings: FiringRecord[]
-  /** The firing in flight; a timer firing names the `tick` it serves (nextRunAt has moved past it). */
-  current: { number: number; source: FiringSource; childId: string | null; result: unknown; catchUp?: boolean; tick?: string; slice?: number } | null
-  /** A trailing stop: the highest price seen since it was armed (from the blocks' prices in its events). */
-  high?: string | null
-  /** Version 1 only: the next timer firing was to serve missed ticks (read once, then false). */
-  catchingUp?: boolean
-  /** When the latest timer firing started (absent in automations stored before it was kept). */
-  lastTimerAt?: string | null
-  /** A child end that came before the firing reported its child. */
-  earlyEnd: ChildEndEvent | null
-  pending: FiringSource[]
-  pauseRequested: boolean
-  cancelRequested: boolean
-  /** The agent was not running when a firing was due: no timer until it starts again. */
-  suspended: boolean
-  /** Why it completed (max firings reached, the budget spent, expired, ...). */
-  completedReason: string | null
-}
 
 /** An event as the machine takes it: `at`, when it happened, stamped by `parseEvent` as the runtime takes it in. */
 type AutomationEvent = z.infer<typeof automationEventSchema> & { at?: string | undefined }

@@ -1,6 +1,6 @@
 import type { FiringSource } from '../../domain/automations/automation.types.ts'
 import { bracketSide, trailingStopLevel } from '../../domain/automations/orderRules.ts'
-import type { AutomationContext } from './automation.machine.ts'
+import type { AutomationContext } from './automationContext.ts'
 
 /**
  * What a block's price (`automation.price`) does to an armed trailing stop or bracket: the
