@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream'
+import { PassThrough, type Writable } from 'node:stream'
 import type { Context } from 'koa'
 import type { ActorJournalWatch } from '../runtime/actorJournalWatch.ts'
 
@@ -43,30 +43,53 @@ export async function streamActorEvents<T extends object>(
   opts: ActorEventsOptions<T>,
 ): Promise<void> {
   await opts.read()
-  const kind = journal.kindOf(opts.kind)
-  if (!kind) throw new Error(`Unknown actor kind ${opts.kind}`)
-  const { statusOf } = kind
-  const asOf = opts.asOf ?? ((resource: T, status: string) => ({ ...resource, status }))
-  let sent = lastEventIdOf(ctx)
-  const resumedAt = sent > 0 ? await journal.stateAt(opts.actorId, sent) : undefined
-  let lastStatus = resumedAt ? statusOf(resumedAt.stateValue) : undefined
-
   const out = new PassThrough()
+  const follower = await followActorEvents(out, journal, opts, lastEventIdOf(ctx))
   ctx.req.socket.setTimeout(0)
   ctx.status = 200
   ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' })
   ctx.body = out
+  void follower.ended.then(() => out.end())
+  // The response's close: the client went away (the request's own close fires once its body is read).
+  ctx.res.on('close', follower.stop)
+  out.on('error', follower.stop)
+}
+
+/**
+ * Writes an actor's status events (as streamActorEvents sends them) after journal sequence
+ * `since` into `out`, until a final status (then `ended` resolves) or `stop()`. For a stream
+ * that carries other events besides (a streamed chat turn).
+ *
+ * @example
+ * const follower = await followActorEvents(out, core.actorEvents, { actorId: turnId, kind: 'chatturn', read, isFinal }, 0)
+ * await follower.ended
+ */
+export async function followActorEvents<T extends object>(
+  out: Writable,
+  journal: ActorJournalWatch,
+  opts: ActorEventsOptions<T>,
+  since: number,
+): Promise<{ ended: Promise<void>; stop(): void }> {
+  const kind = journal.kindOf(opts.kind)
+  if (!kind) throw new Error(`Unknown actor kind ${opts.kind}`)
+  const { statusOf } = kind
+  const asOf = opts.asOf ?? ((resource: T, status: string) => ({ ...resource, status }))
+  let sent = since
+  const resumedAt = sent > 0 ? await journal.stateAt(opts.actorId, sent) : undefined
+  let lastStatus = resumedAt ? statusOf(resumedAt.stateValue) : undefined
 
   let closed = false
   let running: Promise<void> | undefined
   let again = false
+  let ended!: () => void
+  const endedPromise = new Promise<void>((resolve) => (ended = resolve))
   const close = () => {
     if (closed) return
     closed = true
     off()
     clearInterval(backstop)
     clearInterval(heartbeat)
-    out.end()
+    ended()
   }
   const pump = async () => {
     for (;;) {
@@ -75,6 +98,7 @@ export async function streamActorEvents<T extends object>(
       if (lastStatus !== undefined && opts.isFinal(lastStatus)) return close()
       if (rows.length === 0 || closed) return
       const resource = await opts.read()
+      if (closed) return
       for (const row of rows) {
         sent = row.seq
         const status = statusOf(row.stateValue)
@@ -105,8 +129,6 @@ export async function streamActorEvents<T extends object>(
   const off = journal.onCommit(opts.actorId, wake)
   const backstop = setInterval(wake, BACKSTOP_MS)
   const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS)
-  // The response's close: the client went away (the request's own close fires once its body is read).
-  ctx.res.on('close', close)
-  out.on('error', close)
   wake()
+  return { ended: endedPromise, stop: close }
 }

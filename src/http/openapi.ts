@@ -183,6 +183,7 @@ function chatOps(): Op[] {
       summary: 'One chat turn: 200 with the answer, 202 { id, status } past the wait, or Server-Sent Events (stream: true or Accept: text/event-stream)',
     },
     { method: 'get', path: '/agents/{id}/chat/{turnId}', summary: 'A chat turn: its answer once ended (202 { id, status } before)', auth: 'read', response: ref('ChatAnswer') },
+    { method: 'get', path: '/agents/{id}/chat/{turnId}/events', summary: 'Follow a chat turn: Server-Sent Events of its states until completed or failed (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
     {
       method: 'get', path: '/agents/{id}/messages', summary: 'Chat history, newest first (before: an ISO time)', auth: 'read', query: listMessagesQuerySchema,
       response: { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref('ChatMessage') }, hasMore: { type: 'boolean' } } },

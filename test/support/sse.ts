@@ -1,16 +1,23 @@
 export type SseEvent = { id: string | null; event: string; data: any }
 
 /**
- * Opens a Server-Sent Events stream with fetch and reads events until the server closes it or
- * `stopAfter` events arrived (then the connection is dropped, as a client that goes away).
+ * Opens a Server-Sent Events stream with fetch (a GET, or a POST of `body` as JSON) and reads
+ * events until the server closes it or `stopAfter` events arrived (then the connection is
+ * dropped, as a client that goes away).
  */
 export async function readSse(
   url: string,
-  { apiKey, lastEventId, stopAfter = Infinity, onEvent }: { apiKey: string; lastEventId?: string; stopAfter?: number; onEvent?: (e: SseEvent) => void },
+  { apiKey, lastEventId, stopAfter = Infinity, onEvent, body }: { apiKey: string; lastEventId?: string; stopAfter?: number; onEvent?: (e: SseEvent) => void; body?: unknown },
 ): Promise<{ status: number; contentType: string | null; events: SseEvent[]; body?: any }> {
   const controller = new AbortController()
   const res = await fetch(url, {
-    headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`, accept: 'text/event-stream',
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: controller.signal,
   })
   if (!res.ok || !res.body) return { status: res.status, contentType: res.headers.get('content-type'), events: [], body: await res.json() }

@@ -8,8 +8,9 @@ import { parse, uuidParam, rejectQuery } from '../validate.ts'
 import { chatRequestSchema, listMessagesQuerySchema, type ChatRequest } from '../../domain/chat/chat.schema.ts'
 import type { StartChatTurnInput } from '../../domain/chat/startChatTurn.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
-import { NotFoundError, ServiceError } from '../../domain/errors.ts'
+import { ChatTurnFailedError, NotFoundError, ServiceError } from '../../domain/errors.ts'
 import type { Core } from '../../app/coreApi.ts'
+import { followActorEvents, streamActorEvents, type ActorEventsOptions } from '../actorEvents.ts'
 
 const param = (ctx: Context, name: string, what: string): string => {
   const id = (ctx.params as Record<string, string | undefined>)[name]
@@ -46,6 +47,12 @@ export function chatRoutes({ core }: AppDeps): Router {
     else ok(ctx, outcome.pending, 202)
   })
 
+  // Server-Sent Events: the turn's states as they commit, until `completed` or `failed` (resumable with Last-Event-ID).
+  router.get('/:id/chat/:turnId/events', rejectQuery, requireScope('read'), async (ctx) => {
+    const input = { accountId: account(ctx), agentId: param(ctx, 'id', 'Agent'), turnId: param(ctx, 'turnId', 'Chat turn') }
+    await streamActorEvents(ctx, core.actorEvents, turnEvents(core, input))
+  })
+
   router.get('/:id/messages', requireScope('read'), async (ctx) => {
     const agentId = param(ctx, 'id', 'Agent')
     ok(ctx, await core.listMessages({ accountId: account(ctx), agentId, query: parse(listMessagesQuerySchema, ctx.query) }))
@@ -53,8 +60,34 @@ export function chatRoutes({ core }: AppDeps): Router {
   return router
 }
 
+const TURN_FINAL = new Set(['completed', 'failed'])
+
 /**
- * Answers a turn as Server-Sent Events: `delta` (text as the provider streams it), `tool_call`,
+ * A turn's status events: `data` is `{ id, status }` while it runs, the answer object once it
+ * `completed`, `{ id, status, error, code }` once it `failed`.
+ */
+function turnEvents(core: Core, input: { accountId: string; agentId: string; turnId: string }): ActorEventsOptions<object> {
+  const read = () =>
+    core.getChatTurn(input).then(
+      (outcome): object => (outcome.done ? outcome.answer : outcome.pending),
+      (err: unknown) => {
+        if (err instanceof ChatTurnFailedError) return { id: input.turnId, status: 'failed', error: err.message, code: err.code }
+        throw err
+      },
+    )
+  return {
+    actorId: input.turnId,
+    kind: 'chatturn',
+    read,
+    isFinal: (status) => TURN_FINAL.has(status),
+    asOf: (turn, status) => (TURN_FINAL.has(status) ? { ...turn, status } : { id: input.turnId, status }),
+  }
+}
+
+/**
+ * Answers a turn as Server-Sent Events: `status` (with `id:`, the journal's sequence number, as
+ * `GET /agents/:id/chat/:turnId/events` sends it: a stream cut by its node's death resumes there
+ * with `Last-Event-ID`), `delta` (text as the provider streams it), `tool_call`,
  * `tool_result`, then `done` (the answer object) or `error` (`{ error, code }`). The listener is
  * on before the turn starts; a refusal at the start is a plain JSON error. A client that goes
  * away stops the events, not the turn.
@@ -77,8 +110,12 @@ async function streamTurn(ctx: Context, core: Core, input: StartChatTurnInput) {
   ctx.status = 200
   ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' })
   ctx.body = out
+  const follower = await followActorEvents(out, core.actorEvents, turnEvents(core, { ...input, turnId }), 0)
+  ctx.res.on('close', follower.stop)
   void core
     .awaitChatTurn({ turnId })
+    // The turn's final status event goes before `done` (the follower reads the commit that ended it).
+    .then(async (outcome) => (outcome.done ? (await follower.ended, outcome) : outcome))
     .then(
       (outcome) =>
         outcome.done
@@ -89,6 +126,7 @@ async function streamTurn(ctx: Context, core: Core, input: StartChatTurnInput) {
     )
     .finally(() => {
       off()
+      follower.stop()
       out.end()
     })
 }
