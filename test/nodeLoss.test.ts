@@ -166,7 +166,7 @@ describe('losing a node loses no request', () => {
     expect(nonce - nonceBefore).toBe(SWAPS)
     expect(swaps.filter((id) => answers.some((a) => a.body.id === id))).toHaveLength(SWAPS)
     console.info(`cut off: ${cut.length}; kill to last retry answered: ${Math.max(...completedAfterMs)} ms`)
-  }, 60_000)
+  }, 120_000)
 
   it('kill -9 of a node on another host: its in-flight key and its shards are taken over once its heartbeat runs out, not before', async () => {
     await startElsewhere()
@@ -186,19 +186,20 @@ describe('losing a node loses no request', () => {
     await mine()
     const attempts: Attempt[] = []
     const answer = await swapWithRetries(() => [nodes[0]!], key, attempts)
-    const ownersAfter = (await liveNodes()).map((n) => n.id)
 
     // Refused (409, the holder alive as far as anyone can tell) until D's heartbeat ran out, then taken over.
     expect(attempts.filter((a) => a.at < expiresAt).map((a) => a.status)).toEqual(attempts.filter((a) => a.at < expiresAt).map(() => 409))
     expect(attempts.at(-1)!.at).toBeGreaterThanOrEqual(expiresAt)
     expect(answer.body.id).toBe(stableUuid(account.accountId, 'swap/execute', key))
     expect(shardsAtKill).toBeGreaterThan(0)
-    expect(ownersAfter).not.toContain(victimId)
-    const { rows: [node] } = await db.query<{ stopped: boolean; shards: number; claims: number }>(
+    // The key is taken over by the retry's own claim as soon as D's heartbeat has run out; D is
+    // retired, and its shards taken, by the next lease renewal of a live node (a third of a lease).
+    const victimState = async () => (await db.query<{ stopped: boolean; shards: number; claims: number }>(
       `select stopped_at is not null as stopped, (select count(*)::int from shard_lease where owner = $1) as shards,
               (select count(*)::int from idempotency_key where holder_node = $1 and status = 'in_flight') as claims
-         from service_node where id = $1`, [victimId])
-    expect(node).toEqual({ stopped: true, shards: 0, claims: 0 })
+         from service_node where id = $1`, [victimId])).rows[0]
+    await expect.poll(victimState, { timeout: LEASE_SECONDS * 1000 + 5000 }).toEqual({ stopped: true, shards: 0, claims: 0 })
+    expect((await liveNodes()).map((n) => n.id)).not.toContain(victimId)
     await expect.poll(async () => (await liveNodes()).reduce((sum, n) => sum + n.shards, 0)).toBe(64)
     await settledExactlyOnce()
     console.info(`another host: ${attempts.filter((a) => a.status === 409).length} retries refused (409) until its heartbeat ran out ${Math.round(expiresAt - attempts[0]!.at)} ms after the first; answered ${Math.round(attempts.at(-1)!.at - expiresAt)} ms after it; ${shardsAtKill} shards moved`)

@@ -20,6 +20,8 @@ export type IdempotencyKeyRow = {
   response_body: unknown
   retry_after: number | null
   holder_live: boolean
+  /** Its holder's node was retired or its heartbeat ran out: a retry takes the key over now. */
+  holder_gone: boolean
 }
 
 /** Who holds an in-flight key: the node (`service_node.id`) and the claim (one per request). */
@@ -62,7 +64,8 @@ export async function findIdempotencyKey(db: Db, accountId: string, route: strin
     `select fingerprint, status, response_status, response_body,
             greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after,
             exists (select 1 from service_node n where n.id = idempotency_key.holder_node
-                       and n.stopped_at is null and n.expires_at > now()) as holder_live
+                       and n.stopped_at is null and n.expires_at > now()) as holder_live,
+            ${HOLDER_GONE} as holder_gone
        from idempotency_key where account_id = $1 and route = $2 and key = $3`,
     [accountId, route, key],
   )

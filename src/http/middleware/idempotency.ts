@@ -78,8 +78,11 @@ export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; 
         throw new IdempotencyKeyReusedError()
       }
       if (row.status !== 'completed') {
-        // Running on a live node: it answers soon. Else (a claim that names no node) its lease lapses.
-        const retryAfterSeconds = row.holder_live ? LIVE_HOLDER_RETRY_SECONDS : Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS)
+        // Running on a live node: it answers soon. Its node gone since the claim was refused (it
+        // died between the two reads): a retry takes it over now. Else (a claim that names no
+        // node) its lease lapses.
+        const soon = row.holder_live || row.holder_gone
+        const retryAfterSeconds = soon ? LIVE_HOLDER_RETRY_SECONDS : Math.min(row.retry_after ?? 1, IN_FLIGHT_LEASE_SECONDS)
         throw new IdempotencyKeyInProgressError({ retryAfterSeconds })
       }
       ctx.status = row.response_status
