@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
 import { createHash, randomUUID } from 'node:crypto'
 import { hashApiKey } from '../src/domain/accounts/apiKeyFormat.ts'
+import { findIdempotencyKey } from '../src/adapters/db/idempotency.store.ts'
 import { canonicalJson } from '../src/http/middleware/idempotency.ts'
 
 let app: TestApp
@@ -138,6 +139,15 @@ describe('Idempotency-Key in flight', () => {
     const { rows } = await app.services.pool.query(`select holder_node from idempotency_key where account_id = $1 and key = 'held-gone'`, [alice.accountId])
     // Taken over by this node's request (then released, as its answer was not a 2xx, or completed).
     expect(rows.every((r) => r.holder_node === app.services.runtime.node().id)).toBe(true)
+  })
+
+  it('read after its holder\'s node was retired (the claim was refused a moment before): the key says its holder is gone, so the 409 says Retry-After: 1, not the lease left', async () => {
+    const gone = `gone-${randomUUID()}`
+    await app.services.pool.query(
+      `insert into service_node (id, pid, host, process_started, expires_at, stopped_at) values ($1, 1, 'elsewhere', 0, now(), now())`, [gone])
+    await holdKey('held-read', { agentId, name: 'y' }, gone)
+    const row = await findIdempotencyKey(app.services.pool, alice.accountId, 'automations', 'held-read')
+    expect({ live: row?.holder_live, gone: row?.holder_gone, leaseLeft: (row?.retry_after ?? 0) > 30 }).toEqual({ live: false, gone: true, leaseLeft: true })
   })
 })
 
