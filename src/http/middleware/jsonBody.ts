@@ -9,8 +9,8 @@ declare module 'koa' {
   interface Request {
     /** The parsed JSON body of a POST, PUT, PATCH or DELETE; undefined for other methods. */
     body?: unknown
-    /** That body as sent (decoded text): what a signed webhook's signature covers. */
-    rawBody?: string
+    /** That body's bytes as sent (not copied, not decoded): what a signed webhook's signature covers. */
+    rawBody?: Buffer
   }
 }
 
@@ -174,7 +174,7 @@ export function jsonBody({ limitBytes, drainLimitBytes }: { limitBytes: number; 
   return async (ctx, next) => {
     if (PARSED_METHODS.has(ctx.method)) {
       const raw = await readBody(ctx.req, { limit: limitBytes, drainLimit: drainLimitBytes })
-      ctx.request.rawBody = raw.toString('utf8')
+      ctx.request.rawBody = raw
       ctx.request.body = parseJsonBody(raw)
     }
     await next()

@@ -30,7 +30,7 @@ export function hookRoutes({ core, rateLimitStore, logger }: AppDeps): Router {
     await next()
   }, perAutomation, async (ctx) => {
     const { id, token } = ctx.params as { id: string; token: string }
-    const answer = await core.receiveAutomationHook({ automationId: id, token, rawBody: ctx.request.rawBody ?? '', headers: ctx.headers, body: ctx.request.body })
+    const answer = await core.receiveAutomationHook({ automationId: id, token, rawBody: ctx.request.rawBody?.toString('utf8') ?? '', headers: ctx.headers, body: ctx.request.body })
     ok(ctx, answer, 202)
   })
   return router
