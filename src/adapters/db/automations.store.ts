@@ -41,12 +41,12 @@ export function createAutomationsStore(pool: pg.Pool) {
      * Automations with this trigger type, in one of `statuses`, whose agent is running: what a
      * new block or a launch may fire (an automation of a stopped agent never fires).
      */
-    async ofRunningAgents(triggerType: 'price_threshold' | 'new_launch' | 'trailing_stop' | 'bracket', statuses: readonly string[]): Promise<AutomationRow[]> {
+    async ofRunningAgents(triggerTypes: ReadonlyArray<'price_threshold' | 'new_launch' | 'trailing_stop' | 'bracket'>, statuses: readonly string[]): Promise<AutomationRow[]> {
       const { rows } = await pool.query<AutomationRow>(
         `select a.id, a.account_id, a.status, a.snapshot->'context' as ctx, a.created_at, a.updated_at, a.created_at::text as cursor_at
            from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
-          where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = $1`,
-        [triggerType, statuses],
+          where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = any($1::text[])`,
+        [triggerTypes, statuses],
       )
       return rows
     },

@@ -24,8 +24,8 @@ function feed({ failFirst = 0 } = {}) {
       if (failures > 0 && failures--) throw new Error('database went away')
       return [...launches].filter(([b]) => b > from && b <= to).map(([, symbol]) => ({ address: `0x${symbol}`, symbol, venue: 'venue-a', quote_symbol: 'ETH', creator_address: '0xc' }))
     },
-    async ofRunningAgents(type: string) {
-      return type === 'new_launch' ? [{ id: 'a1', account_id: 'acc', status: 'armed', ctx: { trigger: { type: 'new_launch' } } }] : []
+    async ofRunningAgents(types: readonly string[]) {
+      return types.includes('new_launch') ? [{ id: 'a1', account_id: 'acc', status: 'armed', ctx: { trigger: { type: 'new_launch' } } }] : []
     },
   } as unknown as AutomationsStore
   const runtime = { enqueue: async (_id: string, _acc: string, e: { source: { token: { symbol: string } } }) => void delivered.push(e.source.token.symbol) } as unknown as ActorRuntime

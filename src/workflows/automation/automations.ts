@@ -82,7 +82,7 @@ export function createAutomationTriggers(deps: {
   chainId: number
 }) {
   async function prices(block: number) {
-    const armed = await deps.store.ofRunningAgents('price_threshold', PRICE_LISTENERS)
+    const armed = await deps.store.ofRunningAgents(['price_threshold'], PRICE_LISTENERS)
     if (armed.length === 0) return
     const mints = [...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))]
     const now = await deps.prices(mints)
@@ -96,7 +96,7 @@ export function createAutomationTriggers(deps: {
   }
   /** Trailing stops and brackets: each armed one hears the block's price when it means something to it (a new high, a level reached). */
   async function orders(block: number) {
-    const armed = [...(await deps.store.ofRunningAgents('trailing_stop', PRICE_LISTENERS)), ...(await deps.store.ofRunningAgents('bracket', PRICE_LISTENERS))]
+    const armed = await deps.store.ofRunningAgents(['trailing_stop', 'bracket'], PRICE_LISTENERS)
     if (armed.length === 0) return
     const now = await deps.prices([...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))])
     for (const a of armed) {
@@ -109,7 +109,7 @@ export function createAutomationTriggers(deps: {
   async function launches(from: number, to: number) {
     const launched = await deps.store.launchedBetween(from, to)
     if (launched.length === 0) return
-    for (const a of await deps.store.ofRunningAgents('new_launch', LAUNCH_LISTENERS)) {
+    for (const a of await deps.store.ofRunningAgents(['new_launch'], LAUNCH_LISTENERS)) {
       const t = (a.ctx as unknown as AutomationContext).trigger as Extract<AutomationTrigger, { type: 'new_launch' }>
       for (const l of launched.filter((x) => launchMatches(t, x))) {
         const token = { address: l.address, symbol: l.symbol, venue: l.venue, quote: l.quote_symbol, creator: l.creator_address }
