@@ -250,7 +250,7 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
     listRuns: (input: { accountId: string; agentId: string; query: ListRunsQuery }) => listRuns(deps, input),
     stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
     /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
-    startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, lastScheduledRunAt: runs.lastScheduledRunAt, now: () => new Date() }, input),
+    startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, now: () => new Date() }, input),
     /** The agent stopped: its run in progress ends `stopped`. */
     stopAgentRuns: (input: { agentId: string }) => runs.stopActive(input.agentId),
   }

@@ -74,6 +74,8 @@ export type ActorEntry = {
   timers: Record<string, number>
   /** The actor that started this one as a child (it hears of this one's end), if any. */
   parentId: string | null
+  /** When its row was created (the database's clock): known to the runtime that created it, absent on a loaded entry. */
+  createdAt?: Date
 }
 
 export type EffectRow = {

@@ -114,7 +114,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     void p.finally(() => inFlight.delete(p)).catch(() => {})
     return p
   }
-  const drain = (id: string) => drainInbox(core, id, unloadable)
+  const drain = (id: string, known?: readonly store.InboxRow[]) => drainInbox(core, id, unloadable, known)
   const create = (kindName: string, args: CreateArgs, db?: Queryable) => createActor(core, kindName, args, db)
   const afterExternalCommit = (entry: ActorEntry) => announceExternalCommit(core, entry)
 
@@ -206,13 +206,20 @@ const enqueueInTransaction = (wake: () => void) => (db: Queryable, id: string, a
 async function pollOnce(
   pool: pg.Pool,
   scope: store.ShardScope,
-  { drain, worker, logger }: { drain(id: string): Promise<void>; worker: { claimAndRun(shards: number[] | null): Promise<void> }; logger: Logger },
+  { drain, worker, logger }: { drain(id: string, known?: readonly store.InboxRow[]): Promise<void>; worker: { claimAndRun(shards: number[] | null): Promise<void> }; logger: Logger },
 ): Promise<number | undefined> {
   if (scope.shards?.length === 0) return undefined
-  const fired = await store.claimDueTimers(pool, scope)
+  // A fired timer's actor with nothing older in its inbox applies the claimed rows as they are.
+  const fired = new Map<string, store.InboxRow[] | null>()
+  for (const r of await store.claimDueTimerEvents(pool, scope)) {
+    const rows = fired.get(r.actor_id)
+    if (r.behind || rows === null) fired.set(r.actor_id, null)
+    else fired.set(r.actor_id, [...(rows ?? []), r])
+  }
   const pending = await store.actorsWithPendingInbox(pool, scope)
+  for (const id of pending) if (!fired.has(id)) fired.set(id, null)
   await Promise.all(
-    [...new Set([...fired, ...pending])].map((id) => drain(id).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
+    [...fired].map(([id, known]) => drain(id, known ?? undefined).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
   )
   await worker.claimAndRun(scope.shards)
   return store.nextTimerDelay(pool)

@@ -209,14 +209,15 @@ export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq
 const INSERT_PARAMS = 14
 
 /** Inserts a new actor at version 1 with its journal entry, effects and timers, and `alongside` if given (one statement). */
-export async function insertActor(db: Queryable, p: InsertActorParams): Promise<void> {
+/** Inserts a new actor (with its journal's first row, effects, timers and any write alongside) in one statement; answers when its row was created (the database's clock). */
+export async function insertActor(db: Queryable, p: InsertActorParams): Promise<Date> {
   const alongside = withBranches(p.alongside ? [p.alongside] : [], INSERT_PARAMS)
-  await db.query({
+  const { rows } = await db.query<{ created_at: Date }>({
     name: p.alongside ? `actor.insert+${p.alongside.name}` : 'actor.insert',
     text: `with ins as (
        insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version, parent_id)
        values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)
-       returning id, account_id, version
+       returning id, account_id, version, created_at
      ), j as (
        insert into actor_journal (actor_id, seq, account_id, event, state_value)
        select id, version, account_id, $9::jsonb, $6::jsonb from ins
@@ -225,10 +226,12 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
        select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending', $13::text,
               case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end
          from ins, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)
-     )${alongside.text}
-     insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
-     select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
-       from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)`,
+     )${alongside.text}, tm as (
+       insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
+       select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
+         from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)
+     )
+     select created_at from ins`,
     values: [
       p.id,
       p.kind,
@@ -247,6 +250,7 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
       ...alongside.values,
     ],
   })
+  return rows[0]!.created_at
 }
 
 export async function loadActor(db: Queryable, id: string): Promise<ActorRow | undefined> {
@@ -364,4 +368,4 @@ export async function enqueue(
   return (rowCount ?? 0) > 0
 }
 
-export { heldShardSql, claimDueTimers, nextTimerDelay, actorsWithPendingInbox, type ShardScope } from './scheduleStore.ts'
+export { heldShardSql, claimDueTimers, claimDueTimerEvents, nextTimerDelay, actorsWithPendingInbox, type ShardScope, type ClaimedTimerEvent } from './scheduleStore.ts'

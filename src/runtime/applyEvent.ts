@@ -28,7 +28,7 @@ export async function createActor(
   const status = kind.statusOf(snapshot)
   const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
   const claim = core.claim()
-  await store.insertActor(db, {
+  entry.createdAt = await store.insertActor(db, {
     id,
     kind: kind.kind,
     accountId,

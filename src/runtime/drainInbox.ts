@@ -13,12 +13,17 @@ const INBOX_BATCH = 100
  * stuck), never lost. `unloadable` collects actors whose snapshot cannot be read (already
  * logged and marked stuck), so polls do not retry them.
  */
-export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string>): Promise<void> {
+export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string>, known?: readonly store.InboxRow[]): Promise<void> {
   if (unloadable.has(id)) return Promise.resolve()
   return core.track(
     core.withLock(id, async () => {
+      // Rows the caller just wrote and read back (a timer's claim), with none older waiting: they
+      // are the inbox, and are applied without reading it. A row another drain applied meanwhile
+      // is refused by its commit's fence on the row and skipped.
+      let first = known && known.length > 0 ? [...known].sort((a, b) => Number(a.seq) - Number(b.seq)) : undefined
       for (;;) {
-        const rows = await store.pendingInbox(core.pool, id, INBOX_BATCH)
+        const rows = first ?? (await store.pendingInbox(core.pool, id, INBOX_BATCH))
+        first = undefined
         if (rows.length === 0) return
         for (const row of rows) {
           const entry = await core.load(id).catch((err: unknown) => {

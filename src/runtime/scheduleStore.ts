@@ -21,14 +21,20 @@ export function heldShardSql(actorId: string, s: string, n: string): string {
     else ${actorId} in (select id from actor where shard = any(array(${held} and shard = any(${s}::smallint[])))) end)`
 }
 
+/** A due timer turned into its actor's inbox row by a claim: the row as the drain applies it, and whether older rows wait before it. */
+export type ClaimedTimerEvent = { actor_id: string; seq: string; event: unknown; timer_key: string; timer_generation: string; behind: boolean }
+
 /**
  * Claims due timers: each becomes an inbox event (dedupe key = actor:timer:generation) and its
  * row is deleted, in one statement, for the actors in scope (fenced by the node's shard leases).
- * SKIP LOCKED lets several nodes share the work.
+ * SKIP LOCKED lets several nodes share the work. Answers the inbox rows it wrote, each saying
+ * whether its actor had older unprocessed rows (`behind`): an actor with none can apply its new
+ * rows as answered here, without reading its inbox again.
  */
-export async function claimDueTimers(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
-  const { rows } = await db.query<{ actor_id: string }>(
-    `with due as (
+export async function claimDueTimerEvents(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<ClaimedTimerEvent[]> {
+  const { rows } = await db.query<ClaimedTimerEvent>({
+    name: 'actor.claim_timers',
+    text: `with due as (
        select actor_id, timer_key from actor_timer
         where due_at <= now() and ${heldShardSql('actor_id', '$2', '$3')}
         order by due_at limit $1 for update skip locked
@@ -41,10 +47,16 @@ export async function claimDueTimers(db: Queryable, scope: ShardScope = { shards
      select actor_id, account_id, event, 'timer:' || actor_id || ':' || timer_key || ':' || generation, timer_key, generation, due_at
        from del
      on conflict (dedupe_key) do nothing
-     returning actor_id`,
-    [limit, scope.shards, scope.node],
-  )
-  return [...new Set(rows.map((r) => r.actor_id))]
+     returning actor_id, seq, event, timer_key, timer_generation,
+       exists (select 1 from actor_inbox o where o.actor_id = actor_inbox.actor_id and o.processed_at is null) as behind`,
+    values: [limit, scope.shards, scope.node],
+  })
+  return rows
+}
+
+/** Claims due timers (see claimDueTimerEvents); answers the actors whose inbox got an event. */
+export async function claimDueTimers(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
+  return [...new Set((await claimDueTimerEvents(db, scope, limit)).map((r) => r.actor_id))]
 }
 
 /** Milliseconds until the earliest timer is due (undefined when there is none). */

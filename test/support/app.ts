@@ -46,19 +46,22 @@ export async function startTestApp(
     withChain = false,
     logLines,
     wrapRequests,
+    runtimePollMs = 100,
   }: {
     withChain?: boolean
     /** Collects the log's JSON lines (set LOG_LEVEL in `env`). */
     logLines?: string[]
     /** Wraps the server's request listener (test/support/statementCounter.ts runs each request in its own context). */
     wrapRequests?: (listener: RequestListener) => RequestListener
+    /** How often the runtime polls for due timers, inboxes and effects (a commit's timer wakes it sooner). */
+    runtimePollMs?: number
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), 'alts-test-'))
   const config = loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', ...env })
   const destination = logLines && { write: (line: string) => void logLines.push(line) }
-  const services = await createServices(config, createLogger({ level: config.logLevel, ...(destination ? { destination } : {}) }), { runtimePollMs: 100, withChain })
+  const services = await createServices(config, createLogger({ level: config.logLevel, ...(destination ? { destination } : {}) }), { runtimePollMs, withChain })
   await services.start()
   const server: Server = createHttpServer(createApp(services), { logger: services.logger }).listen(0, '127.0.0.1')
   if (wrapRequests) {

@@ -60,3 +60,38 @@ function describe(config: unknown): string {
   const c = config as { name?: string; text?: string }
   return c.name ?? (c.text ?? '').replace(/\s+/g, ' ').trim().slice(0, 80)
 }
+
+/**
+ * Records every statement sent through `pg` (every copy of the driver) while `on`, whatever sent
+ * it: a scheduled run is started by a timer, not a request, so its statements are counted over a
+ * window rather than by context.
+ */
+export function watchAllStatements() {
+  const seen: string[] = []
+  let on = false
+  const restores: Array<() => void> = []
+  const copies = new Set([pg, createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg') as typeof pg])
+  for (const copy of copies) {
+    const proto = copy.Client.prototype as unknown as { query: QueryFn }
+    const original = proto.query
+    proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+      if (on) seen.push(describe(config))
+      return original.call(this, config, ...rest)
+    }
+    restores.push(() => {
+      proto.query = original
+    })
+  }
+  return {
+    start: () => {
+      seen.length = 0
+      on = true
+    },
+    /** Stops recording; answers what was sent since `start`. */
+    stop: (): string[] => {
+      on = false
+      return [...seen]
+    },
+    restore: () => restores.forEach((r) => r()),
+  }
+}

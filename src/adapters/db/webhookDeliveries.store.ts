@@ -137,7 +137,7 @@ export function createWebhookDeliveriesStore(db: Queryable) {
     /** When the next delivery is due (ms from now), if any is waiting. */
     async nextDueInMs(): Promise<number | undefined> {
       const { rows } = await db.query<{ ms: number | null }>(
-        `select greatest(0, extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as ms
+        `select case when min(next_attempt_at) is null then null else greatest(0, extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 end as ms
            from webhook_delivery where status in ('pending', 'failed')`,
       )
       return rows[0]?.ms ?? undefined

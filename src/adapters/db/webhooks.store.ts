@@ -111,16 +111,20 @@ export function createWebhooksStore(db: Queryable) {
     },
 
     /**
-     * Fixes the event's data and creates one delivery per enabled endpoint that wants it, in one
-     * statement: when two nodes fan the same event out, only the first one's update matches, and
-     * the other's inserts nothing. Answers how many deliveries were created.
+     * Fixes each event's data and creates one delivery per enabled endpoint that wants it, for a
+     * batch of events in one statement: when two nodes fan the same event out, only the first
+     * one's update matches, and the other's inserts nothing for it. Answers how many deliveries
+     * were created.
      */
-    async fanOut(seq: string, data: unknown): Promise<number> {
-      const { rowCount } = await db.query(
-        `with e as (
-           update account_event set data = coalesce(data, $2::jsonb), fanned_out_at = now()
-            where seq = $1 and fanned_out_at is null
-           returning seq, id, account_id, type, only_endpoint, except_endpoint
+    async fanOut(batch: ReadonlyArray<{ seq: string; data: unknown }>): Promise<number> {
+      if (batch.length === 0) return 0
+      const { rowCount } = await db.query({
+        name: 'account_event.fan_out',
+        text: `with e as (
+           update account_event a set data = coalesce(a.data, d.data), fanned_out_at = now()
+             from jsonb_to_recordset($1::jsonb) as d(seq bigint, data jsonb)
+            where a.seq = d.seq and a.fanned_out_at is null
+           returning a.seq, a.id, a.account_id, a.type, a.only_endpoint, a.except_endpoint
          )
          insert into webhook_delivery (id, endpoint_id, account_id, event_seq, next_attempt_at)
          select 'msg_' || substr(md5(e.id || ':' || w.id), 1, 24), w.id, e.account_id, e.seq, now()
@@ -129,8 +133,8 @@ export function createWebhooksStore(db: Queryable) {
              or (e.only_endpoint is null and w.enabled and w.id is distinct from e.except_endpoint
                  and (e.type = 'webhook.disabled' or e.type = any(w.events) or '*' = any(w.events)))
          on conflict (endpoint_id, event_seq) do nothing`,
-        [seq, JSON.stringify(data)],
-      )
+        values: [JSON.stringify(batch.map((b) => ({ seq: b.seq, data: b.data ?? null })))],
+      })
       return rowCount ?? 0
     },
   }

@@ -55,13 +55,16 @@ export function createWebhookDispatcher({ pool, logger, settings, render }: { po
 
   async function fanOutEvents(): Promise<number> {
     const batch = await events.unfannedEvents(100)
+    const rendered: Array<{ seq: string; data: unknown }> = []
     for (const e of batch) {
       const data = e.data ?? (await render(e).catch((err: unknown) => {
         logger.warn({ err, eventId: e.id }, 'webhook event rendered from its record')
         return undefined
       })) ?? { id: e.resource_id, ...e.detail }
-      await events.fanOut(e.seq, data)
+      rendered.push({ seq: e.seq, data })
     }
+    // The whole batch's data and deliveries in one statement.
+    await events.fanOut(rendered)
     return batch.length
   }
 

@@ -33,10 +33,19 @@ export type ModelLoopDeps = {
  */
 export async function checkModelLoop(
   deps: ModelLoopDeps,
-  input: { accountId: string; agentId: string; model: string | undefined; firstMessage: string; /** Refuse a listed agent, naming this action (a run). */ refuseListed?: string | undefined },
+  input: {
+    accountId: string
+    agentId: string
+    model: string | undefined
+    firstMessage: string
+    /** Refuse a listed agent, naming this action (a run). */
+    refuseListed?: string | undefined
+    /** The balance as the caller read it already (else read here). */
+    balance?: Promise<{ credits: number; reserved: number }> | undefined
+  },
 ): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[]; instructions: string }> {
   // Both reads at once (the balance is only looked at once the agent passed).
-  const balance = deps.credits.balance(input.accountId)
+  const balance = input.balance ?? deps.credits.balance(input.accountId)
   balance.catch(() => {})
   const agent = await deps.agent(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new AgentDeletedError()

@@ -71,8 +71,8 @@ export type RunState = RunInput & {
 
 /** Runs as actors (src/workflows/run/runs.ts). */
 export interface Runs {
-  /** Creates the run's actor and writes its goal as a message; RunInProgressError when the agent has one not ended. */
-  start(run: RunInput): Promise<void>
+  /** Creates the run's actor and writes its goal as a message; answers the run as created (as it is, when it existed already); RunInProgressError when the agent has one not ended. */
+  start(run: RunInput): Promise<RunState>
   get(runId: string): Promise<RunState | undefined>
   /**
    * An agent's runs made by the account, newest first, strictly after the cursor `(createdAt, id)`
@@ -83,6 +83,6 @@ export interface Runs {
   stop(runId: string, accountId: string, waitMs: number): Promise<RunState | undefined>
   /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
   stopActive(agentId: string): Promise<string | null>
-  /** When the agent's newest scheduled run was created (null: never). */
-  lastScheduledRunAt(agentId: string): Promise<Date | null>
+  /** A schedule check's reads in one: when the agent's newest scheduled run was created, and the account's balance (rejects NotFoundError without the account). */
+  scheduleFacts(accountId: string, agentId: string): Promise<{ lastRunAt: Date | null; balance: Promise<{ credits: number; reserved: number }> }>
 }

@@ -3,7 +3,7 @@ import { fieldErrorsOf } from '../fieldErrors.ts'
 import { checkModelLoop, type ModelLoopDeps } from '../chat/checkModelLoop.ts'
 import { runSystemPromptOf } from './runPrompt.ts'
 import { startRunSchema, type RunLimits, type StartRunRequest } from './run.schema.ts'
-import type { RunInput, Runs, RunState } from './ports.ts'
+import type { RunInput, Runs } from './ports.ts'
 import { runView } from './getRun.ts'
 
 export type RunsDeps = ModelLoopDeps & {
@@ -20,6 +20,8 @@ export type StartRunInput = {
   trigger?: RunInput['trigger']
   /** The automation whose firing starts the run (its budget counts the run's money moves). */
   automationId?: string | undefined
+  /** The account's balance as the caller read it already (a schedule check reads it with the last run's time). */
+  balance?: Promise<{ credits: number; reserved: number }> | undefined
 }
 
 /**
@@ -36,7 +38,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
   const parsed = startRunSchema(deps.limits).safeParse(input.request)
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run' })
+  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run', balance: input.balance })
   const run: RunInput = {
     runId: input.runId ?? deps.newId(),
     accountId: input.accountId,
@@ -52,7 +54,5 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
     maxCredits: body.maxCredits ?? deps.limits.defaults.maxCredits,
     maxSeconds: body.maxSeconds ?? deps.limits.defaults.maxSeconds,
   }
-  await deps.runs.start(run)
-  const state: RunState | undefined = await deps.runs.get(run.runId)
-  return runView(state!)
+  return runView(await deps.runs.start(run))
 }

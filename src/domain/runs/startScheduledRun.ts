@@ -42,15 +42,16 @@ export type StartScheduledRunInput = {
  * const outcome = await startScheduledRun(deps, { accountId, agentId, runId, slackMs: 500 })
  */
 export async function startScheduledRun(
-  deps: RunsDeps & { lastScheduledRunAt(agentId: string): Promise<Date | null>; now(): Date },
+  deps: RunsDeps & { now(): Date },
   input: StartScheduledRunInput,
 ): Promise<ScheduledRunOutcome> {
-  const agent = await deps.agents.getOwned(input.accountId, input.agentId).catch(() => undefined)
+  // The agent from memory when fresh; the last scheduled run's time and the balance in one read.
+  const agent = await deps.agent(input.accountId, input.agentId).catch(() => undefined)
   if (!agent || agent.status === 'deleted' || agent.listingId) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0, next: null }
   const runIntervalSeconds = agent.runIntervalSeconds
   if (runIntervalSeconds <= 0) return { outcome: 'skipped', reason: 'off', runIntervalSeconds, next: null }
   const intervalMs = runIntervalSeconds * 1000
-  const last = await deps.lastScheduledRunAt(agent.id)
+  const { lastRunAt: last, balance } = await deps.runs.scheduleFacts(input.accountId, agent.id)
   const now = deps.now().getTime()
   const after = (inMs: number, dueAt = now + inMs): NextCheck => ({ inMs, dueAt: new Date(dueAt) })
   if (last && now - last.getTime() < intervalMs - input.slackMs) {
@@ -59,7 +60,7 @@ export async function startScheduledRun(
   }
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
   try {
-    const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule' })
+    const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule', balance })
     // Due an interval after the run's own start (what the next check measures from), not after
     // this check began: under load the run's insert can come seconds later, and a timer set from
     // the check's time fired early, into a check that found nothing due.

@@ -1,5 +1,6 @@
 import type pg from 'pg'
-import { findActiveRun, findRunRow, lastScheduledRunCreatedAt, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
+import { findActiveRun, findRunRow, listRunRows, scheduleFacts, type RunRow } from '../../adapters/db/runs.store.ts'
+import { NotFoundError } from '../../domain/errors.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
 import { RunInProgressError } from '../../domain/errors.ts'
 import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
@@ -31,10 +32,13 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
     async start(run) {
       const goal = chatMessageInsert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model })
       try {
-        await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal })
+        const entry = await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal })
+        // The run as created, without reading its row back.
+        const at = entry.createdAt ?? new Date()
+        return stateOf({ status: entry.status, ctx: entry.snapshot.context as RunContext, created_at: at, updated_at: at })
       } catch (err) {
-        // The same run id again (an Idempotency-Key retried after a crash): the run exists, nothing to do.
-        if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return
+        // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
+        if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return (await get(run.runId))!
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
         throw err
       }
@@ -56,9 +60,11 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
       await runtime.enqueue(run.id, run.account_id, { type: 'run.stop' }, `run.stop:${run.id}`)
       return run.id
     },
-    async lastScheduledRunAt(agentId) {
-      const at = await lastScheduledRunCreatedAt(pool, runKind.kind, agentId)
-      return at ? new Date(at) : null
+    async scheduleFacts(accountId, agentId) {
+      const f = await scheduleFacts(pool, runKind.kind, agentId, accountId)
+      const balance = f.credits === null ? Promise.reject(new NotFoundError('Account')) : Promise.resolve({ credits: Number(f.credits), reserved: Number(f.reserved) })
+      balance.catch(() => {})
+      return { lastRunAt: f.at ? new Date(f.at) : null, balance }
     },
   }
 }

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { waitFor } from './support/waitFor.ts'
+import { watchAllStatements } from './support/statementCounter.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+
+/**
+ * The statements a scheduled run costs, counted over a window of runs of one agent on a 2 s
+ * interval (the model answering at once), everything the service sent included. The pollers'
+ * statements (due timers, inboxes, effects, webhook deliveries, the node's heartbeat) are counted
+ * apart: under load one of each serves every actor due at once (docs/benchmarks.md, "What a
+ * scheduled run sends").
+ */
+const POLLERS = [
+  'actor.claim_timers', 'actor.next_timer', 'effect.claim.due', 'shard.heartbeat',
+  'select distinct actor_id from actor_inbox', // the runtime's scan for inboxes written elsewhere
+  'select seq, id, account_id, type, resource_kind', // events not fanned out yet
+  'with cand as', // webhook deliveries due
+  'select case when min(next_attempt_at)', // the next delivery's time
+]
+const counter = watchAllStatements()
+let app: TestApp
+let api: Api
+let model: ModelServer
+
+const endedRuns = async () =>
+  (await app.services.db.pool.query<{ n: number }>(`select count(*)::int as n from actor where kind = 'run' and status = 'completed'`)).rows[0]!.n
+
+beforeAll(async () => {
+  model = await startModelServer()
+  model.mock.onMessage('', { content: 'Nothing to do.', usage: { prompt_tokens: 200, completion_tokens: 3 } })
+  // Polls only when a timer is due (a commit's timer wakes the poller): each poll is the run's.
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', RUN_MIN_INTERVAL_SECONDS: '1' }, { runtimePollMs: 600_000 })
+  ;({ api } = await app.account())
+}, 60_000)
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+  counter.restore()
+})
+
+describe('statements per scheduled run', () => {
+  it('a run costs at most 11 of its own: no inbox read for its timer, no read of the agent row, the last run and the balance apart, no read of the run back', async () => {
+    const agent = await api('POST', '/agents', { name: 'scheduled', model: 'gpt-4o-mini', skills: [], run_interval_seconds: 2 })
+    expect(agent.status).toBe(201)
+    expect((await api('POST', `/agents/${agent.body.id}/start`)).status).toBe(200)
+    await waitFor(async () => (await endedRuns()) >= 1, 20_000)
+    const before = await endedRuns()
+    counter.start()
+    await waitFor(async () => (await endedRuns()) >= before + 3, 30_000)
+    const sent = counter.stop().filter((s) => !s.startsWith('select count(*)::int as n from actor where kind'))
+    const runs = (await endedRuns()) - before
+    const own = sent.filter((s) => !POLLERS.some((p) => s.startsWith(p)))
+    const count = (name: string) => own.filter((s) => s === name).length
+    // The timer's event is applied as its claim answered it: the agent's inbox is read once per
+    // run, for the run's end, which the agent also marks processed.
+    expect(count('actor.inbox.pending')).toBeLessThanOrEqual(runs)
+    // One read for the schedule check (the last scheduled run's time and the balance together).
+    expect(count('run.schedule_facts')).toBeGreaterThanOrEqual(runs)
+    expect(own.filter((s) => s.startsWith('select max(created_at)') || s.startsWith('select credits, credits_reserved')).length).toBe(0)
+    // The agent's row at most once per run (held 2 s in memory: the check and the run's start share it).
+    expect(count('agent.owned')).toBeLessThanOrEqual(runs)
+    // Each run's creation and its outcome are one statement each.
+    expect(count('actor.insert+chat.message.insert')).toBe(runs)
+    expect(count('actor.commit+chat.message.insert+credits.settle.write')).toBe(runs)
+    expect(own.length / runs).toBeLessThanOrEqual(11)
+  }, 90_000)
+})
