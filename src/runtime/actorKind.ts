@@ -56,6 +56,13 @@ export type ActorKind = {
    */
   watchersOf?(snapshot: AnyMachineSnapshot): readonly string[]
   /**
+   * Whether this child's end goes to its parent (its watchers hear it regardless): a parent that
+   * needs a child's end only sometimes asks for it (a run's agent, when a check met the run in
+   * progress), and a child that was not asked ends without a row in its parent's inbox, which
+   * the parent would read and mark processed for nothing. Default: always.
+   */
+  tellsParent?(snapshot: AnyMachineSnapshot): boolean
+  /**
    * What to give back when actors of this kind were asked for as children but never created (the
    * parent ended first): a write run in the transaction that gives up on them (a reservation the
    * caller made for them, say). Default: nothing.

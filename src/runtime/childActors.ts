@@ -26,9 +26,9 @@ export const childEndEventSchema = z.object({
 export type ChildEndEvent = z.infer<typeof childEndEventSchema>
 
 /**
- * The `child.done` / `child.failed` event for a child's parent, and for the actors its kind
- * names as watchers, once the child is final (none otherwise); deduplicated in each one's inbox
- * by the child's id (and the watcher's).
+ * The `child.done` / `child.failed` event for a child's parent (unless its kind says the parent
+ * did not ask, `tellsParent`), and for the actors its kind names as watchers, once the child is
+ * final (none otherwise); deduplicated in each one's inbox by the child's id (and the watcher's).
  */
 export function childEnd(entry: ActorEntry): Notify[] {
   if (!entry.parentId || entry.snapshot.status !== 'done') return []
@@ -43,8 +43,9 @@ export function childEnd(entry: ActorEntry): Notify[] {
     at: new Date().toISOString(),
   }
   const watchers = entry.kind.watchersOf?.(entry.snapshot) ?? []
+  const toParent = entry.kind.tellsParent?.(entry.snapshot) ?? true
   return [
-    { actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` },
+    ...(toParent ? [{ actorId: entry.parentId, event, dedupeKey: `child:${entry.id}` }] : []),
     ...watchers.filter((w) => w !== entry.parentId).map((w) => ({ actorId: w, event, dedupeKey: `child:${entry.id}:${w}` })),
   ]
 }

@@ -24,6 +24,11 @@ export type RunInput = RunBudgets & {
    * before it was kept): the run's money moves count against that automation's `max_spend_usd`.
    */
   automationId?: string
+  /**
+   * Whether the run's agent hears its end (false: only once a schedule check that met it in
+   * progress asks, `run.tell_parent`). Absent in runs stored before it was kept: it does.
+   */
+  tellParent?: boolean
 }
 
 export type RunToolCall = {
@@ -81,6 +86,8 @@ export interface Runs {
   list(agentId: string, opts: { accountId: string; limit: number; status?: RunStatus | undefined; before?: { at: string; id: string } | undefined }): Promise<RunState[]>
   /** Asks the run to stop (nothing new starts), then waits up to `waitMs` for it to end. */
   stop(runId: string, accountId: string, waitMs: number): Promise<RunState | undefined>
+  /** Asks the agent's run in progress, if any, to tell the agent when it ends; false when none is in progress (any more). */
+  tellAgentAtEnd(agentId: string): Promise<boolean>
   /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
   stopActive(agentId: string): Promise<string | null>
   /** A schedule check's reads in one: when the agent's newest scheduled run was created, and the account's balance (rejects NotFoundError without the account). */

@@ -49,6 +49,8 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
     tools,
     system: runSystemPromptOf(agent, instructions),
     trigger: input.trigger ?? 'api',
+    // The agent needs a run's end only when a schedule check met the run in progress (it asks then).
+    tellParent: false,
     ...(input.automationId ? { automationId: input.automationId } : {}),
     maxSteps: body.maxSteps ?? deps.limits.defaults.maxSteps,
     maxCredits: body.maxCredits ?? deps.limits.defaults.maxCredits,

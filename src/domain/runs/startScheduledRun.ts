@@ -59,19 +59,26 @@ export async function startScheduledRun(
     return { outcome: 'skipped', reason: 'not_due', runIntervalSeconds, next: after(dueAt - now, dueAt) }
   }
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
-  try {
-    const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule', balance })
-    // Due an interval after the run's own start (what the next check measures from), not after
-    // this check began: under load the run's insert can come seconds later, and a timer set from
-    // the check's time fired early, into a check that found nothing due.
-    const dueAt = Date.parse(run.createdAt) + intervalMs
-    return { outcome: 'started', runId: run.id, runIntervalSeconds, next: after(Math.max(0, dueAt - deps.now().getTime()), dueAt) }
-  } catch (err) {
-    // Due now, but a run is in progress: the check comes again when it ends, or an interval from now.
-    if (err instanceof RunInProgressError) return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds, next: after(intervalMs, now) }
-    if (err instanceof ModelProviderNotConfiguredError) return { outcome: 'pause', reason: 'model_provider_not_configured', runIntervalSeconds, next: null }
-    if (err instanceof InsufficientCreditsError) return { outcome: 'pause', reason: 'insufficient_credits', runIntervalSeconds, next: null }
-    if (err instanceof ServiceError && err.status < 500) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds, next: null }
-    throw err
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule', balance })
+      // Due an interval after the run's own start (what the next check measures from), not after
+      // this check began: under load the run's insert can come seconds later, and a timer set from
+      // the check's time fired early, into a check that found nothing due.
+      const dueAt = Date.parse(run.createdAt) + intervalMs
+      return { outcome: 'started', runId: run.id, runIntervalSeconds, next: after(Math.max(0, dueAt - deps.now().getTime()), dueAt) }
+    } catch (err) {
+      // Due now, but a run is in progress: it is asked to tell the agent when it ends (a run does
+      // not otherwise), and the check comes again then, or an interval from now. A run that ended
+      // in between (nothing left to ask) leaves the way free: check once more.
+      if (err instanceof RunInProgressError) {
+        if (attempt === 0 && !(await deps.runs.tellAgentAtEnd(agent.id))) continue
+        return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds, next: after(intervalMs, now) }
+      }
+      if (err instanceof ModelProviderNotConfiguredError) return { outcome: 'pause', reason: 'model_provider_not_configured', runIntervalSeconds, next: null }
+      if (err instanceof InsufficientCreditsError) return { outcome: 'pause', reason: 'insufficient_credits', runIntervalSeconds, next: null }
+      if (err instanceof ServiceError && err.status < 500) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds, next: null }
+      throw err
+    }
   }
 }

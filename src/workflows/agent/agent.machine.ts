@@ -108,8 +108,9 @@ function endedWhenDue(context: AgentContext, event: AgentEvent): boolean {
  * entering `running` checks at once; each check (AGENT_RUN_DUE) answers with the next due time,
  * and the timer is re-armed to it (none while the run interval is 0). A due time passed while
  * the service was down fires once. A check that meets a run in progress re-arms a fallback one
- * interval away and checks again as soon as that run ends (the run's end reaches the agent in
- * the run's own commit); a change of the run interval checks again at once.
+ * interval away and checks again as soon as that run ends (the check asks the run to tell the
+ * agent, and its end reaches the agent in the run's own commit); a change of the run interval
+ * checks again at once.
  */
 export const agentMachine = setup({
   types: {

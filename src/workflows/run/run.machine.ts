@@ -34,6 +34,9 @@ export type RunContext = RunInput & {
   exhausted: 'maxSteps' | 'maxCredits' | 'maxSeconds' | null
 }
 
+/** Asks a run to tell its agent when it ends (see RunInput.tellParent). */
+export const RUN_TELL_PARENT = 'run.tell_parent'
+
 /** The `maxSeconds` timer: raised with a delay on entering `running`, cancelled on leaving it. */
 export const RUN_DEADLINE = 'run.deadline'
 /** The same timer as runs stored before it had a name of its own hold it (xstate's generated name for `after`); see `renamedTimers`. */
@@ -45,6 +48,8 @@ export const runEventSchema = z.union([
   z.object({ type: z.enum([`${RUN_MODEL_CALL}.failed`, `${RUN_TOOL_CALL}.failed`]), effectId: z.string(), error: z.string() }),
   z.object({ type: z.literal('run.stop') }),
   z.object({ type: z.literal(RUN_DEADLINE) }),
+  // A schedule check of the run's agent met it in progress: the agent hears its end.
+  z.object({ type: z.literal(RUN_TELL_PARENT) }),
 ])
 type RunEvent = z.infer<typeof runEventSchema>
 type ModelDone = Extract<RunEvent, { type: 'model.done' }>
@@ -101,6 +106,7 @@ export const runMachine = setup({
       exit: cancel(RUN_DEADLINE),
       on: {
         [RUN_DEADLINE]: { actions: assign({ timeUp: true }) },
+        [RUN_TELL_PARENT]: { actions: assign({ tellParent: true }) },
         'run.stop': {
           guard: ({ context }) => context.stop === null,
           actions: assign({ stop: ({ context }) => ({ inFlight: inFlightOf(context) }) }),
@@ -227,6 +233,8 @@ export const runKind: ActorKind = {
   failureStates: ['failed', 'budget_exhausted'],
   isFailure: (s: AnyMachineSnapshot) => s.value === 'failed' || s.value === 'budget_exhausted',
   // A run an automation's firing started: the automation hears its end (the firing's outcome).
+  // Its agent hears its end only when it asked (a run stored before `tellParent` was kept: always).
+  tellsParent: (s: AnyMachineSnapshot) => (s.context as RunContext).tellParent !== false,
   watchersOf: (s: AnyMachineSnapshot) => {
     const automationId = (s.context as RunContext).automationId
     return automationId ? [automationId] : []

@@ -1,11 +1,12 @@
 import type pg from 'pg'
 import { findActiveRun, findRunRow, listRunRows, scheduleFacts, type RunRow } from '../../adapters/db/runs.store.ts'
-import { NotFoundError } from '../../domain/errors.ts'
+import { InvalidStateError, NotFoundError } from '../../domain/errors.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
 import { RunInProgressError } from '../../domain/errors.ts'
 import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
-import { RUN_FINAL, runKind, type RunContext } from './run.machine.ts'
+import { RUN_FINAL, RUN_TELL_PARENT, runKind, type RunContext } from './run.machine.ts'
+import { ActorEventRefusedError } from '../../runtime/actorErrors.ts'
 
 type Row = RunRow<RunContext>
 
@@ -20,8 +21,9 @@ function stateOf(row: Row): RunState {
 /**
  * Runs over the actor runtime: a run is a `run` actor whose id is the run id, created in one
  * statement with its goal as the user message (its steps are then written as the agent's chat
- * messages too, under the run id). A run is its agent's child: its end reaches the agent's inbox
- * in its own commit (a scheduled check skipped for it is made again then). The database refuses a second run not ended for an agent.
+ * messages too, under the run id). A run is its agent's child; its end reaches the agent's inbox
+ * in its own commit only when a schedule check that met it in progress asked (`tellAgentAtEnd`:
+ * the check is made again then). The database refuses a second run not ended for an agent.
  */
 export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime }): Runs {
   async function get(runId: string): Promise<RunState | undefined> {
@@ -53,6 +55,15 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
       await runtime.enqueue(runId, accountId, { type: 'run.stop' }, `run.stop:${runId}`)
       await runtime.waitFor(runId, (e) => RUN_FINAL.has(e.status), waitMs)
       return get(runId)
+    },
+    async tellAgentAtEnd(agentId) {
+      const run = await findActiveRun(pool, runKind.kind, agentId)
+      if (!run) return false
+      // Refused once the run has ended (it ended untold): the caller checks again.
+      return runtime.send(run.id, { type: RUN_TELL_PARENT }).then(() => true, (err: unknown) => {
+        if (err instanceof InvalidStateError || err instanceof ActorEventRefusedError) return false
+        throw err
+      })
     },
     async stopActive(agentId) {
       const run = await findActiveRun(pool, runKind.kind, agentId)
