@@ -69,6 +69,25 @@ const recordOf = (r: AgentRow): AgentRecord => ({
 })
 
 /**
+ * What an agent's schedule check reads, in one statement: the agent as `findOwned` answers it,
+ * when its newest scheduled run (an actor of `runKind`) was created, and its account's balance.
+ * Undefined when the account has no such agent.
+ */
+export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; credits: number; reserved: number } | undefined> {
+  const { rows } = await db.query<AgentRow & { last_run_at: Date | null; acc_credits: string; acc_reserved: string }>({
+    name: 'agent.schedule_facts',
+    text: `select ${COLUMNS},
+              (select max(r.created_at) from actor r where r.kind = $3 and r.snapshot->'context'->>'agentId' = a.id::text
+                  and r.snapshot->'context'->>'trigger' = 'schedule') as last_run_at,
+              acc.credits as acc_credits, acc.credits_reserved as acc_reserved
+           ${FROM} join account acc on acc.id = a.account_id where a.id = $1 and a.account_id = $2`,
+    values: [agentId, accountId, runKind],
+  })
+  const r = rows[0]
+  return r && { agent: recordOf(r), lastRunAt: r.last_run_at ? new Date(r.last_run_at) : null, credits: Number(r.acc_credits), reserved: Number(r.acc_reserved) }
+}
+
+/**
  * The agent aggregate (the `agent` and `agent_whitelist` tables) in plain SQL on the pool, one
  * style for both tables. The agent-and-actor read joins the actor row (not an entity: the actor
  * store owns it) and lays the matured pending guardrail changes over the policy in the same round

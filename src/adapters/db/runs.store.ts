@@ -39,19 +39,3 @@ export async function findActiveRun(db: Db, kind: string, agentId: string): Prom
   )
   return rows[0]
 }
-
-/**
- * What a schedule check reads, in one statement: when the agent's newest scheduled run was
- * created (null: never) and the account's credits (null: no such account).
- */
-export async function scheduleFacts(db: Db, kind: string, agentId: string, accountId: string): Promise<{ at: Date | string | null; credits: string | null; reserved: string | null }> {
-  const { rows } = await db.query<{ at: Date | string | null; credits: string | null; reserved: string | null }>({
-    name: 'run.schedule_facts',
-    text: `select (select max(created_at) from actor where kind = $1 and snapshot->'context'->>'agentId' = $2 and snapshot->'context'->>'trigger' = 'schedule') as at,
-                  a.credits, a.credits_reserved as reserved
-             from (select 1) one left join account a on a.id = $3`,
-    values: [kind, agentId, accountId],
-  })
-  return rows[0] ?? { at: null, credits: null, reserved: null }
-}
-

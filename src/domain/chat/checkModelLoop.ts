@@ -41,13 +41,15 @@ export async function checkModelLoop(
     /** Refuse a listed agent, naming this action (a run). */
     refuseListed?: string | undefined
     /** The balance as the caller read it already (else read here). */
-    balance?: Promise<{ credits: number; reserved: number }> | undefined
+    balance?: { credits: number; reserved: number } | undefined
+    /** The agent as the caller read it already (else read here). */
+    agent?: AgentRecord | undefined
   },
 ): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[]; instructions: string }> {
   // Both reads at once (the balance is only looked at once the agent passed).
-  const balance = input.balance ?? deps.credits.balance(input.accountId)
+  const balance = input.balance ? Promise.resolve(input.balance) : deps.credits.balance(input.accountId)
   balance.catch(() => {})
-  const agent = await deps.agent(input.accountId, input.agentId)
+  const agent = input.agent ?? (await deps.agent(input.accountId, input.agentId))
   if (agent.status === 'deleted') throw new AgentDeletedError()
   if (input.refuseListed) assertNotListed(agent, input.refuseListed)
   const model = input.model !== undefined ? deps.models.get(input.model) : (deps.models.get(agent.model) ?? deps.defaultModel)

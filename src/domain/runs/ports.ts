@@ -1,4 +1,5 @@
 import type { ModelUsage } from '../chat/ports.ts'
+import type { AgentRecord } from '../agents/ports.ts'
 
 export type RunStatus = 'queued' | 'running' | 'completed' | 'stopped' | 'failed' | 'budget_exhausted'
 
@@ -90,6 +91,6 @@ export interface Runs {
   tellAgentAtEnd(agentId: string): Promise<boolean>
   /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
   stopActive(agentId: string): Promise<string | null>
-  /** A schedule check's reads in one: when the agent's newest scheduled run was created, and the account's balance (rejects NotFoundError without the account). */
-  scheduleFacts(accountId: string, agentId: string): Promise<{ lastRunAt: Date | null; balance: Promise<{ credits: number; reserved: number }> }>
+  /** A schedule check's reads in one: the agent, when its newest scheduled run was created, and the account's balance (undefined: no such agent of the account). */
+  scheduleFacts(accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; balance: { credits: number; reserved: number } } | undefined>
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts'
+import type { AgentRecord } from '../agents/ports.ts'
 import { fieldErrorsOf } from '../fieldErrors.ts'
 import { checkModelLoop, type ModelLoopDeps } from '../chat/checkModelLoop.ts'
 import { runSystemPromptOf } from './runPrompt.ts'
@@ -21,7 +22,9 @@ export type StartRunInput = {
   /** The automation whose firing starts the run (its budget counts the run's money moves). */
   automationId?: string | undefined
   /** The account's balance as the caller read it already (a schedule check reads it with the last run's time). */
-  balance?: Promise<{ credits: number; reserved: number }> | undefined
+  balance?: { credits: number; reserved: number } | undefined
+  /** The agent as the caller read it already (a schedule check reads it with the balance). */
+  agent?: AgentRecord | undefined
 }
 
 /**
@@ -38,7 +41,7 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
   const parsed = startRunSchema(deps.limits).safeParse(input.request)
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run', balance: input.balance })
+  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run', balance: input.balance, agent: input.agent })
   const run: RunInput = {
     runId: input.runId ?? deps.newId(),
     accountId: input.accountId,

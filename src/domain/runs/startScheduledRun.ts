@@ -45,13 +45,14 @@ export async function startScheduledRun(
   deps: RunsDeps & { now(): Date },
   input: StartScheduledRunInput,
 ): Promise<ScheduledRunOutcome> {
-  // The agent from memory when fresh; the last scheduled run's time and the balance in one read.
-  const agent = await deps.agent(input.accountId, input.agentId).catch(() => undefined)
-  if (!agent || agent.status === 'deleted' || agent.listingId) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0, next: null }
+  // The agent, its last scheduled run's time and the account's balance: one read.
+  const facts = await deps.runs.scheduleFacts(input.accountId, input.agentId)
+  const agent = facts?.agent
+  if (!facts || !agent || agent.status === 'deleted' || agent.listingId) return { outcome: 'skipped', reason: 'agent_unavailable', runIntervalSeconds: 0, next: null }
   const runIntervalSeconds = agent.runIntervalSeconds
   if (runIntervalSeconds <= 0) return { outcome: 'skipped', reason: 'off', runIntervalSeconds, next: null }
   const intervalMs = runIntervalSeconds * 1000
-  const { lastRunAt: last, balance } = await deps.runs.scheduleFacts(input.accountId, agent.id)
+  const { lastRunAt: last, balance } = facts
   const now = deps.now().getTime()
   const after = (inMs: number, dueAt = now + inMs): NextCheck => ({ inMs, dueAt: new Date(dueAt) })
   if (last && now - last.getTime() < intervalMs - input.slackMs) {
@@ -61,7 +62,7 @@ export async function startScheduledRun(
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
   for (let attempt = 0; ; attempt++) {
     try {
-      const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule', balance })
+      const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule', balance, agent })
       // Due an interval after the run's own start (what the next check measures from), not after
       // this check began: under load the run's insert can come seconds later, and a timer set from
       // the check's time fired early, into a check that found nothing due.

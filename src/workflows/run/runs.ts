@@ -1,8 +1,8 @@
 import type pg from 'pg'
-import { findActiveRun, findRunRow, listRunRows, scheduleFacts, type RunRow } from '../../adapters/db/runs.store.ts'
-import { InvalidStateError, NotFoundError } from '../../domain/errors.ts'
+import { findActiveRun, findRunRow, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
+import { scheduleFactsOf } from '../../adapters/db/agents.repository.ts'
+import { InvalidStateError, RunInProgressError } from '../../domain/errors.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
-import { RunInProgressError } from '../../domain/errors.ts'
 import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
 import { RUN_FINAL, RUN_TELL_PARENT, runKind, type RunContext } from './run.machine.ts'
@@ -72,10 +72,8 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
       return run.id
     },
     async scheduleFacts(accountId, agentId) {
-      const f = await scheduleFacts(pool, runKind.kind, agentId, accountId)
-      const balance = f.credits === null ? Promise.reject(new NotFoundError('Account')) : Promise.resolve({ credits: Number(f.credits), reserved: Number(f.reserved) })
-      balance.catch(() => {})
-      return { lastRunAt: f.at ? new Date(f.at) : null, balance }
+      const f = await scheduleFactsOf(pool, runKind.kind, accountId, agentId)
+      return f && { agent: f.agent, lastRunAt: f.lastRunAt, balance: { credits: f.credits, reserved: f.reserved } }
     },
   }
 }
