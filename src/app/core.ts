@@ -21,7 +21,7 @@ import { createChatTurns } from '../workflows/chatTurn/chatTurns.ts'
 import { createRuns } from '../workflows/run/runs.ts'
 import { startRun, type RunsDeps, type StartRunInput } from '../domain/runs/startRun.ts'
 import type { ListMessagesQuery } from '../domain/chat/chat.schema.ts'
-import { getRun } from '../domain/runs/getRun.ts'
+import { getRun, getRuns } from '../domain/runs/getRun.ts'
 import { listRuns } from '../domain/runs/listRuns.ts'
 import { stopRun } from '../domain/runs/stopRun.ts'
 import { startScheduledRun, type StartScheduledRunInput } from '../domain/runs/startScheduledRun.ts'
@@ -247,6 +247,7 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
   return {
     startRun: (input: StartRunInput) => startRun(deps, input),
     getRun: (input: { accountId: string; runId: string }) => getRun(deps, input),
+    getRuns: (input: { refs: ReadonlyArray<{ accountId: string; runId: string }> }) => getRuns(deps, input),
     listRuns: (input: { accountId: string; agentId: string; query: ListRunsQuery }) => listRuns(deps, input),
     stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
     /** A running agent's tick: starts its scheduled run when one is due (never two at once). */

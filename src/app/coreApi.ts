@@ -60,7 +60,7 @@ import type { createListing } from '../domain/marketplace/createListing.ts'
 import type { endBid } from '../domain/marketplace/endBid.ts'
 import type { listMyBids, listReceivedBids } from '../domain/marketplace/listBids.ts'
 import type { placeBid } from '../domain/marketplace/placeBid.ts'
-import type { getRun } from '../domain/runs/getRun.ts'
+import type { getRun, getRuns } from '../domain/runs/getRun.ts'
 import type { listRuns } from '../domain/runs/listRuns.ts'
 import type { startRun } from '../domain/runs/startRun.ts'
 import type { startScheduledRun } from '../domain/runs/startScheduledRun.ts'
@@ -137,6 +137,7 @@ export interface ChatUseCases {
 export interface RunUseCases {
   startRun: Bound<typeof startRun>
   getRun: Bound<typeof getRun>
+  getRuns: Bound<typeof getRuns>
   listRuns: Bound<typeof listRuns>
   stopRun: Bound<typeof stopRun>
   /** A running agent's tick: starts its scheduled run when one is due (never two at once). */

@@ -34,7 +34,7 @@ import { createDepositServices } from '../adapters/chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
 import { createWebhookDispatcher } from '../adapters/webhooks/dispatcher.ts'
 import { webhookUseCases } from './webhookUseCases.ts'
-import { renderEventWith } from './webhookEvents.ts'
+import { renderEventsWith } from './webhookEvents.ts'
 import { createCore, type Core, type IdentityAdapters } from './core.ts'
 import { chatTurnKind } from '../workflows/chatTurn/chatTurn.machine.ts'
 import { createChatTurnEffects } from '../workflows/chatTurn/chatTurn.effects.ts'
@@ -138,7 +138,7 @@ export async function createServices(
   if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
   // Account events out: the endpoints' use cases, and the dispatcher that fans events out and delivers them.
-  const dispatcher = createWebhookDispatcher({ pool: db.pool, logger, settings: config.webhooks, render: renderEventWith(core) })
+  const dispatcher = createWebhookDispatcher({ pool: db.pool, logger, settings: config.webhooks, render: renderEventsWith(core, logger) })
   const webhooks = webhookUseCases({ pool: db.pool, policy: config.webhooks.policy, wake: dispatcher.wake })
   return {
     config,

@@ -34,3 +34,28 @@ export function renderEventWith(core: Core) {
     }
   }
 }
+
+/**
+ * The data of a batch of events (see renderEventWith), in order: the runs among them read in one
+ * statement; each other one rendered on its own. An event whose read fails is undefined (its record is used).
+ */
+export function renderEventsWith(core: Core, logger: { warn(o: object, m: string): void }) {
+  const one = renderEventWith(core)
+  return async (events: readonly AccountEventRow[]): Promise<unknown[]> => {
+    const runRefs = events.filter((e) => e.resource_kind === 'run' && e.resource_id).map((e) => ({ accountId: e.account_id, runId: e.resource_id! }))
+    const runs = runRefs.length > 1 ? await core.getRuns({ refs: runRefs }).catch(() => undefined) : undefined
+    const out: unknown[] = []
+    for (const e of events) {
+      const run = e.resource_kind === 'run' ? runs?.get(e.resource_id ?? '') : undefined
+      if (run) {
+        out.push({ ...run, status: e.detail.status })
+        continue
+      }
+      out.push(await one(e).catch((err: unknown) => {
+        logger.warn({ err, eventId: e.id }, 'webhook event rendered from its record')
+        return undefined
+      }))
+    }
+    return out
+  }
+}

@@ -15,6 +15,12 @@ export async function findRunRow<C>(db: Db, kind: string, runId: string): Promis
   return rows[0]
 }
 
+/** Run actors by id, in one statement (those of another kind, or none, are left out). */
+export async function findRunRows<C>(db: Db, kind: string, runIds: readonly string[]): Promise<Array<RunRow<C> & { id: string }>> {
+  const { rows } = await db.query<RunRow<C> & { id: string }>(`select id, ${SELECT.slice('select '.length)} where id = any($1::text[]) and kind = $2`, [runIds, kind])
+  return rows
+}
+
 /** An agent's run actors of one account, newest first, optionally of one state and before a (created_at, id) cursor. */
 export async function listRunRows<C>(
   db: Db,

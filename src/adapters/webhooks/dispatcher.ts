@@ -25,7 +25,8 @@ export type WebhookSettings = {
 }
 
 /** The resource an event is about, as the API shows it (undefined: the event's recorded detail). */
-export type EventRenderer = (event: AccountEventRow) => Promise<unknown>
+/** The data of a batch of events, in order (undefined: render it from the event's record). */
+export type EventRenderer = (events: readonly AccountEventRow[]) => Promise<unknown[]>
 
 /** The delay before retry `attempt` + 1. */
 export function retryDelayMs(attempt: number, s: Pick<WebhookSettings, 'retryBaseMs' | 'maxDelayMs'>, random = Math.random): number {
@@ -55,14 +56,11 @@ export function createWebhookDispatcher({ pool, logger, settings, render }: { po
 
   async function fanOutEvents(): Promise<number> {
     const batch = await events.unfannedEvents(100)
-    const rendered: Array<{ seq: string; data: unknown }> = []
-    for (const e of batch) {
-      const data = e.data ?? (await render(e).catch((err: unknown) => {
-        logger.warn({ err, eventId: e.id }, 'webhook event rendered from its record')
-        return undefined
-      })) ?? { id: e.resource_id, ...e.detail }
-      rendered.push({ seq: e.seq, data })
-    }
+    // The events without data rendered together (a batch's runs in one read).
+    const bare = batch.filter((e) => e.data === null || e.data === undefined)
+    const data = new Map<string, unknown>()
+    if (bare.length > 0) (await render(bare)).forEach((d, i) => data.set(bare[i]!.seq, d))
+    const rendered = batch.map((e) => ({ seq: e.seq, data: e.data ?? data.get(e.seq) ?? { id: e.resource_id, ...e.detail } }))
     // The whole batch's data and deliveries in one statement.
     await events.fanOut(rendered)
     return batch.length

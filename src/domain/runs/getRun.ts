@@ -50,6 +50,19 @@ export function runView(run: RunState) {
 }
 
 /**
+ * Runs by id, each as its account sees it, in one read: those that do not exist or are another
+ * account's are left out (an account event's data, rendered for a batch of events).
+ *
+ * @example
+ * const views = await getRuns({ runs }, { refs: [{ accountId, runId }] })
+ */
+export async function getRuns({ runs }: { runs: Runs }, input: { refs: ReadonlyArray<{ accountId: string; runId: string }> }): Promise<Map<string, ReturnType<typeof runView>>> {
+  const owner = new Map(input.refs.map((r) => [r.runId, r.accountId]))
+  const found = await runs.getMany([...owner.keys()])
+  return new Map(found.filter((r) => owner.get(r.runId) === r.accountId).map((r) => [r.runId, runView(r)]))
+}
+
+/**
  * One run of the account (404 for another account's).
  *
  * @example

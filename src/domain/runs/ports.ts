@@ -80,6 +80,8 @@ export interface Runs {
   /** Creates the run's actor and writes its goal as a message; answers the run as created (as it is, when it existed already); RunInProgressError when the agent has one not ended. */
   start(run: RunInput): Promise<RunState>
   get(runId: string): Promise<RunState | undefined>
+  /** Runs by id, in one read (those that do not exist are left out). */
+  getMany(runIds: readonly string[]): Promise<RunState[]>
   /**
    * An agent's runs made by the account, newest first, strictly after the cursor `(createdAt, id)`
    * when given (a former owner's runs of a sold agent stay its own: never listed for the buyer).

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { findActiveRun, findRunRow, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
+import { findActiveRun, findRunRow, findRunRows, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
 import { scheduleFactsOf } from '../../adapters/db/agents.repository.ts'
 import { InvalidStateError, RunInProgressError } from '../../domain/errors.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
@@ -46,6 +46,9 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
       }
     },
     get,
+    async getMany(runIds) {
+      return runIds.length === 0 ? [] : (await findRunRows<RunContext>(pool, runKind.kind, runIds)).map(stateOf)
+    },
     async list(agentId, { accountId, limit, status, before }) {
       return (await listRunRows<RunContext>(pool, runKind.kind, agentId, { accountId, limit, status, before })).map(stateOf)
     },
