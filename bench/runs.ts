@@ -101,6 +101,12 @@ async function main() {
         const idleCpu = cpu()
         const rss = pid ? round(rssMb(pid), 1) : null
         progress('waiting for every second run to start')
+        // Transactions (each statement outside a transaction is one) and Postgres CPU over the second round, per run.
+        const xacts = async () => Number((await db.query<{ n: string }>(`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`)).rows[0]!.n)
+        const runCount = async () => Number((await db.query<{ n: string }>(`select count(*) as n from actor where kind = 'run'`)).rows[0]!.n)
+        const [x0, r0] = [await xacts(), await runCount()]
+        const roundCpu = cpuWindow(pid)
+        const roundStart = performance.now()
         let rows = await runsOf()
         for (;;) {
           alive()
@@ -109,6 +115,10 @@ async function main() {
           if (Date.now() > deadline + 300_000) throw new Error('second runs did not all start in time')
           await new Promise((r) => setTimeout(r, 500))
         }
+        const secondRoundCpu = roundCpu()
+        const roundSeconds = (performance.now() - roundStart) / 1000
+        const [x1, r1] = [await xacts(), await runCount()]
+        const roundRuns = Math.max(1, r1 - r0)
         // What the schedule cost in agent transitions: timer firings, and checks that found nothing due.
         const { rows: [cost] } = await db.query<{ firings: number; notDue: number; runs: number }>(
           `select count(*) filter (where j.event->>'type' in ('xstate.after.tick.agent.running', 'agent.due'))::int as firings,
@@ -141,6 +151,12 @@ async function main() {
           intervalMs: { p1: round(percentile(intervals, 1)), p50: round(percentile(intervals, 50)), p99: round(percentile(intervals, 99)) },
           schedule: { timerFirings: cost!.firings, notDueChecks: cost!.notDue, runs: cost!.runs },
           idle: { seconds: round(idleS, 1), serverCpuPctOfOneCore: idleCpu.server, postgresCpuPct: idleCpu.postgres, serverRssMb: rss },
+          // The bench's own reads (runsOf every 500 ms) are in the transactions too: a few per second, not per run.
+          secondRound: {
+            runs: roundRuns, seconds: round(roundSeconds, 1), transactionsPerRun: round((x1 - x0) / roundRuns, 2),
+            postgresCpuMsPerRun: round((secondRoundCpu.postgres / 100) * roundSeconds * 1000 / roundRuns, 2),
+            serviceCpuMsPerRun: round((secondRoundCpu.server / 100) * roundSeconds * 1000 / roundRuns, 2), machineCpuPct: secondRoundCpu.machine,
+          },
         }
         process.stdout.write(`\n${N} running agents, ${INTERVAL} s run interval, scripted model answering at once\n`)
         process.stdout.write(`  second runs due over ${result.secondRunsDueOverSeconds} s; ${seconds.length} started over ${result.runsStartSpanSeconds} s: ${result.runsStartedPerSecond} runs/s\n`)
@@ -148,6 +164,7 @@ async function main() {
         process.stdout.write(`  due-to-start p50 ${result.dueToStartMs.p50} ms, p99 ${result.dueToStartMs.p99} ms, max ${result.dueToStartMs.max} ms\n`)
         process.stdout.write(`  first to second run p1 ${result.intervalMs.p1} ms, p50 ${result.intervalMs.p50} ms, p99 ${result.intervalMs.p99} ms (${INTERVAL * 1000} asked)\n`)
         process.stdout.write(`  schedule: ${cost!.firings} timer firings and ${cost!.notDue} checks that found nothing due, for ${cost!.runs} runs\n`)
+        process.stdout.write(`  second round: ${result.secondRound.runs} runs in ${result.secondRound.seconds} s, ${result.secondRound.transactionsPerRun} transactions per run, Postgres ${result.secondRound.postgresCpuMsPerRun} ms and the service ${result.secondRound.serviceCpuMsPerRun} ms of CPU per run (machine ${result.secondRound.machineCpuPct}% busy)\n`)
         process.stdout.write(`  idle between rounds (${result.idle.seconds} s): service CPU ${result.idle.serverCpuPctOfOneCore}% of a core, postgres ${result.idle.postgresCpuPct}%, service RSS ${result.idle.serverRssMb} MB\n`)
         process.stdout.write(`${JSON.stringify(result)}\n`)
       } finally {

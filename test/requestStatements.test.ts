@@ -66,14 +66,13 @@ describe('statements per request (warm)', () => {
     expect((await actorRow()).status).toBe('stopped')
   })
 
-  it('a one-round chat turn sends five: the check, the turn with its message, the history, the credits held, the outcome with its message and charge', async () => {
+  it('a one-round chat turn sends four: the turn with its message (the balance checked in it), the history, the credits held, the outcome with its message and charge', async () => {
     expect((await api('POST', `/agents/${agentId}/chat`, { message: 'hello' })).status).toBe(200)
     const statements = await statementsOf('chat', () => api('POST', `/agents/${agentId}/chat`, { message: 'hello' }))
     expect(statements).toEqual([
-      // The account covers the first model call's worst case (402 before anything is written); the agent comes from memory.
-      'select credits, credits_reserved from account where id = $1',
-      // The turn's actor and the user message, in one statement.
-      'actor.insert+chat.message.insert',
+      // The turn's actor and the user message, in one statement, which also checks that the account
+      // covers the first model call's worst case (402 and nothing written otherwise); the agent comes from memory.
+      'actor.insert+chat.message.insert?account.covers',
       // The model call: the conversation so far, then the credits it may cost held.
       'chat.message.history', 'credits.reserve',
       // Its outcome: the turn's transition, the answer's message and the charge, in one statement.

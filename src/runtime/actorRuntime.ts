@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
+import type { SqlGuard } from './sql.ts'
 import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, ActorKind, EffectHandler, EffectRow } from './actorKind.ts'
 import * as store from './actorStore.ts'
@@ -54,7 +55,7 @@ export type ActorRuntimeOptions = {
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
 
 /** `alongside`: a write that goes out in the insert's own statement (see AlongsideWrite). */
-type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined }
+type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined; guard?: SqlGuard | undefined }
 
 /**
  * The durable actor runtime. Machines are pure reducers; every accepted event is committed in

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { withBranches, type SqlWrite } from './sql.ts'
+import { shiftParams, withBranches, type SqlGuard, type SqlWrite } from './sql.ts'
 
 /** Anything that can run a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
@@ -203,20 +203,22 @@ export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq
   machineVersion: number
   parentId?: string | null
   alongside?: AlongsideWrite | undefined
+  /** A condition the insert must meet (see SqlGuard): the actor, its journal, effects, timers and the write alongside are made only then. */
+  guard?: SqlGuard | undefined
 }
 
 /** The insert's own parameters: $1 to $14. */
 const INSERT_PARAMS = 14
 
-/** Inserts a new actor at version 1 with its journal entry, effects and timers, and `alongside` if given (one statement). */
 /** Inserts a new actor (with its journal's first row, effects, timers and any write alongside) in one statement; answers when its row was created (the database's clock). */
 export async function insertActor(db: Queryable, p: InsertActorParams): Promise<Date> {
   const alongside = withBranches(p.alongside ? [p.alongside] : [], INSERT_PARAMS)
+  const guard = p.guard && shiftParams(p.guard.sql, INSERT_PARAMS + alongside.values.length)
   const { rows } = await db.query<{ created_at: Date }>({
-    name: p.alongside ? `actor.insert+${p.alongside.name}` : 'actor.insert',
+    name: `actor.insert${p.alongside ? `+${p.alongside.name}` : ''}${p.guard ? `?${p.guard.name}` : ''}`,
     text: `with ins as (
        insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version, parent_id)
-       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)
+       ${guard ? `select $1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12 where ${guard}` : `values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)`}
        returning id, account_id, version, created_at
      ), j as (
        insert into actor_journal (actor_id, seq, account_id, event, state_value)
@@ -248,9 +250,11 @@ export async function insertActor(db: Queryable, p: InsertActorParams): Promise<
       p.claim?.owner ?? null,
       p.claim?.leaseMs ?? null,
       ...alongside.values,
+      ...(p.guard?.values ?? []),
     ],
   })
-  return rows[0]!.created_at
+  if (!rows[0]) throw new Error(`actor ${p.id}: its insert's guard ${p.guard?.name} refused without raising`)
+  return rows[0].created_at
 }
 
 export async function loadActor(db: Queryable, id: string): Promise<ActorRow | undefined> {

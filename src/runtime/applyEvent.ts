@@ -1,4 +1,5 @@
 import type { AnyEventObject } from 'xstate'
+import type { SqlGuard } from './sql.ts'
 import type { ActorEntry } from './actorKind.ts'
 import { entryFromRow } from './snapshotLoader.ts'
 import * as store from './actorStore.ts'
@@ -19,7 +20,7 @@ const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.m
 export async function createActor(
   core: RuntimeCore,
   kindName: string,
-  { id, accountId, input, parentId = null, alongside }: { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined },
+  { id, accountId, input, parentId = null, alongside, guard }: { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined; guard?: SqlGuard | undefined },
   db: Queryable = core.pool,
 ): Promise<ActorEntry> {
   const kind = core.kindOf(kindName)
@@ -43,6 +44,7 @@ export async function createActor(
     timerUpserts: plan.timerUpserts,
     claim,
     alongside,
+    guard,
   })
   // A child that is final from the start still tells its parent.
   const notify = childEnd(entry)

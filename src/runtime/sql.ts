@@ -19,6 +19,13 @@ export type Queryable = {
  */
 export type SqlWrite = { name: string; with: ReadonlyArray<{ as: string; sql: string }>; values: unknown[] }
 
+/**
+ * A condition a write must meet, as SQL: a boolean expression over its own parameters ($1, …)
+ * that refuses by raising (a function that raises an error of the caller's own SQLSTATE), so the
+ * statement it guards fails whole and writes nothing. `name` names it in the prepared statement.
+ */
+export type SqlGuard = { name: string; sql: string; values: unknown[] }
+
 /** `sql` with its parameters $1, $2, … renumbered from $`offset + 1`. */
 export const shiftParams = (sql: string, offset: number): string => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
 

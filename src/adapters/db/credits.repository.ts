@@ -4,6 +4,24 @@ import { withTransaction } from './transaction.ts'
 import { InsufficientCreditsError, NotFoundError } from '../../domain/errors.ts'
 import type { CreditKind } from '../../domain/billing/creditKinds.ts'
 import type { CreditEntry, CreditReservation, CreditsRepository, Queryable } from '../../domain/billing/ports.ts'
+import type { SqlGuard } from '../../runtime/sql.ts'
+
+/**
+ * The condition that the account covers `required` credits (balance less reservations), for a
+ * creation's own insert (migration Migration20261128000000_account_covers): the insert fails
+ * whole with SQLSTATE CR402 otherwise, which `coverRefusalOf` turns into the 402.
+ */
+export const coversGuard = (accountId: string, required: number): SqlGuard => ({
+  name: 'account.covers',
+  sql: 'account_covers($1::uuid, $2::bigint)',
+  values: [accountId, Math.ceil(required)],
+})
+
+/** A creation refused by `coversGuard`, as the API's 402 `insufficient_credits` (undefined for any other error). */
+export function coverRefusalOf(err: unknown, required: number): InsufficientCreditsError | undefined {
+  const e = err as { code?: string; detail?: string }
+  return e.code === 'CR402' ? new InsufficientCreditsError({ available: Number(e.detail ?? 0), required }) : undefined
+}
 
 type EntryRow = {
   id: string

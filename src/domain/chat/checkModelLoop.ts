@@ -44,11 +44,13 @@ export async function checkModelLoop(
     balance?: { credits: number; reserved: number } | undefined
     /** The agent as the caller read it already (else read here). */
     agent?: AgentRecord | undefined
+    /** `insert`: the balance is not read here; the caller's creation checks `firstCallCredits` in its own insert. */
+    creditCheck?: 'read' | 'insert'
   },
-): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[]; instructions: string }> {
+): Promise<{ agent: AgentRecord; model: ChatModel; tools: string[]; instructions: string; firstCallCredits: number }> {
   // Both reads at once (the balance is only looked at once the agent passed).
-  const balance = input.balance ? Promise.resolve(input.balance) : deps.credits.balance(input.accountId)
-  balance.catch(() => {})
+  const balance = input.creditCheck === 'insert' ? undefined : input.balance ? Promise.resolve(input.balance) : deps.credits.balance(input.accountId)
+  balance?.catch(() => {})
   const agent = input.agent ?? (await deps.agent(input.accountId, input.agentId))
   if (agent.status === 'deleted') throw new AgentDeletedError()
   if (input.refuseListed) assertNotListed(agent, input.refuseListed)
@@ -59,8 +61,10 @@ export async function checkModelLoop(
     throw new ValidationError({ model: `Model "${model.id}" does not support tools, which this agent's skills grant; pick one with supportsTools.` })
   }
   if (!deps.provider.configured) throw new ModelProviderNotConfiguredError()
-  const { credits, reserved } = await balance
   const firstCall = worstCaseCredits({ promptTokens: estimateTokens([{ role: 'user', content: input.firstMessage }]), maxTokens: deps.limits.maxTokens }, model)
-  if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
-  return { agent, model, tools, instructions }
+  if (balance) {
+    const { credits, reserved } = await balance
+    if (credits - reserved < firstCall) throw new InsufficientCreditsError({ available: credits - reserved, required: firstCall })
+  }
+  return { agent, model, tools, instructions, firstCallCredits: firstCall }
 }

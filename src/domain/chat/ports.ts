@@ -142,8 +142,11 @@ export type NewChatTurn = {
 
 /** Chat turns as actors (src/workflows/chatTurn/chatTurns.ts). */
 export interface ChatTurns {
-  /** Creates the turn's actor and writes its user message, in one transaction. */
-  start(turn: NewChatTurn): Promise<void>
+  /**
+   * Creates the turn's actor and writes its user message, in one statement; with `coverCredits`,
+   * only when the account's balance less its reservations covers them (InsufficientCreditsError otherwise).
+   */
+  start(turn: NewChatTurn, opts?: { coverCredits?: number }): Promise<void>
   /** Waits (woken by the turn's commits) until it ended or `waitMs` passed; undefined for an unknown turn. */
   wait(turnId: string, waitMs: number): Promise<ChatTurnState | undefined>
   get(turnId: string): Promise<(ChatTurnState & { accountId: string }) | undefined>

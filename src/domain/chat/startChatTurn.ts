@@ -24,7 +24,8 @@ export type StartChatTurnInput = { accountId: string; agentId: string; request: 
  */
 export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): Promise<{ turnId: string; stream: boolean }> {
   const body = input.request
-  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.message })
+  // The balance is checked in the turn's own insert (402 when it does not cover the first call).
+  const { agent, model, tools, instructions, firstCallCredits } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.message, creditCheck: 'insert' })
   const turnId = input.turnId ?? deps.newId()
   await deps.turns.start({
     turnId,
@@ -37,7 +38,7 @@ export async function startChatTurn(deps: ChatDeps, input: StartChatTurnInput): 
     tools,
     system: systemPromptOf(agent, instructions),
     message: body.message,
-  })
+  }, { coverCredits: firstCallCredits })
   return { turnId, stream: body.stream ?? false }
 }
 

@@ -77,8 +77,8 @@ export type RunState = RunInput & {
 
 /** Runs as actors (src/workflows/run/runs.ts). */
 export interface Runs {
-  /** Creates the run's actor and writes its goal as a message; answers the run as created (as it is, when it existed already); RunInProgressError when the agent has one not ended. */
-  start(run: RunInput): Promise<RunState>
+  /** Creates the run's actor and writes its goal as a message (with `coverCredits`, only when the account's balance less its reservations covers them: InsufficientCreditsError otherwise); answers the run as created (as it is, when it existed already); RunInProgressError when the agent has one not ended. */
+  start(run: RunInput, opts?: { coverCredits?: number }): Promise<RunState>
   get(runId: string): Promise<RunState | undefined>
   /** Runs by id, in one read (those that do not exist are left out). */
   getMany(runIds: readonly string[]): Promise<RunState[]>

@@ -41,7 +41,11 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
   const parsed = startRunSchema(deps.limits).safeParse(input.request)
   if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error))
   const body = parsed.data
-  const { agent, model, tools, instructions } = await checkModelLoop(deps, { accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run', balance: input.balance, agent: input.agent })
+  // Without a balance read already, the run's own insert checks that the account covers the first call.
+  const creditCheck = input.balance ? 'read' : 'insert'
+  const { agent, model, tools, instructions, firstCallCredits } = await checkModelLoop(deps, {
+    accountId: input.accountId, agentId: input.agentId, model: body.model, firstMessage: body.goal, refuseListed: 'start a run', balance: input.balance, agent: input.agent, creditCheck,
+  })
   const run: RunInput = {
     runId: input.runId ?? deps.newId(),
     accountId: input.accountId,
@@ -59,5 +63,5 @@ export async function startRun(deps: RunsDeps, input: StartRunInput): Promise<Re
     maxCredits: body.maxCredits ?? deps.limits.defaults.maxCredits,
     maxSeconds: body.maxSeconds ?? deps.limits.defaults.maxSeconds,
   }
-  return runView(await deps.runs.start(run))
+  return runView(await deps.runs.start(run, creditCheck === 'insert' ? { coverCredits: firstCallCredits } : {}))
 }

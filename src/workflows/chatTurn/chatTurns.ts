@@ -1,3 +1,4 @@
+import { coverRefusalOf, coversGuard } from '../../adapters/db/credits.repository.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
 import type { ChatTurns, ChatTurnState } from '../../domain/chat/ports.ts'
 import type { ActorEntry } from '../../runtime/actorKind.ts'
@@ -27,10 +28,13 @@ function stateOf(entry: ActorEntry): ChatTurnState & { accountId: string } {
  */
 export function createChatTurns({ runtime }: { runtime: ActorRuntime }): ChatTurns {
   return {
-    async start(turn) {
+    async start(turn, { coverCredits } = {}) {
       const input: ChatTurnInput = turn
       const message = chatMessageInsert({ accountId: turn.accountId, agentId: turn.agentId, turnId: turn.turnId, key: 'user', role: 'user', content: turn.message, model: turn.model })
-      await runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input, alongside: message })
+      const guard = coverCredits !== undefined ? coversGuard(turn.accountId, coverCredits) : undefined
+      await runtime.create(chatTurnKind.kind, { id: turn.turnId, accountId: turn.accountId, input, alongside: message, guard }).catch((err: unknown) => {
+        throw (coverCredits !== undefined && coverRefusalOf(err, coverCredits)) || err
+      })
     },
     async wait(turnId, waitMs) {
       const entry = await runtime.waitFor(turnId, (e) => CHAT_TURN_FINAL.has(e.status), waitMs)

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { findActiveRun, findRunRow, findRunRows, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
 import { scheduleFactsOf } from '../../adapters/db/agents.repository.ts'
+import { coverRefusalOf, coversGuard } from '../../adapters/db/credits.repository.ts'
 import { InvalidStateError, RunInProgressError } from '../../domain/errors.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
 import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
@@ -31,10 +32,11 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
     return row && stateOf(row)
   }
   return {
-    async start(run) {
+    async start(run, { coverCredits } = {}) {
       const goal = chatMessageInsert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model })
       try {
-        const entry = await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal })
+        const guard = coverCredits !== undefined ? coversGuard(run.accountId, coverCredits) : undefined
+        const entry = await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal, guard })
         // The run as created, without reading its row back.
         const at = entry.createdAt ?? new Date()
         return stateOf({ status: entry.status, ctx: entry.snapshot.context as RunContext, created_at: at, updated_at: at })
@@ -42,6 +44,8 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
         // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return (await get(run.runId))!
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
+        const refused = coverCredits !== undefined && coverRefusalOf(err, coverCredits)
+        if (refused) throw refused
         throw err
       }
     },

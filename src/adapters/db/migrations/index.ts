@@ -32,6 +32,7 @@ import { Migration20261127200000_listing_sold_event } from './Migration202611272
 import { Migration20261127210000_approvals } from './Migration20261127210000_approvals.ts'
 import { Migration20261127220000_automation_hooks } from './Migration20261127220000_automation_hooks.ts'
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
+import { Migration20261128000000_account_covers } from './Migration20261128000000_account_covers.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   { name: 'Migration20261127210000_approvals', class: Migration20261127210000_approvals },
   { name: 'Migration20261127220000_automation_hooks', class: Migration20261127220000_automation_hooks },
   { name: 'Migration20261127230000_more_account_events', class: Migration20261127230000_more_account_events },
+  { name: 'Migration20261128000000_account_covers', class: Migration20261128000000_account_covers },
 ]
