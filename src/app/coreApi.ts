@@ -20,6 +20,7 @@ import type { signOut } from '../domain/accounts/signOut.ts'
 import type { updateAccount } from '../domain/accounts/updateAccount.ts'
 import type { addToWhitelist } from '../domain/agents/addToWhitelist.ts'
 import type { createAgent } from '../domain/agents/createAgent.ts'
+import type { cloneAgent } from '../domain/agents/cloneAgent.ts'
 import type { deleteAgent } from '../domain/agents/deleteAgent.ts'
 import type { getAgent } from '../domain/agents/getAgent.ts'
 import type { listAgentAudit } from '../domain/agents/listAgentAudit.ts'
@@ -204,6 +205,7 @@ export interface AccountUseCases {
 /** Agents, their whitelist and audit trail. */
 export interface AgentUseCases {
   createAgent: Bound<typeof createAgent>
+  cloneAgent: Bound<typeof cloneAgent>
   getAgent: Bound<typeof getAgent>
   listAgents: Bound<typeof listAgents>
   updateAgent: Bound<typeof updateAgent>
