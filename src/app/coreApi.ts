@@ -20,6 +20,7 @@ import type { signOut } from '../domain/accounts/signOut.ts'
 import type { updateAccount } from '../domain/accounts/updateAccount.ts'
 import type { addToWhitelist } from '../domain/agents/addToWhitelist.ts'
 import type { createAgent } from '../domain/agents/createAgent.ts'
+import type { depositPaper } from '../domain/paper/depositPaper.ts'
 import type { cloneAgent } from '../domain/agents/cloneAgent.ts'
 import type { deleteAgent } from '../domain/agents/deleteAgent.ts'
 import type { getAgent } from '../domain/agents/getAgent.ts'
@@ -227,6 +228,7 @@ export interface WalletUseCases {
   transferFunds: Bound<typeof transferFunds>
   previewTransfer: Bound<typeof previewTransfer>
   getPortfolio: Bound<typeof getPortfolio>
+  depositPaper: Bound<typeof depositPaper>
   getPortfolioHistory: Bound<typeof getPortfolioHistory>
   getWhitelist: Bound<typeof getWhitelist>
   listTransactions: Bound<typeof listTransactions>
