@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatUnits, getAddress, parseUnits } from 'viem'
-import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { apiClient, startTestApp, type Api, type TestApp } from './support/app.ts'
 import { cents, usd } from './support/cents.ts'
 
 /**
@@ -12,6 +12,7 @@ import { cents, usd } from './support/cents.ts'
  */
 let app: TestApp
 let api: Api
+let apiKey: string
 type Agent = { id: string; name: string; walletAddress: `0x${string}`; mode: string; model: string; skills: string[]; policy: Record<string, unknown> }
 let paper: Agent
 let live: Agent
@@ -19,7 +20,7 @@ const key = () => ({ 'idempotency-key': randomUUID() })
 
 beforeAll(async () => {
   app = await startTestApp({ WHITELIST_HOLD_SECONDS: '0' }, { withChain: true })
-  api = (await app.account()).api
+  ;({ api, apiKey } = await app.account())
   const policy = { max_trade_usd: '5000', max_daily_usd: '100000' }
   paper = (await api('POST', '/agents', { name: 'paper', mode: 'paper', skills: ['trading'], policy })).body
   live = (await api('POST', '/agents', { name: 'live', skills: ['trading'], policy })).body
@@ -163,5 +164,23 @@ describe('paper agents', () => {
     expect(named.body).toMatchObject({ name: 'graduated', mode: 'live' })
     expect((await api('POST', `/agents/${paper.id}/clone`, { name: '' })).body.field_errors).toHaveProperty('name')
     expect((await api('POST', `/agents/${randomUUID()}/clone`, {})).status).toBe(404)
+  })
+
+  it('the tools follow: create_agent makes a paper agent, swap_execute fills an ETH swap from its virtual ETH, nothing sent', async () => {
+    const call = (name: string, args: Record<string, unknown>) => apiClient(`${app.url}/api`, apiKey)('POST', '/mcp/call', { name, arguments: args })
+    const made = await call('create_agent', { name: 'tool paper', mode: 'paper', policy: { max_trade_usd: '5000' } })
+    expect(made.status, JSON.stringify(made.body)).toBe(200)
+    const agent = made.body.result as Agent
+    expect(agent.mode).toBe('paper')
+    expect((await api('POST', `/agents/${agent.id}/paper/deposit`, { token: 'ETH', amount: '1' })).status).toBe(201)
+    const swap = await call('swap_execute', { agent_id: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.25', confirm: true, idempotencyKey: 'paper-tool-1' })
+    expect(swap.body.result, JSON.stringify(swap.body)).toMatchObject({ status: 'confirmed', txHash: expect.stringMatching(/^paper:/) })
+    const p = (await api('GET', `/wallet/portfolio?agentId=${agent.id}`)).body
+    expect(p.holdings.find((h: { symbol: string }) => h.symbol === 'ETH')).toMatchObject({ balance: '0.75' })
+    expect(p.holdings.find((h: { symbol: string }) => h.symbol === 'USDC').balance).toBe(swap.body.result.amountOut)
+    expect(await nonce(agent.walletAddress)).toBe(0)
+    const patched = await call('update_agent', { agent_id: agent.id, mode: 'live' })
+    expect(patched.status).toBe(422)
+    expect((await api('GET', `/agents/${agent.id}`)).body.mode).toBe('paper')
   })
 })
