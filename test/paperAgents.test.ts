@@ -179,6 +179,11 @@ describe('paper agents', () => {
     expect(p.holdings.find((h: { symbol: string }) => h.symbol === 'ETH')).toMatchObject({ balance: '0.75' })
     expect(p.holdings.find((h: { symbol: string }) => h.symbol === 'USDC').balance).toBe(swap.body.result.amountOut)
     expect(await nonce(agent.walletAddress)).toBe(0)
+    // A transfer's preview (the tool without confirm) costs a paper agent no gas.
+    const to = '0x3333333333333333333333333333333333333333'
+    expect((await api('POST', `/agents/${agent.id}/whitelist`, { address: to })).status).toBe(201)
+    const preview = await call('wallet_transfer', { agent_id: agent.id, to, token: 'ETH', amount: '0.5' })
+    expect(preview.body.result, JSON.stringify(preview.body)).toMatchObject({ sent: false, amount: '0.5', fee: { gasLimit: '0', maxFeeUsd: '0.00' } })
     const patched = await call('update_agent', { agent_id: agent.id, mode: 'live' })
     expect(patched.status).toBe(422)
     expect((await api('GET', `/agents/${agent.id}`)).body.mode).toBe('paper')
