@@ -188,4 +188,17 @@ describe('paper agents', () => {
     expect(patched.status).toBe(422)
     expect((await api('GET', `/agents/${agent.id}`)).body.mode).toBe('paper')
   })
+
+  it('two swaps at once that the virtual balance pays only one of: one fills, the other fails insufficient_funds, the balance never goes below zero', async () => {
+    const racer = (await api('POST', '/agents', { name: 'racer', mode: 'paper', policy: { max_trade_usd: '5000' } })).body as Agent
+    expect((await api('POST', `/agents/${racer.id}/paper/deposit`, { token: 'USDC', amount: '100' })).status).toBe(201)
+    const body = { agentId: racer.id, tokenIn: 'USDC', tokenOut: 'TSLAx', amountIn: '60', slippageBps: 300 }
+    const answers = await Promise.all([api('POST', '/swap/execute', body, key()), api('POST', '/swap/execute', body, key())])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 422])
+    expect(answers.find((a) => a.status === 422)!.body.code).toBe('insufficient_funds')
+    const p = (await api('GET', `/wallet/portfolio?agentId=${racer.id}`)).body
+    expect(p.holdings.find((h: { symbol: string }) => h.symbol === 'USDC').balance).toBe('40')
+    const { rows } = await app.services.pool.query(`select count(*)::int as n from paper_fill where agent_id = $1`, [racer.id])
+    expect(rows[0].n).toBe(1)
+  })
 })
