@@ -17,7 +17,7 @@ let openapi: any
 
 const AGENT_FIELDS = [
   'id', 'name', 'model', 'skills', 'systemPrompt', 'payoutWallet', 'persona', 'strategy', 'temperature', 'isPublic',
-  'publicDescription', 'runIntervalSeconds', 'policy', 'walletAddress', 'status', 'statusReason', 'createdAt', 'updatedAt', 'pendingChanges',
+  'publicDescription', 'runIntervalSeconds', 'mode', 'policy', 'walletAddress', 'status', 'statusReason', 'createdAt', 'updatedAt', 'pendingChanges',
 ]
 
 /** Every key of a JSON value, nested ones included. */

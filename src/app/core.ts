@@ -8,7 +8,8 @@ import { TOOL_NAMES, toolsFor } from '../tools/registry.ts'
 import { createSwapQuoteStore } from '../adapters/db/swapQuote.store.ts'
 import { ChainNotConfiguredError, type ServiceError } from '../domain/errors.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
-import type { SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
+import type { PaperBalances, SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
+import { createPaperStore, paperToken } from '../adapters/db/paper.store.ts'
 import { quoteSwap, type QuoteSwapInput } from '../domain/swaps/quoteSwap.ts'
 import { executeSwap, type ExecuteSwapInput } from '../domain/swaps/executeSwap.ts'
 import { getSwap, type GetSwapInput } from '../domain/swaps/getSwap.ts'
@@ -130,6 +131,7 @@ export function createCore(adapters: CoreAdapters): Core {
     operations: walletOps.swaps,
     clock: { now: () => Date.now() },
     newId: randomUUID,
+    paper: paperBalancesOf(pool),
   }
   const swaps = () => {
     if (!swapPorts) throw new ChainNotConfiguredError()
@@ -218,12 +220,18 @@ export function createCore(adapters: CoreAdapters): Core {
 
 
 
+/** A paper agent's virtual balances, as a swap checks them. */
+function paperBalancesOf(pool: pg.Pool): PaperBalances {
+  const store = createPaperStore(pool)
+  return { balanceOf: async (agentId, token) => (await store.balances(agentId)).get(paperToken(token)) ?? 0n }
+}
+
 /** The swap's view of the agents repository: the wallet, the effective policy and the status. */
 function swapAgentsOf(agents: AgentsRepository): SwapAgents {
   return {
     async forSwap(accountId, agentId) {
       const agent = await agents.findOwned(accountId, agentId)
-      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status, listingId: agent.listingId }
+      return agent && { wallet: agent.walletAddress, policy: agent.policy, status: agent.status, listingId: agent.listingId, mode: agent.mode }
     },
   }
 }

@@ -20,6 +20,8 @@ import type { signOut } from '../domain/accounts/signOut.ts'
 import type { updateAccount } from '../domain/accounts/updateAccount.ts'
 import type { addToWhitelist } from '../domain/agents/addToWhitelist.ts'
 import type { createAgent } from '../domain/agents/createAgent.ts'
+import type { depositPaper } from '../domain/paper/depositPaper.ts'
+import type { cloneAgent } from '../domain/agents/cloneAgent.ts'
 import type { deleteAgent } from '../domain/agents/deleteAgent.ts'
 import type { getAgent } from '../domain/agents/getAgent.ts'
 import type { listAgentAudit } from '../domain/agents/listAgentAudit.ts'
@@ -205,6 +207,7 @@ export interface AccountUseCases {
 /** Agents, their whitelist and audit trail. */
 export interface AgentUseCases {
   createAgent: Bound<typeof createAgent>
+  cloneAgent: Bound<typeof cloneAgent>
   getAgent: Bound<typeof getAgent>
   listAgents: Bound<typeof listAgents>
   updateAgent: Bound<typeof updateAgent>
@@ -226,6 +229,7 @@ export interface WalletUseCases {
   transferFunds: Bound<typeof transferFunds>
   previewTransfer: Bound<typeof previewTransfer>
   getPortfolio: Bound<typeof getPortfolio>
+  depositPaper: Bound<typeof depositPaper>
   getPortfolioHistory: Bound<typeof getPortfolioHistory>
   getWhitelist: Bound<typeof getWhitelist>
   listTransactions: Bound<typeof listTransactions>

@@ -22,6 +22,7 @@ import type { KeyPage } from '../domain/accounts/ports.ts'
 import type { ProfileBody } from '../domain/accounts/account.schema.ts'
 import type { AgentRowCache } from '../domain/agents/agentRowCache.ts'
 import { createAgent, type CreateAgentInput } from '../domain/agents/createAgent.ts'
+import { cloneAgent, type CloneAgentInput } from '../domain/agents/cloneAgent.ts'
 import { getAgent, type AgentRef } from '../domain/agents/getAgent.ts'
 import { listAgents, type ListAgentsInput } from '../domain/agents/listAgents.ts'
 import { updateAgent, type UpdateAgentInput } from '../domain/agents/updateAgent.ts'
@@ -95,6 +96,7 @@ export function agentUseCases({ pool, runtime, wallet, agents, identity, models,
       minRunIntervalSeconds: config.runMinIntervalSeconds,
     }),
     createAgent: (input: CreateAgentInput) => createAgent(creating, input),
+    cloneAgent: (input: CloneAgentInput) => cloneAgent(creating, input),
     getAgent: (input: AgentRef) => getAgent(reads, input),
     listAgents: (input: ListAgentsInput) => listAgents({ agents }, input),
     updateAgent: (input: UpdateAgentInput) => updateAgent({ ...reads, ...tx, ...hold, resolveVerifiedSymbol, guardrails: { apply: applyGuardrailChange } }, input),

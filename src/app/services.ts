@@ -28,6 +28,8 @@ import { walletOpKind } from '../workflows/walletOp/walletOp.machine.ts'
 import { transferPlanner } from '../adapters/chain/transferPlanner.ts'
 import { createSwapPlanner } from '../adapters/chain/swapPlanner.ts'
 import { createWalletOpEffects, type WalletOpPlanner } from '../workflows/walletOp/walletOp.effects.ts'
+import { createPaperFiller } from '../adapters/chain/paperFills.ts'
+import { createPaperStore } from '../adapters/db/paper.store.ts'
 import { claimPlanner } from '../adapters/chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from '../adapters/chain/indexer.ts'
 import { createDepositServices } from '../adapters/chain/depositServices.ts'
@@ -269,7 +271,7 @@ function createRuntime(
     kinds: [agentKind, launchKind, { ...walletOpKind, unstarted: releaseUnstartedWrite }, chatTurnKind, runKind, automationKind],
     effectHandlers: {
       ...chatEffects,
-      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger }) } : {}),
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger, paper: createPaperFiller({ chain, store: createPaperStore(db.pool) }) }) } : {}),
     },
     logger,
     errors: apiRuntimeErrors,

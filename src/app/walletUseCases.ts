@@ -12,6 +12,8 @@ import { getPortfolioHistory, type GetPortfolioHistoryInput } from '../domain/wa
 import { getWhitelist, type GetWhitelistInput } from '../domain/wallet/getWhitelist.ts'
 import { listTransactions, type ListTransactionsInput } from '../domain/wallet/listTransactions.ts'
 import { createWalletChainPorts } from '../adapters/chain/walletAdapters.ts'
+import { createPaperStore } from '../adapters/db/paper.store.ts'
+import { depositPaper, type DepositPaperInput } from '../domain/paper/depositPaper.ts'
 
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
 export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>, facts: () => ReturnType<typeof tokenFacts>) {
@@ -28,6 +30,12 @@ export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps
     getPortfolio: (input: GetPortfolioInput) => getPortfolio(withChain(), input),
     getPortfolioHistory: (input: GetPortfolioHistoryInput) => getPortfolioHistory(withChain(), input),
     ...pnlUseCases({ withChain, ledgers: store, tokenFacts: facts, ttlMs: PLATFORM_FIGURES_TTL_MS }),
+    /** A virtual deposit into a paper agent's ledger (docs/api.md, "Paper agents"). */
+    depositPaper: (input: DepositPaperInput) => {
+      const w = withChain()
+      const latestBlock = () => wallet!.chain.publicClient.getBlockNumber({ cacheTime: 0 })
+      return depositPaper({ ...w, deposits: { ...createPaperStore(pool), latestBlock } }, input)
+    },
     getWhitelist: (input: GetWhitelistInput) => getWhitelist(base, input),
     listTransactions: (input: ListTransactionsInput) => listTransactions(base, input),
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Op } from './openapiOp.ts'
 import { agentSchemas, whitelistAddBody, whitelistDeleteBody, whitelistDeleteQuery } from '../domain/agents/agent.schema.ts'
+import { cloneAgentBody, paperDepositBody } from '../domain/paper/paper.schema.ts'
 import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
 import { swapInput } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
@@ -246,6 +247,14 @@ function accountAndAgentOps(agents: ReturnType<typeof agentSchemas>): Op[] {
       method: 'delete', path: '/agents/{id}/whitelist', summary: 'Remove an address (named in the body, or as ?address=)', auth: 'admin',
       body: whitelistDeleteBody, bodyOptional: true, query: whitelistDeleteQuery, response: resource('WhitelistEntry', { deleted: { const: true } }),
     },
+    {
+      method: 'post', path: '/agents/{id}/clone', summary: "A new live agent from this one's settings (a paper agent is never switched to live)", auth: 'trade',
+      body: cloneAgentBody, bodyOptional: true, status: 201, idempotency: 'honoured', response: agent,
+    },
+    {
+      method: 'post', path: '/agents/{id}/paper/deposit', summary: "A virtual deposit into a paper agent's ledger (422 not_paper_agent for a live one)", auth: 'trade',
+      body: paperDepositBody, status: 201, idempotency: 'honoured',
+    },
     { method: 'get', path: '/agents/{id}/audit', summary: 'Policy, payout wallet and whitelist changes, newest first', auth: 'read', query: pagingQuery },
     { method: 'get', path: '/agents/{id}/transactions', summary: "The wallet's transaction outbox", auth: 'read', query: txQuery },
   ]
@@ -280,7 +289,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/price', summary: 'USD prices from pools (tokens=, or mint= and currency=usd)', query: priceQuery, response: prices },
     { method: 'get', path: '/stock-tokens', summary: 'Tokenized stocks with price and logo' },
     { method: 'get', path: '/stats', summary: 'Ecosystem figures' },
-    { method: 'get', path: '/leaderboard', summary: 'Agents ranked by creator fees earned', query: leaderboardQuery },
+    { method: 'get', path: '/leaderboard', summary: 'Agents ranked by creator fees earned, or realised PnL (sort_by=pnl; mode=paper for paper agents)', query: leaderboardQuery },
     ...intelOps(),
     ...accountAndAgentOps(agents),
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },

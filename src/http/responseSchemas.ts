@@ -33,6 +33,7 @@ export const agentResponse = z.object({
   isPublic: z.boolean(),
   publicDescription: nullableString,
   runIntervalSeconds: z.number().int().describe('seconds between the runs a running agent starts on its own; 0 = never'),
+  mode: z.enum(['live', 'paper']).describe('fixed at creation; a paper agent is filled against the real pools into a virtual ledger, nothing sent'),
   policy: policyResponse,
   walletAddress: address,
   status: z.enum(['stopped', 'running', 'paused', 'deleted']),

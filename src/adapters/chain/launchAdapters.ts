@@ -27,7 +27,7 @@ export function createLaunchPorts({ pool, wallet, agents }: { pool: pg.Pool; wal
     agents: {
       async forLaunch(accountId, agentId) {
         const agent = await agents.findOwned(accountId, agentId)
-        return agent && { status: agent.status, policy: agent.policy, listingId: agent.listingId }
+        return agent && { status: agent.status, policy: agent.policy, listingId: agent.listingId, mode: agent.mode }
       },
     },
     venues: {

@@ -3,6 +3,7 @@ import type pg from 'pg'
 import type { WalletDeps } from './walletDeps.ts'
 import type { PortfolioReads, TransferOperations, TransferParams, WalletChain, WalletToken, WalletTokens } from '../../domain/wallet/ports.ts'
 import type { WalletStore } from '../db/wallet.store.ts'
+import { createPaperStore } from '../db/paper.store.ts'
 import { SimulationRevertedError } from '../../domain/errors.ts'
 import { chainUnavailableOf, createPriceReader } from './priceReader.ts'
 import { balanceOf, resolveToken, tokenUsd } from './tokenInfo.ts'
@@ -26,6 +27,7 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
   const { chain } = wallet
   const client = chain.publicClient
 
+  const paper = createPaperStore(pool)
   const tokens: WalletTokens = { resolve: (ref) => resolveToken({ pool, chain }, ref) }
 
   const reads: WalletChain = {
@@ -68,6 +70,7 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
     ledgerOps: (agentId) => store.ledgerOps(agentId),
     indexedPrices: (q) => store.indexedPrices({ ...q, weth: chain.manifest.contracts.weth.toLowerCase(), quoteDecimals: Object.entries(chain.manifest.quoteAssets).map(([symbol, a]) => [symbol, a.decimals] as const) }),
     agentIdByWallet: (accountId, wallet) => store.agentIdByWallet(accountId, wallet),
+    paperBalances: (agentId) => paper.balances(agentId),
     // A contract that merely emits a Transfer to the wallet may not answer balanceOf: not a holding.
     holding: (token, owner, blockNumber) =>
       balanceOf(chain, token, owner, blockNumber).catch((err) => {

@@ -20,6 +20,7 @@ type AgentRow = {
   is_public: boolean
   public_description: string | null
   run_interval_seconds: number
+  mode: 'live' | 'paper'
   policy: Partial<Policy>
   wallet_address: `0x${string}`
   created_at: Date | string
@@ -33,7 +34,7 @@ type AgentRow = {
 // The policy and payout wallet as they apply now (matured pending changes included), the actor's
 // status, and the changes still in their hold: one statement, so a read is one round trip.
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
-  a.strategy, a.temperature, a.is_public, a.public_description, a.run_interval_seconds, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
+  a.strategy, a.temperature, a.is_public, a.public_description, a.run_interval_seconds, a.mode, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending,
   (select l.id from listing l where l.agent_id = a.id and l.status = 'active') as listing_id`
 const FROM = 'from agent a join actor x on x.id = a.id::text'
@@ -57,6 +58,7 @@ const recordOf = (r: AgentRow): AgentRecord => ({
   isPublic: r.is_public,
   publicDescription: r.public_description,
   runIntervalSeconds: r.run_interval_seconds,
+  mode: r.mode,
   policy: r.policy,
   walletAddress: r.wallet_address,
   createdAt: isoTimestamp(r.created_at),
@@ -137,12 +139,12 @@ export function createAgentsRepository({ pool }: { pool: pg.Pool }): AgentsRepos
       // On the caller's connection, inside its transaction: the agent's actor is created in the same one.
       await tx.query(
         `insert into agent (id, account_id, name, model, skills, system_prompt, payout_wallet, persona, strategy,
-           temperature, is_public, public_description, policy, wallet_address, wallet_key_encrypted, run_interval_seconds)
-         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
+           temperature, is_public, public_description, policy, wallet_address, wallet_key_encrypted, run_interval_seconds, mode)
+         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`,
         [
           a.id, a.accountId, a.name, a.model, a.skills, a.systemPrompt, a.payoutWallet, a.persona, a.strategy,
           a.temperature, a.isPublic, a.publicDescription, JSON.stringify(a.policy), a.walletAddress, a.walletKeyEncrypted,
-          a.runIntervalSeconds,
+          a.runIntervalSeconds, a.mode,
         ],
       )
     },

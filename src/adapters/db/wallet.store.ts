@@ -57,9 +57,9 @@ export function createWalletStore(pool: pg.Pool) {
       return (await ledgerRows(pool, agentId)).get(agentId)?.ops ?? []
     },
 
-    /** Every live agent's ledger (as ledgerOps), with its name (the PnL leaderboard). */
-    async allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
-      return [...(await ledgerRows(pool, undefined)).values()]
+    /** Every live agent's ledger (as ledgerOps), with its name (the PnL leaderboard), of agents of one mode (live or paper). */
+    async allLedgerOps(mode: 'live' | 'paper' = 'live'): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
+      return [...(await ledgerRows(pool, undefined, mode)).values()]
     },
 
     /** The index's prices of `tokens` over a range (readIndexedPrices). */
@@ -145,7 +145,7 @@ async function readIndexedPrices(pool: pg.Pool, { tokens, from, to, stepSeconds,
 
 type Ctx = { params: Record<string, string | undefined>; result: Record<string, unknown> | null }
 type OpRow = { agent_id: string; name: string; wallet: string; kind: 'swap' | 'transfer' | 'claim' | 'launch'; token: string | null; usd: string | null; at: string | Date; ctx: Ctx }
-type ReceiveRow = { agent_id: string; name: string; token_address: string; amount: string; usd: string | null; block_number: string; at: string | Date }
+type ReceiveRow = { agent_id: string; name: string; token_address: string; amount: string; usd: string | null; block_number: string | number; at: string | Date }
 /** A ledger operation with the block it was mined in (null: unknown, kept in recorded order). */
 type Sorted = { op: LedgerOp; block: bigint | null }
 type Claimed = { token: string; amount: string; to: string; valueUsd?: string | null }
@@ -155,10 +155,10 @@ type Launched = { gasUsd?: string; allocation: string; seed: { token: string; am
  * The ledgers of one agent (or of every live agent): wallet operations and launches in recorded
  * order, transfers in by block, merged (mergeLedger).
  */
-async function ledgerRows(pool: pg.Pool, agentId: string | undefined) {
+async function ledgerRows(pool: pg.Pool, agentId: string | undefined, mode: 'live' | 'paper' = 'live') {
   const one = agentId !== undefined
-  const params = one ? [agentId] : []
-  const live = `join agent a on a.id = %s join actor ax on ax.id = a.id::text and ax.status <> 'deleted'`
+  const params = one ? [agentId] : [mode]
+  const live = `join agent a on a.id = %s and a.mode = $1 join actor ax on ax.id = a.id::text and ax.status <> 'deleted'`
   const { rows } = await pool.query<OpRow>(
     `select * from (
        select w.agent_id, a.name, a.wallet_address as wallet, w.kind, null as token, trunc(w.usd_value, 2)::text as usd, w.created_at as at, w.id as ord,
@@ -172,11 +172,17 @@ async function ledgerRows(pool: pg.Pool, agentId: string | undefined) {
      ) o order by agent_id, at, ord`,
     params,
   )
+  // Transfers in, and a paper agent's virtual deposits (as transfers in at the block they were made in).
   const { rows: ins } = await pool.query<ReceiveRow>(
-    `select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number::text, t.at
-       from agent_transfer_in t ${one ? 'join agent a on a.id = t.agent_id' : live.replace('%s', 't.agent_id')}
-      ${one ? 'where t.agent_id = $1' : ''}
-      order by t.agent_id, t.block_number, t.tx_hash, t.log_index`,
+    `select * from (
+       select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number, t.at, t.tx_hash as h, t.log_index::bigint as li
+         from agent_transfer_in t ${one ? 'join agent a on a.id = t.agent_id' : live.replace('%s', 't.agent_id')}
+        ${one ? 'where t.agent_id = $1' : ''}
+       union all
+       select d.agent_id, a.name, d.token, d.amount::text, trunc(d.usd_value, 2)::text, d.block_number, d.created_at, '~paper', (extract(epoch from d.created_at) * 1000000)::bigint
+         from paper_deposit d ${one ? 'join agent a on a.id = d.agent_id' : live.replace('%s', 'd.agent_id')}
+        ${one ? 'where d.agent_id = $1' : ''}
+     ) i order by agent_id, block_number, h, li`,
     params,
   )
   const by = new Map<string, { agentId: string; name: string; ops: Sorted[]; ins: Sorted[] }>()

@@ -17,6 +17,7 @@ export const AgentSchema = defineEntity({
     isPublic: p.boolean().default(false),
     publicDescription: p.text().nullable(),
     runIntervalSeconds: p.integer().default(0),
+    mode: p.text().default('live'),
     policy: p.json<Record<string, unknown>>(),
     walletAddress: p.text(),
     walletKeyEncrypted: p.text().lazy(),

@@ -9,6 +9,10 @@ const address = z
   .regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.')
   .transform((a) => a.toLowerCase())
 
+/** An agent's mode: `live` trades on chain, `paper` is filled against the real pools into a virtual ledger. */
+export const AGENT_MODES = ['live', 'paper'] as const
+export type AgentMode = (typeof AGENT_MODES)[number]
+
 export type AgentCatalogs = {
   models: ReadonlySet<string>
   /** The catalog's default model: a new agent that names no model gets it. */
@@ -69,9 +73,12 @@ export function agentSchemas({ models, defaultModel, skills, strategies, minRunI
       public_description: fields.public_description.optional(),
       policy: fields.policy.optional(),
       run_interval_seconds: fields.run_interval_seconds.optional(),
+      // Fixed at creation: a paper agent's money moves are simulated (docs/api.md, "Paper agents").
+      mode: z.enum(AGENT_MODES, 'Either "live" or "paper".').optional(),
     })
-    .transform(({ model, skills, run_interval_seconds, ...rest }) => ({
+    .transform(({ model, skills, run_interval_seconds, mode, ...rest }) => ({
       ...rest,
+      mode: mode ?? 'live',
       model: model ?? defaultModel,
       skills: skills ?? (rest.strategy ? presetSkills(rest.strategy) : []),
       // The preset's interval, raised to the configured minimum when that is higher.

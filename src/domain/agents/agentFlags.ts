@@ -6,7 +6,7 @@ export const LOW_GAS_ETH = 0.005
 export const LOW_CREDITS = 1000
 
 export type AgentFlagsInput = {
-  portfolio: { totalValueUsd: string | null; holdings: { symbol: string; address: string | null; balance: string }[] } | null
+  portfolio: { totalValueUsd: string | null; holdings: { symbol: string; address: string | null; balance: string }[]; /** A paper agent pays no gas: no low-gas flag. */ mode?: string } | null
   credits: { credits: number; reserved: number }
 }
 
@@ -22,6 +22,6 @@ export function agentFlags({ portfolio, credits }: AgentFlagsInput): { lowBalanc
   const lowCredits = credits.credits - credits.reserved < LOW_CREDITS
   if (!portfolio) return { lowBalance: null, lowCredits }
   const eth = portfolio.holdings.find((h) => h.address === null)
-  const lowGas = Number(eth?.balance ?? 0) < LOW_GAS_ETH
+  const lowGas = portfolio.mode !== 'paper' && Number(eth?.balance ?? 0) < LOW_GAS_ETH
   return { lowBalance: Number(portfolio.totalValueUsd ?? 0) < LOW_BALANCE_USD || lowGas, lowCredits }
 }

@@ -8,7 +8,7 @@ import type { AgentActors, AgentCommand, AgentRecord, AgentsRepository } from '.
 
 const record = (over: Partial<AgentRecord> = {}): AgentRecord => ({
   id: 'agent-1', accountId: 'acc-1', name: 'a', model: 'm', skills: [], systemPrompt: null, payoutWallet: null, persona: null,
-  strategy: null, temperature: null, isPublic: false, publicDescription: null, runIntervalSeconds: 0, policy: {},
+  strategy: null, temperature: null, isPublic: false, publicDescription: null, runIntervalSeconds: 0, mode: 'live', policy: {},
   walletAddress: '0x1111111111111111111111111111111111111111', createdAt: '2026-11-23T12:00:00.000Z',
   updatedAt: '2026-11-23T12:00:00.000Z', cursorAt: '2026-11-23T12:00:00.000Z', status: 'stopped', statusReason: null, pending: [], ...over,
 })

@@ -21,6 +21,7 @@ export function agentView(agent: AgentRecord, live?: AgentLiveStatus) {
     isPublic: agent.isPublic,
     publicDescription: agent.publicDescription,
     runIntervalSeconds: agent.runIntervalSeconds,
+    mode: agent.mode,
     policy: policyView({ ...DEFAULT_POLICY, ...agent.policy }),
     walletAddress: agent.walletAddress,
     status: live?.status ?? agent.status,

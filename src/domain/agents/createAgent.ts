@@ -1,4 +1,4 @@
-import type { AgentCreateBody } from './agent.schema.ts'
+import type { AgentCreateBody, AgentMode } from './agent.schema.ts'
 import { agentView, type AgentView } from './agentView.ts'
 import { DEFAULT_POLICY, policySchema } from './policy.ts'
 import type { AgentActors, AgentWallet, AgentsRepository, WithTransaction } from './ports.ts'
@@ -14,8 +14,17 @@ export type CreateAgentDeps = {
   resolveVerifiedSymbol?: ResolveVerifiedSymbol | undefined
   newId(): string
 }
-/** A new agent's body; `run_interval_seconds` may be left out by callers other than the route (0 then). */
-export type CreateAgentInput = Omit<AgentCreateBody, 'run_interval_seconds'> & { run_interval_seconds?: number; accountId: string }
+/**
+ * A new agent's body; `run_interval_seconds` (0) and `mode` (`live`) may be left out by callers
+ * other than the route. `id`: the new agent's id when the caller fixes it (a clone's, from its
+ * Idempotency-Key), else a new one.
+ */
+export type CreateAgentInput = Omit<AgentCreateBody, 'run_interval_seconds' | 'mode'> & {
+  run_interval_seconds?: number
+  mode?: AgentMode | undefined
+  accountId: string
+  id?: string | undefined
+}
 
 /**
  * Creates an agent: its row with a new custodial wallet and its policy (token symbols resolved to
@@ -24,8 +33,8 @@ export type CreateAgentInput = Omit<AgentCreateBody, 'run_interval_seconds'> & {
  * @example
  * const agent = await createAgent(deps, { accountId, name: 'a', model: 'gpt-4o-mini', skills: ['trading'] })
  */
-export async function createAgent(deps: CreateAgentDeps, { accountId, ...body }: CreateAgentInput): Promise<AgentView> {
-  const id = deps.newId()
+export async function createAgent(deps: CreateAgentDeps, { accountId, id: givenId, ...body }: CreateAgentInput): Promise<AgentView> {
+  const id = givenId ?? deps.newId()
   const wallet = deps.createWallet(id)
   const policy = policySchema.parse({ ...DEFAULT_POLICY, ...(await resolvePolicyTokens(body.policy, deps.resolveVerifiedSymbol)) })
   const runIntervalSeconds = body.run_interval_seconds ?? 0
@@ -36,6 +45,7 @@ export async function createAgent(deps: CreateAgentDeps, { accountId, ...body }:
         payoutWallet: body.payout_wallet ?? null, persona: body.persona ?? null, strategy: body.strategy ?? null,
         temperature: body.temperature ?? null, isPublic: body.is_public ?? false, publicDescription: body.public_description ?? null,
         policy, walletAddress: wallet.address, walletKeyEncrypted: wallet.encryptedKey, runIntervalSeconds,
+        mode: body.mode ?? 'live',
       },
       tx,
     )

@@ -22,6 +22,8 @@ type AgentConfig = {
   publicDescription: string | null
   /** Seconds between the runs a running agent starts on its own; 0 = never. */
   runIntervalSeconds: number
+  /** `live`, or `paper` (its money moves simulated into a virtual ledger); fixed at creation. */
+  mode: 'live' | 'paper'
 }
 
 /**

@@ -1,4 +1,5 @@
 import { assertNotListed } from '../agents/listedAgent.ts'
+import { PaperUnsupportedError } from '../paper/errors.ts'
 import { ChainNotConfiguredError, IdempotencyKeyReusedError, InvalidStateError, NotFoundError, ValidationError } from '../errors.ts'
 import { DEFAULT_POLICY } from '../agents/policy.ts'
 import { PolicyViolationError } from '../agents/policyCheck.ts'
@@ -61,6 +62,8 @@ async function planClaim(
   const agent = await deps.agents.getOwned(accountId, agentId)
   if (agent.status === 'deleted') throw new InvalidStateError({ event: 'claim fees', state: 'deleted' })
   assertNotListed(agent, 'claim fees')
+  // A paper agent launched nothing and has no fees; a claim would reach the chain (docs/api.md, "Paper agents").
+  if (agent.mode === 'paper') throw new PaperUnsupportedError('claim creator fees')
   if ({ ...DEFAULT_POLICY, ...agent.policy }.paused) {
     throw new PolicyViolationError({ rule: 'paused', message: 'The agent is paused by its policy kill switch.' })
   }

@@ -6,6 +6,8 @@ export const leaderboardQuery = z.strictObject({
   cursor: z.string().max(200).optional(),
   /** `fees` (creator fees earned, the default) or `pnl` (realised PnL, src/domain/wallet/getPnlLeaderboard.ts). */
   sort_by: z.enum(['fees', 'pnl'], 'One of fees, pnl.').default('fees'),
+  /** With `sort_by=pnl`: `live` agents (the default) or `paper` agents only (a separate leaderboard). */
+  mode: z.enum(['live', 'paper'], 'One of live, paper.').default('live'),
 })
 
 /** The leaderboard's cursor: an offset into the ranking. */

@@ -1,4 +1,5 @@
 import { InvalidStateError } from '../errors.ts'
+import { PaperUnsupportedError } from '../paper/errors.ts'
 import { assertNotListed } from '../agents/listedAgent.ts'
 import { listingView, type ListingView } from './listingView.ts'
 import type { CreateListingBody } from './marketplace.schema.ts'
@@ -20,6 +21,8 @@ export async function createListing(deps: CreateListingDeps, input: CreateListin
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)
   if (agent.status === 'deleted') throw new InvalidStateError({ event: 'list the agent', state: 'deleted' })
   assertNotListed(agent, 'list the agent again')
+  // Its holdings are virtual: a buyer would pay for funds that do not exist (docs/api.md, "Paper agents").
+  if (agent.mode === 'paper') throw new PaperUnsupportedError('be listed on the market')
   const listing = await deps.listings.create({
     id: crypto.randomUUID(),
     agentId: agent.id,

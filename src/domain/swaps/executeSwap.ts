@@ -14,7 +14,7 @@ import {
 import { fmt, swapResource, type Swap } from './swapResource.ts'
 import { approvalFor } from '../approvals/approvalRules.ts'
 
-export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'> & Partial<Pick<SwapPorts, 'clock'>>
+export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'> & Partial<Pick<SwapPorts, 'clock' | 'paper'>>
 /**
  * The request, and the operation id (the Idempotency-Key's resource id: a retry finds its swap);
  * `parentId`: the actor the swap is made for (a chat turn, a run), which hears its end as its child.
@@ -53,7 +53,8 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
     checkPolicy(p.agent.policy, { tokens: policyTokens(p), usdValue: valueInUsd, priceImpactBps: priced.priceImpactBps, spentTodayUsd })
   checkSpend(await deps.operations.spentTodayUsd(p.input.agentId, input.operationId))
 
-  const plan = await planSwapTxs(deps, p, { route: priced, minOut, deadline })
+  // A paper agent's swap is filled from its virtual ledger: checked against that, nothing planned for the chain.
+  const plan = p.agent.mode === 'paper' ? await checkPaperFunds(deps, p) : await planSwapTxs(deps, p, { route: priced, minOut, deadline })
   const params: SwapParams = {
     tokenIn: p.tokenIn.address,
     tokenOut: p.tokenOut.address,
@@ -128,6 +129,16 @@ async function planSwapTxs(
   const needed = ethNeeded(gases, maxFeePerGasOf(funds.baseFeePerGas), swap.value ?? 0n)
   if (funds.eth < needed) throw new InsufficientFundsError({ needed, balance: funds.eth })
   return { approve, gases }
+}
+
+/** A paper agent's swap: its virtual balance must hold the amount (refused like a real one, `insufficient_funds`). */
+async function checkPaperFunds(deps: Partial<Pick<SwapPorts, 'paper'>>, p: ResolvedSwap) {
+  const held = (await deps.paper?.balanceOf(p.input.agentId, p.tokenIn)) ?? 0n
+  if (held < p.amountIn) {
+    const message = `The paper agent holds ${fmt(held, p.tokenIn.decimals)} ${p.tokenIn.symbol}; this swap needs ${fmt(p.amountIn, p.tokenIn.decimals)}.`
+    throw new InsufficientFundsError({ message })
+  }
+  return { approve: null, gases: [] as bigint[] }
 }
 
 /** The swap as it stands; one that failed before anything was signed is a refusal. */

@@ -24,7 +24,17 @@ export type WalletOpView = {
 }
 
 /** The agent a swap is from, with its effective policy (guardrails applied). */
-export type SwapAgent = { wallet: Address; policy: Partial<Policy>; status: string; /** Its active market listing, if any. */ listingId?: string | null | undefined }
+export type SwapAgent = {
+  wallet: Address; policy: Partial<Policy>; status: string; /** Its active market listing, if any. */ listingId?: string | null | undefined
+  /** `paper`: its swaps are filled into its virtual ledger, never sent (docs/api.md, "Paper agents"). */
+  mode?: 'live' | 'paper' | undefined
+}
+
+/** A paper agent's virtual balances (src/adapters/db/paper.store.ts). */
+export interface PaperBalances {
+  /** The agent's virtual balance of a token, in base units. */
+  balanceOf(agentId: string, token: SwapToken): Promise<bigint>
+}
 
 export interface SwapAgents {
   /** The account's agent, or undefined when there is none (or it is another account's). */
@@ -136,4 +146,6 @@ export type SwapPorts = {
   operations: SwapOperations
   clock: Clock
   newId(): string
+  /** A paper agent's virtual balances: its swaps are checked against them instead of the chain. */
+  paper?: PaperBalances | undefined
 }

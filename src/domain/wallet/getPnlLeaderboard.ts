@@ -4,24 +4,25 @@ import type { LedgerOp } from './ledgerOps.ts'
 import { centsToUsd } from './walletRules.ts'
 
 export type GetPnlLeaderboardDeps = {
-  ledgers: { allLedgerOps(): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> }
+  ledgers: { allLedgerOps(mode: 'live' | 'paper'): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> }
   memo: Memo
 }
-export type GetPnlLeaderboardInput = { limit: number; offset: number }
+/** `mode`: live agents (the default) or paper agents, each ranked apart. */
+export type GetPnlLeaderboardInput = { limit: number; offset: number; mode?: 'live' | 'paper' | undefined }
 
 /**
  * Agents ranked by the PnL they realised (pnlRules.ts, from their ledgers: swaps, transfers in
  * and out, launches, claims, gas), then by operations, then id. Unrealised PnL is not ranked:
- * it needs every agent's balances read on chain. Public fields only; the ranking is shared for a
+ * it needs every agent's balances read on chain. Live and paper agents are ranked apart (`mode`). Public fields only; the ranking is shared for a
  * moment.
  *
  * @example
  * const { leaderboard } = await getPnlLeaderboard(deps, { limit: 20, offset: 0 })
  * leaderboard[0] // { rank: 1, agentId, name, realisedPnlUsd: '20.00', operations: 3 }
  */
-export async function getPnlLeaderboard(deps: GetPnlLeaderboardDeps, { limit, offset }: GetPnlLeaderboardInput) {
-  const ranked = await deps.memo.cached('leaderboard:pnl', async () => {
-    const agents = await deps.ledgers.allLedgerOps()
+export async function getPnlLeaderboard(deps: GetPnlLeaderboardDeps, { limit, offset, mode = 'live' }: GetPnlLeaderboardInput) {
+  const ranked = await deps.memo.cached(`leaderboard:pnl:${mode}`, async () => {
+    const agents = await deps.ledgers.allLedgerOps(mode)
     return agents
       .map((a) => ({ agentId: a.agentId, name: a.name, operations: a.ops.length, cents: [...pnlLedger(a.ops).values()].reduce((s, p) => s + p.realisedCents, 0n) }))
       .sort((x, y) => (x.cents === y.cents ? 0 : x.cents > y.cents ? -1 : 1) || y.operations - x.operations || (x.agentId < y.agentId ? -1 : 1))

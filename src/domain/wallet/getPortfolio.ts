@@ -19,10 +19,13 @@ export type PortfolioLine = { token: WalletToken; balance: bigint; holding: Hold
 export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolioInput) {
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)
   const owner = agent.walletAddress
+  // A paper agent's holdings are its virtual ledger's (docs/api.md, "Paper agents"), never its wallet's.
+  const paper = agent.mode === 'paper' ? ((await deps.portfolio.paperBalances?.(agent.id)) ?? new Map<string, bigint>()) : undefined
   const candidates = new Map<string, WalletToken>()
   const add = (t: WalletToken) => candidates.set(t.native ? 'ETH' : t.address, t)
   for (const t of await deps.portfolio.standardTokens()) add(t)
-  for (const address of await deps.portfolio.otherTokenAddresses(agent.id, owner)) {
+  const others = paper ? [...paper.keys()].filter((k) => k !== 'eth') : await deps.portfolio.otherTokenAddresses(agent.id, owner)
+  for (const address of others) {
     if (!address || candidates.has(address.toLowerCase())) continue
     const t = await deps.tokens.resolve(address)
     if (t) add(t)
@@ -31,7 +34,7 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   const prices = await deps.chain.prices(input.blockNumber)
   const held: Array<{ token: WalletToken; balance: bigint; priced: Awaited<ReturnType<typeof prices.usd>> }> = []
   for (const token of candidates.values()) {
-    const balance = await deps.portfolio.holding(token, owner, input.blockNumber)
+    const balance = paper ? (paper.get(token.native ? 'eth' : token.address.toLowerCase()) ?? 0n) : await deps.portfolio.holding(token, owner, input.blockNumber)
     if (balance === null || (balance === 0n && !token.native)) continue
     held.push({ token, balance, priced: await prices.usd(token, balance).catch(() => undefined) })
   }
@@ -81,6 +84,7 @@ export async function getPortfolio(deps: GetPortfolioDeps, input: GetPortfolioIn
   return {
     agentId: agent.id,
     walletAddress: agent.walletAddress,
+    mode: agent.mode,
     holdings: lines.map((l) => ({ ...l.holding, ...pnlFields(l.position, l.holding.valueUsd) })),
     totalValueUsd,
     ...totals,

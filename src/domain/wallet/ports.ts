@@ -102,6 +102,8 @@ export interface PortfolioReads {
    * does not answer `balanceOf` (a chain that is down is still an error).
    */
   holding(token: WalletToken, owner: Address, blockNumber?: bigint): Promise<bigint | null>
+  /** A paper agent's virtual balances now, by token (`eth` for ETH, else the address in lower case). */
+  paperBalances?(agentId: string): Promise<Map<string, bigint>>
 }
 
 /** One transaction of the wallet's outbox. */

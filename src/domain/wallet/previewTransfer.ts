@@ -20,11 +20,7 @@ export type PreviewTransferInput = TransferRequest
  */
 export async function previewTransfer(deps: PreviewTransferDeps, input: PreviewTransferInput) {
   const t = await resolveTransfer(deps, input)
-  const { gasLimit, maxFeePerGas, ethBalance } = await deps.chain.transferFee(t.agent.walletAddress, t.params)
-  const { maxFeeWei, ethNeeded } = transferCost({ gasLimit, maxFeePerGas, params: t.params })
-  if (ethBalance < ethNeeded) throw new InsufficientFundsError({ needed: ethNeeded, balance: ethBalance })
-  const eth = await deps.tokens.resolve('ETH')
-  const feeUsd = eth ? usdOrZero(await (await deps.chain.prices()).usd(eth, maxFeeWei)) : null
+  const { gasLimit, maxFeePerGas, feeUsd, maxFeeWei } = await feeOf(deps, t)
   return {
     agentId: t.agent.id,
     from: t.agent.walletAddress,
@@ -39,4 +35,15 @@ export async function previewTransfer(deps: PreviewTransferDeps, input: PreviewT
     sent: false,
   }
 }
+/** The network fee at most, checked against the wallet's ETH; none for a paper agent (its transfer is simulated: docs/api.md, "Paper agents"). */
+async function feeOf(deps: PreviewTransferDeps, t: Awaited<ReturnType<typeof resolveTransfer>>) {
+  if (t.agent.mode === 'paper') return { gasLimit: 0n, maxFeePerGas: 0n, maxFeeWei: 0n, feeUsd: '0.00' }
+  const { gasLimit, maxFeePerGas, ethBalance } = await deps.chain.transferFee(t.agent.walletAddress, t.params)
+  const { maxFeeWei, ethNeeded } = transferCost({ gasLimit, maxFeePerGas, params: t.params })
+  if (ethBalance < ethNeeded) throw new InsufficientFundsError({ needed: ethNeeded, balance: ethBalance })
+  const eth = await deps.tokens.resolve('ETH')
+  const feeUsd = eth ? usdOrZero(await (await deps.chain.prices()).usd(eth, maxFeeWei)) : null
+  return { gasLimit, maxFeePerGas, maxFeeWei, feeUsd }
+}
+
 export type TransferPreview = Awaited<ReturnType<typeof previewTransfer>>

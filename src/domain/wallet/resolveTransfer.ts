@@ -7,7 +7,7 @@ import type { TransferParams, WalletPorts, WalletToken } from './ports.ts'
 import type { TransferInput } from './wallet.schema.ts'
 import { checkWhitelisted, transferAmount, transferParamsOf, usdOrZero } from './walletRules.ts'
 
-export type ResolveTransferDeps = Pick<WalletPorts, 'agents' | 'tokens' | 'chain' | 'operations' | 'clock'>
+export type ResolveTransferDeps = Pick<WalletPorts, 'agents' | 'tokens' | 'chain' | 'operations' | 'clock'> & { portfolio?: Pick<WalletPorts['portfolio'], 'paperBalances'> }
 export type TransferRequest = TransferInput & { accountId: string }
 
 /** A transfer that passed every check before anything is recorded: what it moves, its USD value and its policy check. */
@@ -42,7 +42,10 @@ export async function resolveTransfer(deps: ResolveTransferDeps, input: Transfer
   const token = await transferToken(deps, input.token)
   const amount = transferAmount(input.amount, token)
   const whitelisted = checkWhitelisted(await deps.agents.whitelist(agent.id), input.to, deps.clock.now())
-  const held = await deps.chain.balanceOf(token, agent.walletAddress)
+  // A paper agent's transfer moves its virtual balance (docs/api.md, "Paper agents").
+  const held = agent.mode === 'paper'
+    ? ((await deps.portfolio?.paperBalances?.(agent.id))?.get(token.native ? 'eth' : token.address.toLowerCase()) ?? 0n)
+    : await deps.chain.balanceOf(token, agent.walletAddress)
   if (held < amount) throw new InsufficientFundsError({ message: `The agent holds ${formatUnits(held, token.decimals)} ${token.symbol}.` })
   const valueUsd = usdOrZero(await (await deps.chain.prices()).usd(token, amount))
   const checkSpend = (spentTodayUsd: string) => checkPolicy(agent.policy, { tokens: [token], usdValue: valueUsd, spentTodayUsd })

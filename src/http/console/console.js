@@ -472,7 +472,7 @@ async function agentView(id) {
       ? list.map((r) => h('tr', {}, h('td', { class: 'mono' }, actorLink(r.id)), h('td', {}, badge(r.status)), h('td', { text: when(r.createdAt) }), h('td', { text: when(r.nextTimerAt) })))
       : [empty(4, 'None.')], testid)
     put(body, 
-      h('h1', {}, `agent ${a.name} `, badge(a.status, 'agent-status'), a.policy.paused ? badge('paused') : null),
+      h('h1', {}, `agent ${a.name} `, badge(a.status, 'agent-status'), a.policy.paused ? badge('paused') : null, a.mode === 'paper' ? badge('paper', 'agent-mode') : null),
       h('p', { class: 'muted' }, h('span', { class: 'mono', text: a.id }), ' · wallet ', h('span', { class: 'mono', text: a.walletAddress }), ' · account ', h('a', { href: `#/actors?accountId=${c.accountId}`, class: 'mono', text: c.accountId })),
       h('p', {}, c.flags.lowBalance ? h('span', { class: 'flag', 'data-testid': 'flag-low-balance', text: 'LOW BALANCE' }) : null, c.flags.lowCredits ? h('span', { class: 'flag', 'data-testid': 'flag-low-credits', text: 'LOW CREDITS' }) : null),
       a.policy.paused ? h('p', { class: 'muted', text: 'Kill switch on: every fund-moving request is refused. Only the owner can unpause, after the hold.' }) : action('Pause agent (kill switch)', `/ops/agents/${id}/pause`, render, { danger: true, testid: 'pause-agent' }),

@@ -8,6 +8,9 @@ import { whitelistAddBody, whitelistDeleteBody } from '../../domain/agents/agent
 import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import { parseAgentBody } from '../../domain/agents/parseAgentBody.ts'
+import { ModeImmutableError } from '../../domain/paper/errors.ts'
+import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
+import { cloneAgentBody } from '../../domain/paper/paper.schema.ts'
 
 /** The agent id from the path; a value that is not a uuid cannot name an agent (404). */
 function agentId(ctx: Context): string {
@@ -45,6 +48,8 @@ export function agentRoutes(deps: AppDeps): Router {
     if (guarded && !principalOf(ctx).scopes.includes('admin')) {
       throw new ForbiddenError('Changing the policy or the payout wallet needs the "admin" scope (or a dashboard session).')
     }
+    // An agent's mode is fixed at creation (a paper agent is cloned, never switched to live).
+    if (raw !== null && typeof raw === 'object' && 'mode' in raw) throw new ModeImmutableError()
     const body = await parseAgentBody(core, account(ctx), schemas.update, raw ?? {})
     ok(ctx, await core.updateAgent({ ...body, accountId: account(ctx), agentId: id, actor: auditActorOf(principalOf(ctx)) }))
   }
@@ -63,6 +68,14 @@ export function agentRoutes(deps: AppDeps): Router {
       ok(ctx, await command({ accountId: account(ctx), agentId: id }))
     })
   }
+
+  // A new live agent from this one's settings; with an Idempotency-Key, a retry answers the same clone.
+  router.post('/:id/clone', rejectQuery, requireScope('trade'), idempotency({ keys: core.idempotencyKeys, route: 'agents/clone', required: false }), async (ctx: Context) => {
+    const id = agentId(ctx)
+    const body = parse(cloneAgentBody, ctx.request.body ?? {})
+    const cloneId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId
+    ok(ctx, await core.cloneAgent({ accountId: account(ctx), agentId: id, name: body.name, id: cloneId }), 201)
+  })
 
   router.get('/:id/whitelist', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, { whitelist: await core.listWhitelist({ accountId: account(ctx), agentId: agentId(ctx) }) })

@@ -31,7 +31,7 @@ export function marketRoutes({ core }: AppDeps): Router {
   router.get('/leaderboard', async (ctx) => {
     const q = parse(leaderboardQuery, ctx.query)
     const at = { limit: q.limit, offset: decodeOffset(q.cursor) }
-    const { nextOffset, ...page } = q.sort_by === 'pnl' ? await core.getPnlLeaderboard(at) : await core.getLeaderboard(at)
+    const { nextOffset, ...page } = q.sort_by === 'pnl' ? await core.getPnlLeaderboard({ ...at, mode: q.mode }) : await core.getLeaderboard(at)
     ok(ctx, { ...page, nextCursor: nextOffset === null ? null : encodeOffset(nextOffset) })
   })
   return router

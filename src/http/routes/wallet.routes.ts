@@ -9,6 +9,7 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { performanceQuery, portfolioInput, transferInput, walletPortfolioQuery } from '../../domain/wallet/wallet.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { paperDepositBody } from '../../domain/paper/paper.schema.ts'
 
 export const txQuery = z.strictObject({
   limit: limitQuery,
@@ -45,6 +46,21 @@ export function walletRoutes({ core }: AppDeps): Router {
       const transfer = await core.transferFunds({ ...body, accountId: principalOf(ctx).accountId, operationId })
       // 202 while it waits for an owner's approval; otherwise answered as before (it ended or the wait ran out).
       ok(ctx, transfer, transfer.status === 'awaiting_approval' ? 202 : 200)
+    },
+  )
+
+  // A virtual deposit into a paper agent's ledger; with an Idempotency-Key, a retry answers the same deposit.
+  router.post(
+    '/agents/:id/paper/deposit',
+    requireScope('trade'),
+    rejectQuery,
+    idempotency({ keys: core.idempotencyKeys, route: 'agents/paper/deposit', required: false }),
+    async (ctx: Context) => {
+      const id = (ctx.params as { id?: string }).id
+      if (!uuidParam.safeParse(id).success) throw new NotFoundError('Agent')
+      const body = parse(paperDepositBody, ctx.request.body)
+      const depositId = (ctx.state.idempotency as IdempotencyState | undefined)?.resourceId ?? randomUUID()
+      ok(ctx, await core.depositPaper({ ...body, accountId: principalOf(ctx).accountId, agentId: id!, id: depositId }), 201)
     },
   )
 

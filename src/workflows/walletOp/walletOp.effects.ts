@@ -22,7 +22,24 @@ export type WalletOpPlanner = {
   }): Promise<Record<string, unknown>>
 }
 
+/**
+ * A paper agent's side of wallet operations (src/adapters/chain/paperFills.ts): a simulated fill
+ * into its virtual ledger instead of a transaction (docs/api.md, "Paper agents").
+ */
+export type PaperFiller = {
+  isPaper(agentId: string): Promise<boolean>
+  /** Fills the operation once (a retry answers the first fill), or says why not with a real operation's code. */
+  fill(op: WalletOpInput): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }>
+  /** The fill recorded for an operation. */
+  filled(opId: string): Promise<Record<string, unknown> | undefined>
+}
+
+/** The transaction id of a paper fill: no transaction exists, and the prefix says so. */
+export const PAPER_TX_PREFIX = 'paper:'
+
 export type WalletOpsDeps = {
+  /** Present: a paper agent's operations are filled by it, never sent. */
+  paper?: PaperFiller | undefined
   chain: ChainHandle
   sender: TxSender
   loadAccount(agentId: string): Promise<LocalAccount>
@@ -49,6 +66,11 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
   return {
     async 'op.submit'(effect, effectCtx) {
       const ctx = await effectCtx.context<WalletOpInput>()
+      // A paper agent's operation is filled against the pools at this block, never signed or sent.
+      if (deps.paper && (await deps.paper.isPaper(ctx.agentId))) {
+        const filled = await deps.paper.fill(ctx)
+        return filled.ok ? { type: 'op.submitted', txHash: `${PAPER_TX_PREFIX}${ctx.opId}` } : rejected(filled.code, filled.message)
+      }
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const sent = await sender.send(
@@ -64,8 +86,14 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
 
     async 'op.confirm'(effect, effectCtx) {
       const ctx = await effectCtx.context<WalletOpInput>()
+      const txHash = (effect.params as { txHash: string }).txHash
+      if (txHash.startsWith(PAPER_TX_PREFIX)) {
+        const result = await deps.paper?.filled(ctx.opId)
+        if (!result) throw new Error(`no paper fill recorded for operation ${ctx.opId}`)
+        return { type: 'op.confirmed', result }
+      }
       const account = await deps.loadAccount(ctx.agentId)
-      const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)
+      const receipts = await sender.confirmRequest(txHash as `0x${string}`, account)
       const last = receipts.at(-1)!
       if (last.status !== 'success') {
         return rejected('transaction_reverted', `Transaction ${last.transactionHash} reverted on chain; nothing moved but gas.`)

@@ -1,0 +1,108 @@
+import type pg from 'pg'
+import { withTransaction } from './transaction.ts'
+
+/** A paper balance's key: `eth` for ETH, else the token's address in lower case. */
+export const paperToken = (t: { address: string; native: boolean }) => (t.native ? 'eth' : t.address.toLowerCase())
+
+/** A move of a paper agent's virtual balance: `token` is `eth` for ETH, else the token's address (lower case); `amount` in base units. */
+export type PaperLeg = { token: string; amount: bigint }
+
+/** What recording a fill answered: its result (the first one's, for a retry), or the leg it could not pay. */
+export type PaperFillOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; short: PaperLeg; held: bigint }
+
+/**
+ * A paper agent's virtual ledger in Postgres (Migration20261128010000_paper_agents.ts): its
+ * balances per token, its virtual deposits and the simulated fills of its wallet operations.
+ * A fill and its balance moves are one transaction, recorded once per operation.
+ *
+ * @example
+ * const paper = createPaperStore(pool)
+ * await paper.deposit({ id, agentId, token: usdc, balanceKey: usdc, amount: 1000_000000n, usdValue: '1000.00', blockNumber: 12n })
+ */
+export function createPaperStore(pool: pg.Pool) {
+  return {
+    /** Whether the agent is a paper agent (false when it does not exist). */
+    async isPaper(agentId: string): Promise<boolean> {
+      const { rows } = await pool.query<{ mode: string }>({ name: 'paper.mode', text: `select mode from agent where id = $1`, values: [agentId] })
+      return rows[0]?.mode === 'paper'
+    },
+
+    /** The agent's virtual balances, by token (`eth` for ETH), zero balances left out. */
+    async balances(agentId: string): Promise<Map<string, bigint>> {
+      const { rows } = await pool.query<{ token: string; amount: string }>(
+        `select token, amount::text from paper_balance where agent_id = $1 and amount > 0`, [agentId])
+      return new Map(rows.map((r) => [r.token, BigInt(r.amount)]))
+    },
+
+    /** A virtual deposit and its balance, once per id (a retry finds the first); answers whether this call made it. */
+    async deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint }): Promise<boolean> {
+      return withTransaction(pool, async (db) => {
+        const { rowCount } = await db.query(
+          `insert into paper_deposit (id, agent_id, token, amount, usd_value, block_number) values ($1, $2, $3, $4, $5, $6) on conflict (id) do nothing`,
+          [d.id, d.agentId, d.token, d.amount.toString(), d.usdValue, d.blockNumber.toString()])
+        if (rowCount === 0) return false
+        await credit(db, d.agentId, { token: d.balanceKey, amount: d.amount })
+        return true
+      })
+    },
+
+    /** A deposit as recorded, or undefined. */
+    async depositOf(id: string) {
+      const { rows } = await pool.query<{ agent_id: string; token: string; amount: string; usd: string | null; created_at: Date }>(
+        `select agent_id, token, amount::text, trunc(usd_value, 2)::text as usd, created_at from paper_deposit where id = $1`, [id])
+      return rows[0]
+    },
+
+    /**
+     * Records an operation's simulated fill: `debit` leaves the agent's balance (refused, nothing
+     * written, when it holds less), `credit` arrives; once per operation (a retry answers the first
+     * fill's result).
+     */
+    async recordFill(f: { opId: string; agentId: string; kind: string; debit: PaperLeg; credit?: PaperLeg | undefined; result: Record<string, unknown> }): Promise<PaperFillOutcome> {
+      try {
+        return await withTransaction(pool, async (db): Promise<PaperFillOutcome> => {
+          const { rows: made } = await db.query<{ result: Record<string, unknown>; fresh: boolean }>(
+            `insert into paper_fill (op_id, agent_id, kind, result) values ($1, $2, $3, $4)
+             on conflict (op_id) do update set op_id = excluded.op_id returning result, (xmax = 0) as fresh`,
+            [f.opId, f.agentId, f.kind, JSON.stringify(f.result)])
+          if (!made[0]!.fresh) return { ok: true, result: made[0]!.result }
+          const { rowCount } = await db.query(
+            `update paper_balance set amount = amount - $3 where agent_id = $1 and token = $2 and amount >= $3`,
+            [f.agentId, f.debit.token, f.debit.amount.toString()])
+          if (rowCount === 0) {
+            const { rows } = await db.query<{ amount: string }>(`select amount::text from paper_balance where agent_id = $1 and token = $2`, [f.agentId, f.debit.token])
+            // Rolls the fill back: nothing is recorded for a fill the balance cannot pay.
+            throw new Short(BigInt(rows[0]?.amount ?? '0'))
+          }
+          if (f.credit && f.credit.amount > 0n) await credit(db, f.agentId, f.credit)
+          return { ok: true, result: f.result }
+        })
+      } catch (err) {
+        if (err instanceof Short) return { ok: false, short: f.debit, held: err.held }
+        throw err
+      }
+    },
+
+    /** The fill recorded for an operation, or undefined. */
+    async fillOf(opId: string): Promise<Record<string, unknown> | undefined> {
+      const { rows } = await pool.query<{ result: Record<string, unknown> }>(`select result from paper_fill where op_id = $1`, [opId])
+      return rows[0]?.result
+    },
+  }
+}
+export type PaperStore = ReturnType<typeof createPaperStore>
+
+class Short extends Error {
+  readonly held: bigint
+  constructor(held: bigint) {
+    super('short')
+    this.held = held
+  }
+}
+
+function credit(db: pg.PoolClient, agentId: string, leg: PaperLeg) {
+  return db.query(
+    `insert into paper_balance (agent_id, token, amount) values ($1, $2, $3)
+     on conflict (agent_id, token) do update set amount = paper_balance.amount + excluded.amount`,
+    [agentId, leg.token, leg.amount.toString()])
+}

@@ -1,0 +1,51 @@
+import { parseUnits } from 'viem'
+import { ValidationError } from '../errors.ts'
+import { formatUsd } from '../tokens/priceMath.ts'
+import type { WalletAgents, WalletChain, WalletTokens } from '../wallet/ports.ts'
+import { NotPaperAgentError } from './errors.ts'
+import type { PaperDepositBody } from './paper.schema.ts'
+
+/** A paper agent's virtual deposits (src/adapters/db/paper.store.ts), with the chain's latest block. */
+export interface PaperDeposits {
+  latestBlock(): Promise<bigint>
+  /** Records the deposit and credits it, once per id; false when the id was recorded already. */
+  deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint }): Promise<boolean>
+  depositOf(id: string): Promise<{ agent_id: string; token: string; amount: string; usd: string | null; created_at: Date } | undefined>
+}
+
+export type DepositPaperDeps = { agents: WalletAgents; tokens: WalletTokens; chain: Pick<WalletChain, 'prices'>; deposits: PaperDeposits }
+export type DepositPaperInput = PaperDepositBody & { accountId: string; agentId: string; /** The deposit's id (from the Idempotency-Key: a retry finds it). */ id: string }
+
+/**
+ * A virtual deposit into a paper agent's ledger: the token's balance grows by the amount, and its
+ * ledger counts it as a transfer in valued at the latest block's price (its cost basis, as a
+ * real transfer in is; unpriced when the token has no market). A live agent is refused
+ * (`not_paper_agent`).
+ *
+ * @example
+ * await depositPaper(deps, { accountId, agentId, id: randomUUID(), token: 'USDC', amount: '1000' })
+ */
+export async function depositPaper(deps: DepositPaperDeps, input: DepositPaperInput) {
+  const agent = await deps.agents.getOwned(input.accountId, input.agentId)
+  if (agent.mode !== 'paper') throw new NotPaperAgentError()
+  const token = await deps.tokens.resolve(input.token)
+  if (!token) throw new ValidationError({ token: 'Unknown token: a symbol such as USDC, or a token address.' })
+  const [, decimals = ''] = input.amount.split('.')
+  if (decimals.length > token.decimals) throw new ValidationError({ amount: `${token.symbol} has ${token.decimals} decimals.` })
+  const amount = parseUnits(input.amount, token.decimals)
+  const blockNumber = await deps.deposits.latestBlock()
+  const priced = await (await deps.chain.prices(blockNumber)).usd(token, amount).catch(() => undefined)
+  const usdValue = priced ? formatUsd(priced.amountUsd18) : null
+  const balanceKey = token.native ? 'eth' : token.address.toLowerCase()
+  await deps.deposits.deposit({ id: input.id, agentId: agent.id, token: token.address.toLowerCase(), balanceKey, amount, usdValue, blockNumber })
+  const made = await deps.deposits.depositOf(input.id)
+  return {
+    id: input.id,
+    agentId: agent.id,
+    token: { symbol: token.symbol, address: token.native ? null : token.address.toLowerCase() },
+    amount: input.amount,
+    amountBaseUnits: made?.amount ?? amount.toString(),
+    valueUsd: made ? made.usd : usdValue,
+    createdAt: made ? new Date(made.created_at).toISOString() : new Date().toISOString(),
+  }
+}
