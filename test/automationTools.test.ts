@@ -176,6 +176,8 @@ describe('the OpenAPI document', () => {
       'maxSpendUsd', 'runCount', 'lastTriggeredAt', 'nextRunAt', 'suspended', 'lastError', 'completedReason', 'firings', 'createdAt', 'updatedAt',
       // What a protective or sliced order waits for: only on those kinds.
       'share', 'level', 'high', 'trailPct', 'trailUsd', 'takeProfit', 'stopLoss', 'slices', 'slicesDone', 'slicesLeft', 'amountIn', 'maxPriceImpactBps',
+      // A mirror's parameters and the leader swap it last served.
+      'leaderAgentId', 'ratio', 'maxPerTradeUsd', 'tokens', 'maxDelaySeconds', 'lastLeaderSwap',
     ])
     // A created automation (not an order) has exactly the declared fields that are always there.
     const automations = (await owner('GET', '/automations')).body.automations as Array<Record<string, unknown>>
