@@ -31,8 +31,8 @@ import { Migration20261127190000_webhooks } from './Migration20261127190000_webh
 import { Migration20261127200000_listing_sold_event } from './Migration20261127200000_listing_sold_event.ts'
 import { Migration20261127210000_approvals } from './Migration20261127210000_approvals.ts'
 import { Migration20261127220000_automation_hooks } from './Migration20261127220000_automation_hooks.ts'
-import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
+import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
