@@ -119,6 +119,13 @@ describe('automation tools over MCP', () => {
     })
     expect(bracket.status, JSON.stringify(bracket.body)).toBe(200)
     expect(bracket.body.result).toMatchObject({ kind: 'bracket', status: 'armed', share: 1, takeProfit: { status: 'waiting' }, stopLoss: { status: 'waiting' } })
+    // A mirror: previewed with its leader; one of the agent itself is refused (mirror_cycle).
+    const leader = (await owner('POST', '/agents', { name: 'leader', skills: ['trading'] })).body.id
+    const copy = { agent_id: trader, name: 'm', ratio: 0.5, maxPerTradeUsd: '10', maxDelaySeconds: 60 }
+    const mirror = await call(tradeKey, 'mirror_create', { ...copy, leaderAgentId: leader })
+    expect(mirror.body.result).toMatchObject({ created: false, kind: 'mirror', trigger: { type: 'leader_swap', leaderAgentId: leader }, action: { type: 'tool_call', tool: 'swap_execute' } })
+    const self = await call(tradeKey, 'mirror_create', { ...copy, leaderAgentId: trader })
+    expect([self.status, self.body.code]).toEqual([422, 'mirror_cycle'])
     // Its trigger and action are its kind's: a PATCH of them is refused; a rename is not.
     const patched = await owner('PATCH', `/automations/${bracket.body.result.id}`, { trigger: { type: 'price_threshold', mint: 'TSLAx', operator: 'gte', priceUsd: '1' }, trigger_once: false })
     expect(patched.status).toBe(422)
@@ -176,6 +183,8 @@ describe('the OpenAPI document', () => {
       'maxSpendUsd', 'runCount', 'lastTriggeredAt', 'nextRunAt', 'suspended', 'lastError', 'completedReason', 'firings', 'createdAt', 'updatedAt',
       // What a protective or sliced order waits for: only on those kinds.
       'share', 'level', 'high', 'trailPct', 'trailUsd', 'takeProfit', 'stopLoss', 'slices', 'slicesDone', 'slicesLeft', 'amountIn', 'maxPriceImpactBps',
+      // A mirror's parameters and the leader swap it last served.
+      'leaderAgentId', 'ratio', 'maxPerTradeUsd', 'tokens', 'maxDelaySeconds', 'lastLeaderSwap',
     ])
     // A created automation (not an order) has exactly the declared fields that are always there.
     const automations = (await owner('GET', '/automations')).body.automations as Array<Record<string, unknown>>

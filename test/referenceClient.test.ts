@@ -16,7 +16,7 @@ let defaultModel: string
 let openapi: any
 
 const AGENT_FIELDS = [
-  'id', 'name', 'model', 'skills', 'systemPrompt', 'payoutWallet', 'persona', 'strategy', 'temperature', 'isPublic',
+  'id', 'name', 'model', 'skills', 'systemPrompt', 'payoutWallet', 'persona', 'strategy', 'temperature', 'isPublic', 'allowCopy',
   'publicDescription', 'runIntervalSeconds', 'mode', 'policy', 'walletAddress', 'status', 'statusReason', 'createdAt', 'updatedAt', 'pendingChanges',
 ]
 

@@ -38,8 +38,9 @@ function checkToolArgs(tool: string, args: Record<string, unknown>): FieldErrors
  * await automations.createAutomation({ accountId, automationId, body })
  */
 export function automationUseCases({ pool, runtime, identity }: CoreAdapters, sources: AutomationSources, agents: AgentsRepository) {
+  const store = createAutomationsStore(pool)
   const deps: AutomationPorts = {
-    automations: createAutomations({ runtime, store: createAutomationsStore(pool) }),
+    automations: createAutomations({ runtime, store }),
     agents: {
       async getOwned(accountId, agentId) {
         const a = await agents.getOwned(accountId, agentId)
@@ -49,6 +50,7 @@ export function automationUseCases({ pool, runtime, identity }: CoreAdapters, so
     // An automation's action is never an automation tool: a firing must not create or change automations.
     tools: { granted: async (accountId, skills) => (await sources.grantedTools(accountId, skills)).filter((t) => !AUTOMATION_TOOL_NAMES.has(t)), check: checkToolArgs },
     tokens: { resolve: sources.resolveToken, priceUsd: sources.priceUsd },
+    mirrors: { leader: (agentId) => store.mirrorLeader(agentId), edges: () => store.mirrorEdges() },
     limits: identity.config.automations,
     clock: { now: () => Date.now() },
   }

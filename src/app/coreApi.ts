@@ -45,6 +45,7 @@ import type { getFeeEarnings } from '../domain/fees/getFeeEarnings.ts'
 import type { getFeeStats } from '../domain/fees/getFeeStats.ts'
 import type { getCandles } from '../domain/intel/getCandles.ts'
 import type { getIndicators } from '../domain/intel/getIndicators.ts'
+import type { runBacktest } from '../domain/backtest/runBacktest.ts'
 import type { getMacroSignals } from '../domain/intel/getMacroSignals.ts'
 import type { getTopMovers } from '../domain/intel/getTopMovers.ts'
 import type { getYieldOpportunities } from '../domain/intel/getYieldOpportunities.ts'
@@ -294,6 +295,7 @@ export interface IntelUseCases {
   listAnomalies: Bound<typeof listAnomalies>
   getYieldOpportunities: Bound<typeof getYieldOpportunities>
   getMacroSignals: Bound<typeof getMacroSignals>
+  runBacktest: Bound<typeof runBacktest>
 }
 
 /** What the front doors need besides the features: health, idempotency keys, actor events, metrics, the faucet. */

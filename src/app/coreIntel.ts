@@ -10,6 +10,8 @@ import { getTopMovers } from '../domain/intel/getTopMovers.ts'
 import { listAnomalies } from '../domain/intel/listAnomalies.ts'
 import { getYieldOpportunities } from '../domain/intel/getYieldOpportunities.ts'
 import { getMacroSignals } from '../domain/intel/getMacroSignals.ts'
+import { runBacktest } from '../domain/backtest/runBacktest.ts'
+import type { BacktestBody } from '../domain/backtest/backtestPlan.ts'
 
 /**
  * Part of the composition root (src/app/core.ts spreads it into `core`): the market-intelligence
@@ -35,5 +37,7 @@ export function intelUseCases(ports: IntelPorts) {
     listAnomalies: (input: AnomaliesInput) => listAnomalies(ports, input),
     getYieldOpportunities: (input: YieldInput) => getYieldOpportunities(ports, input),
     getMacroSignals: (input: MacroInput) => getMacroSignals(ports, input),
+    /** POST /backtests: an automation replayed over the same candles. */
+    runBacktest: (body: BacktestBody) => runBacktest(ports, body),
   }
 }

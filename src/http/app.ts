@@ -26,6 +26,7 @@ import { swapRoutes } from './routes/swap.routes.ts'
 import { chatRoutes } from './routes/chat.routes.ts'
 import { runRoutes } from './routes/run.routes.ts'
 import { automationRoutes } from './routes/automations.routes.ts'
+import { backtestRoutes } from './routes/backtest.routes.ts'
 import { customSkillRoutes, skillRegistryRoutes } from './routes/skills.routes.ts'
 import { marketplacePublicRoutes, marketplaceRoutes } from './routes/marketplace.routes.ts'
 import { mcpRoutes } from '../mcp/mcpRoutes.ts'
@@ -122,7 +123,7 @@ export function createApp(deps: AppDeps): Koa {
     routers: [
       ...[accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)],
       ...[swapRoutes(deps), feeRoutes(deps), billingRoutes(deps), chatRoutes(deps), runRoutes(deps), automationRoutes(deps)],
-      ...[customSkillRoutes(deps), marketplaceRoutes(deps), webhookRoutes(deps), approvalRoutes(deps)],
+      ...[customSkillRoutes(deps), marketplaceRoutes(deps), webhookRoutes(deps), approvalRoutes(deps), backtestRoutes(deps)],
     ],
   }
   app.use(segmentRoutes('/api/v1', [publicApi, api]))

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { NotFoundError, ValidationError } from '../domain/errors.ts'
-import { bracketSchema, createAutomationSchema, dcaSchema, limitSchema, listAutomationsSchema, protectiveSchema, trailingStopSchema, twapSchema, updateAutomationSchema, type CreateAutomationBody, type ListAutomationsQuery } from '../domain/automations/automation.schema.ts'
+import { bracketSchema, createAutomationSchema, dcaSchema, limitSchema, listAutomationsSchema, mirrorSchema, protectiveSchema, trailingStopSchema, twapSchema, updateAutomationSchema, type CreateAutomationBody, type ListAutomationsQuery } from '../domain/automations/automation.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
 import { defineTool, type ToolCall } from './tool.ts'
 
@@ -14,7 +14,7 @@ const named = { name: createAutomationSchema.shape.name, description: createAuto
 const createArgs = createAutomationSchema.omit({ agent_id: true, agentId: true })
 const dcaArgs = z.strictObject({ ...named, ...dcaSchema.shape })
 const limitArgs = z.strictObject({ ...named, ...limitSchema.shape })
-type ShorthandKind = 'dca' | 'limit' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap'
+type ShorthandKind = 'dca' | 'limit' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap' | 'mirror'
 type Named = { name: string; description?: string | undefined; max_spend_usd?: string | undefined }
 
 /** The bound agent's automation (another agent's or account's is not found); of this kind when one is named. */
@@ -198,11 +198,16 @@ export const twapCreateTool = orderCreateTool('twap_create', 'twap', twapSchema.
   'Create a TWAP for the agent: swap amountIn (the total) of tokenIn into tokenOut in slices equal slices at even intervals over overSeconds ' +
   '(the first at once); a slice whose quoted price impact is over maxPriceImpactBps is skipped and reported. Never more than the total.')
 
+export const mirrorCreateTool = orderCreateTool('mirror_create', 'mirror', mirrorSchema.shape,
+  'Create a mirror (copy trading) for the agent: repeat each confirmed swap of leaderAgentId (an agent of this account, or a public agent whose owner allows copying) ' +
+  'at ratio of its amount, as this agent\'s own swap under its policy. A copy over maxPerTradeUsd (after the ratio), of a token outside tokens (when given: both sides must be listed), ' +
+  'or seen more than maxDelaySeconds after the leader\'s swap confirmed is refused and reported, never capped. A mirror that would copy its own copies is refused (mirror_cycle).')
+
 /** The automation tools (the reference MCP catalogue's names). */
 export const AUTOMATION_TOOLS = [
   listAutomationsTool, getAutomationTool, createAutomationTool, updateAutomationTool, triggerAutomationTool, deleteAutomationTool,
   dcaCreateTool, dcaListTool, dcaCancelTool, limitOrderCreateTool, limitOrderCancelTool,
-  stopLossCreateTool, takeProfitCreateTool, trailingStopCreateTool, bracketCreateTool, twapCreateTool,
+  stopLossCreateTool, takeProfitCreateTool, trailingStopCreateTool, bracketCreateTool, twapCreateTool, mirrorCreateTool,
 ] as const
 
 /** Tools an automation's action may never be: a firing must not create or change automations. */

@@ -18,6 +18,7 @@ type AgentRow = {
   strategy: string | null
   temperature: number | null
   is_public: boolean
+  allow_copy: boolean
   public_description: string | null
   run_interval_seconds: number
   mode: 'live' | 'paper'
@@ -34,12 +35,12 @@ type AgentRow = {
 // The policy and payout wallet as they apply now (matured pending changes included), the actor's
 // status, and the changes still in their hold: one statement, so a read is one round trip.
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
-  a.strategy, a.temperature, a.is_public, a.public_description, a.run_interval_seconds, a.mode, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
+  a.strategy, a.temperature, a.is_public, a.allow_copy, a.public_description, a.run_interval_seconds, a.mode, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending,
   (select l.id from listing l where l.agent_id = a.id and l.status = 'active') as listing_id`
 const FROM = 'from agent a join actor x on x.id = a.id::text'
 /** The columns `updateConfig` may set: names are never taken from anywhere else. */
-const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds'])
+const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds', 'allow_copy'])
 
 type WhitelistRow = { address: string; label: string | null; usable_at: Date | string; created_at: Date | string }
 const whitelistEntryOf = (r: WhitelistRow): WhitelistEntry => ({ address: r.address, label: r.label, usableAt: r.usable_at, createdAt: r.created_at })
@@ -56,6 +57,7 @@ const recordOf = (r: AgentRow): AgentRecord => ({
   strategy: r.strategy,
   temperature: r.temperature,
   isPublic: r.is_public,
+  allowCopy: r.allow_copy,
   publicDescription: r.public_description,
   runIntervalSeconds: r.run_interval_seconds,
   mode: r.mode,

@@ -72,6 +72,25 @@ export function createAutomationsStore(pool: pg.Pool) {
       await pool.query(`update automation_trigger_checkpoint set block_number = $3, updated_at = now() where chain_id = $1 and block_number = $2`, [chainId, from, to])
     },
 
+    /** A mirror's leader, whichever account's: its account, whether it is public and allows copying, its actor's status. */
+    async mirrorLeader(agentId: string): Promise<{ accountId: string; isPublic: boolean; allowCopy: boolean; status: string } | undefined> {
+      const { rows } = await pool.query<{ accountId: string; isPublic: boolean; allowCopy: boolean; status: string }>(
+        `select a.account_id as "accountId", a.is_public as "isPublic", a.allow_copy as "allowCopy", x.status
+           from agent a join actor x on x.id = a.id::text where a.id = $1`,
+        [agentId],
+      )
+      return rows[0]
+    },
+
+    /** Every live mirror (not completed or cancelled) as follower -> leader agent ids (index `actor_mirror_leader`). */
+    async mirrorEdges(): Promise<Array<{ follower: string; leader: string }>> {
+      const { rows } = await pool.query<{ follower: string; leader: string }>(
+        `select distinct snapshot->'context'->>'agentId' as follower, snapshot->'context'->'trigger'->>'leaderAgentId' as leader from actor
+          where kind = 'automation' and snapshot->'context'->'trigger'->>'type' = 'leader_swap' and status not in ('completed', 'cancelled')`,
+      )
+      return rows
+    },
+
     /** The first actor there is among `ids` (the ids a firing's child or run may have): what an earlier attempt of the firing started. */
     async startedAmong(ids: readonly string[]): Promise<{ id: string; status: string } | undefined> {
       const { rows } = await pool.query<{ id: string; status: string }>(`select id, status from actor where id = any($1::text[]) order by created_at limit 1`, [ids])

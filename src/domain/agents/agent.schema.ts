@@ -84,7 +84,8 @@ export function agentSchemas({ models, defaultModel, skills, strategies, minRunI
       // The preset's interval, raised to the configured minimum when that is higher.
       run_interval_seconds: run_interval_seconds ?? (presetRunInterval(rest.strategy) && Math.max(presetRunInterval(rest.strategy), minRunIntervalSeconds)),
     }))
-  const update = z.strictObject(fields).partial()
+  // `allow_copy`: other accounts' mirrors may copy this agent's swaps while it is public (shown as `allowCopy`).
+  const update = z.strictObject({ ...fields, allow_copy: z.boolean('true or false.') }).partial()
   return { create, update }
 }
 export type AgentCreateBody = z.output<ReturnType<typeof agentSchemas>['create']>

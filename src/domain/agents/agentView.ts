@@ -19,6 +19,8 @@ export function agentView(agent: AgentRecord, live?: AgentLiveStatus) {
     strategy: agent.strategy,
     temperature: agent.temperature,
     isPublic: agent.isPublic,
+    // Other accounts' mirrors may copy this agent's swaps (while it is public).
+    allowCopy: agent.allowCopy ?? false,
     publicDescription: agent.publicDescription,
     runIntervalSeconds: agent.runIntervalSeconds,
     mode: agent.mode,

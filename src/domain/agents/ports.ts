@@ -19,6 +19,8 @@ type AgentConfig = {
   strategy: string | null
   temperature: number | null
   isPublic: boolean
+  /** Other accounts' mirrors may copy this agent's swaps while it is public (PATCH `allow_copy`). */
+  allowCopy?: boolean | undefined
   publicDescription: string | null
   /** Seconds between the runs a running agent starts on its own; 0 = never. */
   runIntervalSeconds: number
@@ -99,6 +101,7 @@ export type AgentConfigPatch = Partial<{
   strategy: string | null
   temperature: number | null
   is_public: boolean
+  allow_copy: boolean
   public_description: string | null
 }>
 

@@ -25,7 +25,7 @@ export type UpdateAgentDeps = {
 }
 export type UpdateAgentInput = AgentUpdateBody & { accountId: string; agentId: string; actor: AuditActor }
 
-const CONFIG_COLUMNS = ['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds'] as const
+const CONFIG_COLUMNS = ['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds', 'allow_copy'] as const
 
 /**
  * Updates an agent. A change of its policy or payout wallet (the route requires the admin scope

@@ -85,9 +85,23 @@ export const twapSchema = z.strictObject({
   maxPriceImpactBps: z.number('An integer number of basis points, 1-10000.').int('An integer number of basis points, 1-10000.').min(1, 'At least 1 bps.').max(10_000, 'At most 10000 bps.'),
   slippageBps: slippageBps.optional(), acknowledgeUnverified: ackUnverified,
 })
+/**
+ * `kind: "mirror"`: repeat each confirmed swap of the agent `leaderAgentId` (the account's own, or
+ * a public agent whose owner allows copying) at `ratio` of its amount; a copy over
+ * `maxPerTradeUsd`, of a token outside `tokens`, or seen more than `maxDelaySeconds` after the
+ * leader's swap confirmed is refused and reported.
+ */
+export const mirrorSchema = z.strictObject({
+  leaderAgentId: z.uuid('Must be an agent id.'),
+  ratio: z.number('A ratio of the leader\'s amount, more than 0 and at most 10.').gt(0, 'More than 0.').max(10, 'At most 10.'),
+  maxPerTradeUsd: usd,
+  tokens: z.array(tokenRef).min(1, 'At least one token, or leave it out (any token).').max(50, 'At most 50 tokens.').optional(),
+  maxDelaySeconds: z.number('A whole number of seconds, 1-86400.').int('A whole number of seconds, 1-86400.').min(1, 'At least 1 second.').max(86_400, 'At most a day.'),
+  slippageBps: slippageBps.optional(),
+})
 /** The kinds that are shorthands, with parameters under their own name. */
-export const SHORTHAND_KINDS = ['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap'] as const
-const kindsText = 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap.'
+export const SHORTHAND_KINDS = ['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap', 'mirror'] as const
+const kindsText = 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap, mirror.'
 
 /** `POST /automations`: the reference client's body (snake_case top level), or a kind with its parameters. */
 export const createAutomationSchema = z.strictObject({
@@ -107,6 +121,7 @@ export const createAutomationSchema = z.strictObject({
   trailing_stop: trailingStopSchema.optional(),
   bracket: bracketSchema.optional(),
   twap: twapSchema.optional(),
+  mirror: mirrorSchema.optional(),
   catch_up: z.enum(['once', 'skip'], 'once or skip.').optional(),
   max_firings: z.number().int().min(1, 'At least 1.').max(1_000_000).optional(),
   max_spend_usd: usd.optional(),
@@ -132,7 +147,7 @@ export const listAutomationsSchema = z.strictObject({
   agent_id: z.uuid('Must be an agent id.').optional(),
   agentId: z.uuid('Must be an agent id.').optional(),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error'], 'One of armed, executing, paused, completed, cancelled, error.').optional(),
-  kind: z.enum([...SHORTHAND_KINDS, 'custom'], 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap, custom.').optional(),
+  kind: z.enum([...SHORTHAND_KINDS, 'custom'], 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap, mirror, custom.').optional(),
   limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })

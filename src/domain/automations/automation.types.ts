@@ -12,6 +12,8 @@ export type AutomationTrigger =
   /** `bracket`: fires its take-profit side at or above `takeProfitUsd`, or its stop-loss side at or below `stopLossUsd`. */
   | { type: 'bracket'; mint: string; takeProfitUsd: string; stopLossUsd: string }
   | { type: 'webhook'; auth?: 'signature' | 'token' | undefined; values?: Record<string, HookValueSpec> | undefined }
+  /** `leader_swap` (a `mirror`): fires on each swap of the agent `leaderAgentId` that confirms (see mirrorKind.ts). */
+  | { type: 'leader_swap'; leaderAgentId: string }
 
 /** A value a signal webhook's body may carry into the action's arguments (see webhookTrigger.ts). */
 export type HookValueSpec = {
@@ -26,7 +28,7 @@ export type AutomationAction =
   | { type: 'tool_call'; tool: string; args: Record<string, unknown> }
   | { type: 'agent_prompt'; prompt: string }
 
-export type AutomationKind = 'dca' | 'limit' | 'sniper' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap' | 'custom'
+export type AutomationKind = 'dca' | 'limit' | 'sniper' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap' | 'mirror' | 'custom'
 
 /** The side of a bracket that a price firing serves. */
 export type BracketSide = 'take_profit' | 'stop_loss'
@@ -39,6 +41,22 @@ export type FiringSource =
   | { source: 'launch'; token: { address: string; symbol: string; venue: string; quote: string; creator: string } }
   /** A signal webhook's message (its sender's id), with the action arguments its body set. */
   | { source: 'webhook'; messageId: string; values: Record<string, string> }
+  /** A leader's swap that confirmed (a mirror's firing): written into the follower's inbox with the confirmation itself. */
+  | { source: 'leader_swap'; swap: LeaderSwap }
+
+/** A leader's confirmed swap as a mirror hears it: token addresses, `amountIn` in tokenIn's base units, its USD value when sent. */
+export type LeaderSwap = {
+  id: string
+  tokenIn: string
+  tokenOut: string
+  symbolIn: string
+  symbolOut: string
+  decimalsIn: number
+  amountIn: string
+  valueInUsd: string
+  txHash: string | null
+  confirmedAt: string
+}
 
 /** One firing as the API shows it. */
 export type FiringRecord = {
@@ -56,6 +74,8 @@ export type FiringRecord = {
   side?: BracketSide | undefined
   /** A TWAP's firing: the slice it served (1-based). */
   slice?: number | undefined
+  /** A mirror's firing: the leader's swap it copied (or refused to). */
+  leaderSwapId?: string | undefined
 }
 
 /**
@@ -70,7 +90,11 @@ export type OrderParams = {
   armedPriceUsd?: string | undefined
   /** `decimals`: tokenIn's, read at creation (absent: the firing reads them from a quote). */
   twap?: { amountIn: string; slices: number; maxPriceImpactBps: number; decimals?: number | undefined } | undefined
+  /** A mirror's: each leader swap copied at `ratio`, refused over `maxPerTradeUsd` (after the ratio), outside `tokens` or seen more than `maxDelaySeconds` after it confirmed. */
+  mirror?: MirrorParams | undefined
 }
+
+export type MirrorParams = { ratio: number; maxPerTradeUsd: string; tokens?: string[] | undefined; maxDelaySeconds: number }
 
 /** What an automation is created with (the request expanded and validated). */
 export type AutomationInput = {

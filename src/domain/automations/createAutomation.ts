@@ -5,6 +5,7 @@ import { checkOrderTrigger, checkTwapAmount, expandOrderKind, ORDER_KINDS, order
 import type { AutomationPorts } from './ports.ts'
 import { automationView } from './automationView.ts'
 import { checkWebhookTrigger } from './webhookTrigger.ts'
+import { checkMirror, expandMirror } from './mirrorKind.ts'
 
 export type CreateAutomationInput = { accountId: string; automationId: string; body: CreateAutomationBody }
 
@@ -29,6 +30,10 @@ export function expandKind(body: CreateAutomationBody): Expanded | { errors: Fie
   if (!params) return { errors: { [body.kind]: `Required with kind ${body.kind}.` } }
   if (named.length > 1) return { errors: { kind: 'Give the parameters of one kind only.' } }
   if (isOrderKind(body.kind)) return expandOrderKind(body, body.kind)
+  if (body.kind === 'mirror') {
+    const m = expandMirror(body)
+    return { kind: 'mirror', trigger: m.trigger, action: m.action, triggerOnce: false, maxFirings: body.max_firings ?? null, order: { mirror: m.params } }
+  }
   const swap = (args: Record<string, unknown>): AutomationAction => ({ type: 'tool_call', tool: 'swap_execute', args })
   if (body.kind === 'dca') {
     const p = body.dca!
@@ -107,16 +112,18 @@ export async function checkAutomation(deps: AutomationPorts, input: CreateAutoma
   if (agent.status === 'deleted') throw new NotFoundError('Agent')
   const expanded = expandKind(body)
   if ('errors' in expanded) throw new ValidationError(expanded.errors)
+  const mirror = expanded.order?.mirror && body.mirror ? await checkMirror(deps, input.accountId, agent.id, { ...expanded.order.mirror, leaderAgentId: body.mirror.leaderAgentId }) : undefined
   const armed = await checkOrderTrigger(deps, expanded.trigger)
   const twap = await checkTwapAmount(deps, expanded.order, expanded.action.type === 'tool_call' ? expanded.action.args.tokenIn : undefined)
   const errors = {
     ...checkTiming(deps, expanded.trigger), ...(await checkAction(deps, input.accountId, agent.skills, expanded)), ...(await checkTrigger(deps, expanded.trigger)), ...armed.errors, ...twap.errors,
-    ...checkWebhookTrigger(deps, expanded),
+    ...checkWebhookTrigger(deps, expanded), ...mirror?.errors,
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(asWritten(body, errors))
   const order = expanded.order && {
     ...expanded.order, ...(armed.priceUsd ? { armedPriceUsd: armed.priceUsd } : {}),
     ...(expanded.order.twap && twap.decimals !== undefined ? { twap: { ...expanded.order.twap, decimals: twap.decimals } } : {}),
+    ...(mirror ? { mirror: mirror.params } : {}),
   }
   return {
     automationId: input.automationId, accountId: input.accountId, agentId: agent.id, name: body.name, description: body.description ?? null,
@@ -140,6 +147,7 @@ export function asWritten(body: CreateAutomationBody, errors: FieldErrors): Fiel
     const named = orderFieldNames(k)
     return Object.fromEntries(Object.entries(errors).map(([field, message]) => [named[field] ?? field, message]))
   }
+  if (k === 'mirror') return Object.fromEntries(Object.entries(errors).map(([field, message]) => [field === 'action.args.slippageBps' ? 'mirror.slippageBps' : field, message]))
   const args = (names: string[], renamed: Record<string, string> = {}) =>
     Object.fromEntries(names.map((n) => [`action.args.${n}`, `${k}.${renamed[n] ?? n}`]))
   const trigger = (names: string[]) => Object.fromEntries(names.map((n) => [`trigger.${n}`, `${k}.${n}`]))
@@ -171,13 +179,18 @@ export async function checkAction(deps: AutomationPorts, accountId: string, skil
   if (!granted.includes(e.action.tool)) return { 'action.tool': `Not a tool this agent's skills grant (read and trade tools only): ${e.action.tool}.` }
   // A sniper's swap names its token when the launch comes: its arguments are checked with a stand-in.
   const fromLaunch = e.trigger.type === 'new_launch' && e.action.args.tokenOut === undefined
+  // A mirror's swap takes its tokens and amount from the leader's swap: stand-ins for all three.
+  const fromLeader = e.trigger.type === 'leader_swap'
   // An order's amount is worked out when it fires (a share of the holding, a TWAP's slice): a stand-in too.
-  const standIn = { ...(fromLaunch ? { tokenOut: `0x${'1'.repeat(40)}` } : {}), ...(e.order ? { amountIn: e.order.twap?.amountIn ?? '1' } : {}) }
+  const standIn = {
+    ...(fromLaunch ? { tokenOut: `0x${'1'.repeat(40)}` } : {}), ...(e.order ? { amountIn: e.order.twap?.amountIn ?? '1' } : {}),
+    ...(fromLeader ? { tokenIn: 'ETH', tokenOut: 'USDC' } : {}),
+  }
   const args = { ...e.action.args, ...standIn }
   const argErrors = deps.tools.check(e.action.tool, args)
   const errors: FieldErrors = {}
   for (const [k, v] of Object.entries(argErrors ?? {})) errors[`action.args.${k}`] = v
-  if (!fromLaunch && (e.action.tool === 'swap_execute' || e.action.tool === 'swap_quote')) {
+  if (!fromLaunch && !fromLeader && (e.action.tool === 'swap_execute' || e.action.tool === 'swap_quote')) {
     for (const side of ['tokenIn', 'tokenOut'] as const) {
       const ref = e.action.args[side]
       if (typeof ref === 'string' && !errors[`action.args.${side}`] && !(await deps.tokens.resolve(ref))) errors[`action.args.${side}`] = `Unknown token: ${ref}.`

@@ -34,6 +34,7 @@ export function orderView(a: AutomationState): Record<string, unknown> {
   const t = a.trigger
   const order = a.order
   if (!order) return {}
+  if (order.mirror) return { ...order.mirror, leaderAgentId: t.type === 'leader_swap' ? t.leaderAgentId : null, lastLeaderSwap: a.lastLeaderSwap ?? null }
   if (order.twap) {
     const done = Math.min(a.runCount, order.twap.slices)
     return { slices: order.twap.slices, slicesDone: done, slicesLeft: a.status === 'cancelled' ? 0 : order.twap.slices - done, maxPriceImpactBps: order.twap.maxPriceImpactBps, amountIn: order.twap.amountIn }

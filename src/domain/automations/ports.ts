@@ -1,5 +1,5 @@
 import type { FieldErrors } from '../errors.ts'
-import type { AutomationChanges, AutomationInput, FiringRecord, FiringSource } from './automation.types.ts'
+import type { AutomationChanges, AutomationInput, FiringRecord, FiringSource, LeaderSwap } from './automation.types.ts'
 
 /** An automation as its actor holds it, with its status and times. */
 export type AutomationState = AutomationInput & {
@@ -15,6 +15,8 @@ export type AutomationState = AutomationInput & {
   updatedAt: string
   /** A trailing stop's highest price since armed. */
   high?: string | null | undefined
+  /** A mirror's latest leader swap (GET /automations/:id `lastLeaderSwap`). */
+  lastLeaderSwap?: LeaderSwap | null | undefined
   /** The firing in flight (what fired it). */
   current?: { source: FiringSource } | null | undefined
   /** The row's created_at as the database wrote it (the cursor's position). */
@@ -51,6 +53,11 @@ export type AutomationPorts = {
   tokens: {
     resolve(ref: string): Promise<{ address: string; symbol: string; decimals?: number } | undefined>
     priceUsd(ref: string): Promise<string | null>
+  }
+  /** Mirrors: a leader as a mirror may see it (any account's; undefined: none), and every live mirror as follower -> leader agent ids. */
+  mirrors: {
+    leader(agentId: string): Promise<{ accountId: string; isPublic: boolean; allowCopy: boolean; status: string } | undefined>
+    edges(): Promise<Array<{ follower: string; leader: string }>>
   }
   limits: { minIntervalSeconds: number; maxFailures: number }
   clock: { now(): number }

@@ -40,9 +40,10 @@ export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call'
  * was stopped, failed with its status otherwise).
  */
 export function createAutomationEffects(deps: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
-  // The firing's key: the call id its operation's id derives from (the automation is the effect's actor); a TWAP's, its slice.
+  // The firing's key: the call id its operation's id derives from (the automation is the effect's actor); a TWAP's, its slice; a mirror's, the leader's swap.
   const firingKeyOf = (effect: EffectRow) => {
     const p = effect.params as FireParams
+    if (p.source.source === 'leader_swap') return `automation:${effect.actorId}:leader:${p.source.swap.id}`
     return p.slice ? `automation:${effect.actorId}:slice:${p.slice}` : `automation:${effect.actorId}:${p.number}`
   }
   const handler: EffectHandler = async (effect, ctx) => {

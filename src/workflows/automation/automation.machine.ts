@@ -73,13 +73,14 @@ function doneReason(c: AutomationContext, at: number): string | null {
  * The firing in flight ends (at `at`): recorded with its outcome, counted. A skipped timer firing
  * (the agent was not running) gives its tick back: it is served when the agent starts again.
  */
-function recordEnd(c: AutomationContext, at: number, end: { outcome: FiringRecord['outcome']; txHash?: string | null; reason?: string | null; counted?: boolean }): Partial<AutomationContext> {
+function recordEnd(c: AutomationContext, at: number, end: { outcome: FiringRecord['outcome']; txHash?: string | null; reason?: string | null; counted?: boolean; refusal?: boolean }): Partial<AutomationContext> {
   const cur = c.current
   if (!cur) return {}
   const record: FiringRecord = {
     number: cur.number, at: iso(at), source: cur.source.source, catchUp: cur.catchUp === true, outcome: end.outcome,
     txHash: end.txHash ?? null, reason: end.reason ?? null, childId: cur.childId,
     ...(cur.source.source === 'price' && cur.source.side ? { side: cur.source.side } : {}), ...(cur.slice ? { slice: cur.slice } : {}),
+    ...(cur.source.source === 'leader_swap' ? { leaderSwapId: cur.source.swap.id } : {}),
   }
   const ran = end.outcome !== 'skipped' || end.counted === true
   return {
@@ -87,7 +88,7 @@ function recordEnd(c: AutomationContext, at: number, end: { outcome: FiringRecor
     earlyEnd: null,
     firings: [...c.firings, record].slice(-FIRINGS_KEPT),
     runCount: c.runCount + (ran ? 1 : 0),
-    failuresInRow: end.outcome === 'failed' ? c.failuresInRow + 1 : end.outcome === 'ok' ? 0 : c.failuresInRow,
+    failuresInRow: end.outcome === 'failed' && !end.refusal ? c.failuresInRow + 1 : end.outcome === 'ok' ? 0 : c.failuresInRow,
     lastError: end.outcome === 'failed' ? (end.reason ?? 'failed') : c.lastError,
     suspended: !ran && isTimed(c),
     ...(!ran && cur.tick ? { nextRunAt: cur.tick } : {}),
@@ -212,7 +213,8 @@ export const automationMachine = setup({
       entry: enqueueActions(({ context, event, enqueue }) => {
         const cur = context.current!
         const slice = sliceOf(context)
-        enqueue.assign({ firingNumber: cur.number, lastTriggeredAt: iso(timeOf(context, event)), ...(slice ? { current: { ...cur, slice } } : {}) })
+        const leader = cur.source.source === 'leader_swap' ? { lastLeaderSwap: cur.source.swap } : {}
+        enqueue.assign({ firingNumber: cur.number, lastTriggeredAt: iso(timeOf(context, event)), ...(slice ? { current: { ...cur, slice } } : {}), ...leader })
         enqueue({ type: AUTOMATION_FIRE, params: { number: cur.number, source: cur.source, ...(slice ? { slice } : {}) } })
       }),
       on: {
@@ -225,7 +227,7 @@ export const automationMachine = setup({
           target: 'settling',
           actions: assign(({ context, event }) => recordEnd({ ...context, current: { ...context.current!, childId: event.runId ?? context.current!.childId } }, timeOf(context, event), { outcome: 'ok' })),
         },
-        'fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'failed', reason: `${event.code}: ${event.reason}` })) },
+        'fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'failed', reason: `${event.code}: ${event.reason}`, refusal: event.refusal === true })) },
         'fire.skipped': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'skipped', reason: event.reason, counted: event.counted === true })) },
         'automation.fire.failed': { target: 'settling', actions: assign(({ context, event }) => recordEnd(context, timeOf(context, event), { outcome: 'failed', reason: `firing_failed: ${event.error}` })) },
         'fire.started': [

@@ -1,4 +1,4 @@
-import type { AutomationInput, FiringRecord, FiringSource } from '../../domain/automations/automation.types.ts'
+import type { AutomationInput, FiringRecord, FiringSource, LeaderSwap } from '../../domain/automations/automation.types.ts'
 import type { ChildEndEvent } from '../../runtime/childActors.ts'
 
 /** What an automation's machine keeps: its definition, its firings and what it waits for. */
@@ -15,6 +15,8 @@ export type AutomationContext = AutomationInput & {
   firings: FiringRecord[]
   /** The firing in flight; a timer firing names the `tick` it serves (nextRunAt has moved past it). */
   current: { number: number; source: FiringSource; childId: string | null; result: unknown; catchUp?: boolean; tick?: string; slice?: number } | null
+  /** A mirror: the latest leader swap it started to copy (or refuse). */
+  lastLeaderSwap?: LeaderSwap | null
   /** A trailing stop: the highest price seen since it was armed (from the blocks' prices in its events). */
   high?: string | null
   /** Version 1 only: the next timer firing was to serve missed ticks (read once, then false). */

@@ -14,6 +14,14 @@ const source = z.discriminatedUnion('source', [
   z.object({ source: z.literal('price'), block: z.string(), priceUsd: z.string(), side: z.enum(['take_profit', 'stop_loss']).optional() }),
   z.object({ source: z.literal('launch'), token: z.object({ address: z.string(), symbol: z.string(), venue: z.string(), quote: z.string(), creator: z.string() }) }),
   z.object({ source: z.literal('webhook'), messageId: z.string(), values: z.record(z.string(), z.string()) }),
+  // A leader's confirmed swap, written into a mirror's inbox with the confirmation (Migration20261128020000_mirror.ts).
+  z.object({
+    source: z.literal('leader_swap'),
+    swap: z.object({
+      id: z.string(), tokenIn: z.string(), tokenOut: z.string(), symbolIn: z.string(), symbolOut: z.string(), decimalsIn: z.number().int(),
+      amountIn: z.string().regex(/^\d+$/), valueInUsd: z.string(), txHash: z.string().nullable(), confirmedAt: z.string(),
+    }),
+  }),
 ])
 
 /** The events an automation takes, as its `parseEvent` checks them before they reach the machine. */
@@ -27,7 +35,8 @@ export const automationEventSchema = z.union([
   // `runId`: the run an `agent_prompt` firing started, recorded as the firing's child.
   z.object({ type: z.literal('fire.done'), effectId: z.string(), result: z.unknown(), runId: z.string().optional() }),
   z.object({ type: z.literal('fire.started'), effectId: z.string(), childId: z.string(), result: z.unknown() }),
-  z.object({ type: z.literal('fire.failed'), effectId: z.string(), code: z.string(), reason: z.string() }),
+  // `refusal`: a mirror's copy refused by its own limits (over its cap, a token off its list): reported, not a failure in a row.
+  z.object({ type: z.literal('fire.failed'), effectId: z.string(), code: z.string(), reason: z.string(), refusal: z.boolean().optional() }),
   // `counted`: a TWAP slice skipped for its price impact is done (reported), not given back.
   z.object({ type: z.literal('fire.skipped'), effectId: z.string(), reason: z.string(), counted: z.boolean().optional() }),
   z.object({ type: z.literal(`${AUTOMATION_FIRE}.failed`), effectId: z.string(), error: z.string() }),

@@ -1,10 +1,11 @@
 import type { Core } from '../../app/core.ts'
 import { readSwapRequest } from '../../domain/swaps/swap.schema.ts'
 import { shareOfHolding, twapSliceAmount } from '../../domain/automations/orderRules.ts'
+import { mirrorSwapArgs } from '../../domain/automations/mirrorKind.ts'
 import type { AutomationContext, FireParams } from './automation.machine.ts'
 
 /** A firing's end decided before its swap: refused (`fire.failed`) or a TWAP slice skipped and counted (`fire.skipped`). */
-export type OrderRefusal = { type: 'fire.failed'; code: string; reason: string } | { type: 'fire.skipped'; reason: string; counted: true }
+export type OrderRefusal = { type: 'fire.failed'; code: string; reason: string; refusal?: true } | { type: 'fire.skipped'; reason: string; counted: true }
 
 const sameToken = (ref: string, h: { symbol: string; address: string | null }) =>
   ref.toLowerCase() === h.symbol.toLowerCase() || (h.address !== null && ref.toLowerCase() === h.address.toLowerCase())
@@ -31,6 +32,11 @@ export async function orderArgs(core: Core, a: AutomationContext, params: FirePa
 async function workOut(core: Core, a: AutomationContext, params: FireParams, args: Record<string, unknown>): Promise<{ args: Record<string, unknown> } | OrderRefusal> {
   const order = a.order
   if (!order) return { args }
+  if (order.mirror) {
+    // A mirror copies a leader's swap: a manual trigger has none to copy.
+    if (params.source.source !== 'leader_swap') return { type: 'fire.failed', code: 'nothing_to_copy', reason: 'A mirror fires on its leader\'s confirmed swaps only.' }
+    return mirrorSwapArgs(order.mirror, params.source.swap, Date.now(), args)
+  }
   const tokenIn = String(args.tokenIn)
   if (order.share !== undefined) {
     const p = await core.getPortfolio({ accountId: a.accountId, agentId: a.agentId })

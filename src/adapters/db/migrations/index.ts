@@ -34,6 +34,7 @@ import { Migration20261127220000_automation_hooks } from './Migration20261127220
 import { Migration20261128010000_paper_agents } from './Migration20261128010000_paper_agents.ts'
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
 import { Migration20261128000000_account_covers } from './Migration20261128000000_account_covers.ts'
+import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -73,4 +74,5 @@ export const migrations = [
   { name: 'Migration20261127230000_more_account_events', class: Migration20261127230000_more_account_events },
   { name: 'Migration20261128000000_account_covers', class: Migration20261128000000_account_covers },
   { name: 'Migration20261128010000_paper_agents', class: Migration20261128010000_paper_agents },
+  { name: 'Migration20261128020000_mirror', class: Migration20261128020000_mirror },
 ]
