@@ -9,9 +9,9 @@ export const approvalSchema = {
   type: 'object',
   required: ['id', 'agentId', 'kind', 'status', 'usdValue', 'thresholdUsd', 'requestedAt', 'expiresAt', 'decidedAt', 'decidedBy', 'reason', 'operation'],
   properties: {
-    id: { type: 'string', description: 'The id of the wallet operation that waits (a swap, a transfer)' },
+    id: { type: 'string', description: 'The id of the wallet operation (a swap, a transfer) or the launch that waits' },
     agentId: { type: 'string', format: 'uuid' },
-    kind: { enum: ['swap', 'transfer'] },
+    kind: { enum: ['swap', 'transfer', 'launch'] },
     status: { enum: ['pending', 'approved', 'rejected'] },
     usdValue: { type: 'string' },
     thresholdUsd: { type: 'string', description: "The policy's require_approval_above_usd when it was requested" },

@@ -19,6 +19,7 @@ function summaryOf(op: ApprovalOperation) {
     return { tokenIn: p.tokenInInfo?.symbol, tokenOut: p.tokenOutInfo?.symbol, amountIn: formatUnits(BigInt(p.amountIn), p.tokenInInfo?.decimals ?? 18) }
   }
   if (op.kind === 'transfer') return { token: p.token, to: p.to }
+  if (op.kind === 'launch') return { venue: p.venue, symbol: p.symbol, quote: p.quote, seedAmount: p.seedAmount }
   return {}
 }
 

@@ -6,7 +6,7 @@ export type ApprovalOperation = {
   id: string
   accountId: string
   agentId: string
-  /** `swap`, `transfer`. */
+  /** `swap`, `transfer` (wallet operations), `launch` (a self-funded launch's seed). */
   kind: string
   /** The operation's own status (`awaiting_approval`, `submitting`, ..., `confirmed`, `failed`). */
   status: string
