@@ -95,6 +95,10 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   /** An endpoint failing this long is disabled. */
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().min(0.001).default(3 * 24 * 3600),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How long account events (GET /events, Last-Event-ID) and their webhook deliveries are kept: at least 24 hours. */
+  EVENT_RETENTION_HOURS: z.coerce.number().min(24).max(24 * 365).default(72),
+  /** How often each node deletes the events past EVENT_RETENTION_HOURS (in batches of 1,000). */
+  EVENT_RETENTION_SWEEP_SECONDS: z.coerce.number().min(0.05).max(86_400).default(600),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -177,6 +181,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryWindowMs: Math.round(e.WEBHOOK_RETRY_WINDOW_SECONDS * 1000),
       disableAfterMs: Math.round(e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000),
       pollMs: e.WEBHOOK_POLL_MS,
+      retentionHours: e.EVENT_RETENTION_HOURS,
+      retentionSweepMs: Math.round(e.EVENT_RETENTION_SWEEP_SECONDS * 1000),
       concurrency: 32,
       perEndpoint: 4,
     },
