@@ -1,3 +1,4 @@
+import { writeServiceSettings } from '../adapters/db/serviceSettings.store.ts'
 import { Redis } from 'ioredis'
 import type { LocalAccount } from 'viem'
 import type { Config } from '../config.ts'
@@ -158,6 +159,8 @@ export async function createServices(
     defaultModel: defaultModelOf(models),
     /** The runtime takes its shards, and the indexer's role when no other node holds it (then it indexes). */
     async start() {
+      // What the database's triggers read: the credits.low threshold.
+      await writeServiceSettings(db.pool, { credits_low_threshold: config.creditsLowThreshold })
       await runtime.start()
       await dispatcher.start()
     },
@@ -269,7 +272,7 @@ function createRuntime(
     kinds: [agentKind, launchKind, { ...walletOpKind, unstarted: releaseUnstartedWrite }, chatTurnKind, runKind, automationKind],
     effectHandlers: {
       ...chatEffects,
-      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger }) } : {}),
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger, lowEthWei: config.lowBalanceWei }) } : {}),
     },
     logger,
     errors: apiRuntimeErrors,

@@ -31,6 +31,7 @@ import { Migration20261127190000_webhooks } from './Migration20261127190000_webh
 import { Migration20261127200000_listing_sold_event } from './Migration20261127200000_listing_sold_event.ts'
 import { Migration20261127210000_approvals } from './Migration20261127210000_approvals.ts'
 import { Migration20261127220000_automation_hooks } from './Migration20261127220000_automation_hooks.ts'
+import { Migration20261128032000_credits_low_setting } from './Migration20261128032000_credits_low_setting.ts'
 import { Migration20261128031000_hook_rotation } from './Migration20261128031000_hook_rotation.ts'
 import { Migration20261128030000_launch_approvals } from './Migration20261128030000_launch_approvals.ts'
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
@@ -73,4 +74,5 @@ export const migrations = [
   { name: 'Migration20261127230000_more_account_events', class: Migration20261127230000_more_account_events },
   { name: 'Migration20261128030000_launch_approvals', class: Migration20261128030000_launch_approvals },
   { name: 'Migration20261128031000_hook_rotation', class: Migration20261128031000_hook_rotation },
+  { name: 'Migration20261128032000_credits_low_setting', class: Migration20261128032000_credits_low_setting },
 ]
