@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
+import { parseEther } from 'viem'
 
 const optionalString = z
   .string()
@@ -95,6 +96,14 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   /** An endpoint failing this long is disabled. */
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().min(0.001).default(3 * 24 * 3600),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How long account events (GET /events, Last-Event-ID) and their webhook deliveries are kept: at least 24 hours. */
+  EVENT_RETENTION_HOURS: z.coerce.number().min(24).max(24 * 365).default(72),
+  /** How often each node deletes the events past EVENT_RETENTION_HOURS (in batches of 1,000). */
+  EVENT_RETENTION_SWEEP_SECONDS: z.coerce.number().min(0.05).max(86_400).default(600),
+  /** `agent.low_balance`: a money move that leaves the agent's wallet less ETH than this (for gas). */
+  LOW_BALANCE_ETH: z.string().regex(/^\d{1,6}(\.\d{1,18})?$/, 'A decimal ETH amount such as 0.005.').default('0.005'),
+  /** `credits.low`: the account's credit balance falls below this many credits (1,000 credits = 1 USD). */
+  CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).max(1_000_000_000).default(200),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -169,6 +178,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       stopWaitMs: Math.round(e.RUN_STOP_WAIT_SECONDS * 1000),
     },
+    /** Thresholds of the owner's warnings (docs/operations.md): `agent.low_balance` in wei, `credits.low` in credits. */
+    lowBalanceWei: parseEther(e.LOW_BALANCE_ETH),
+    creditsLowThreshold: e.CREDITS_LOW_THRESHOLD,
     webhooks: {
       policy: { privateTargets: e.WEBHOOK_PRIVATE_TARGETS ?? (embeddedChain ? 'loopback' : 'none'), allowHttp: e.WEBHOOK_ALLOW_HTTP ?? embeddedChain },
       timeoutMs: Math.round(e.WEBHOOK_TIMEOUT_SECONDS * 1000),
@@ -177,6 +189,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryWindowMs: Math.round(e.WEBHOOK_RETRY_WINDOW_SECONDS * 1000),
       disableAfterMs: Math.round(e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000),
       pollMs: e.WEBHOOK_POLL_MS,
+      retentionHours: e.EVENT_RETENTION_HOURS,
+      retentionSweepMs: Math.round(e.EVENT_RETENTION_SWEEP_SECONDS * 1000),
       concurrency: 32,
       perEndpoint: 4,
     },

@@ -121,4 +121,31 @@ describe('human approval of a swap above the policy threshold', () => {
     expect(approved.body).toMatchObject({ status: 'approved', operation: { status: 'failed', error: { code: 'price_moved', message: expect.stringContaining('under its minimum') } } })
     expect(await nonce()).toBe(n0)
   })
+
+  it('pages GET /approvals with limit and cursor (nextCursor null on the last page); a bad cursor is 422 naming it', async () => {
+    const all = await api('GET', '/approvals?limit=200')
+    expect(all.status).toBe(200)
+    expect(all.body.nextCursor).toBeNull()
+    const ids: string[] = all.body.approvals.map((a: { id: string }) => a.id)
+    expect(ids.length).toBeGreaterThanOrEqual(4)
+    const paged: string[] = []
+    let cursor: string | null = null
+    do {
+      const page: { status: number; body: { approvals: { id: string }[]; nextCursor: string | null } } =
+        await api('GET', `/approvals?limit=1${cursor ? `&cursor=${cursor}` : ''}`)
+      expect(page.status).toBe(200)
+      expect(page.body.approvals.length).toBe(1)
+      paged.push(page.body.approvals[0]!.id)
+      cursor = page.body.nextCursor
+    } while (cursor && paged.length <= ids.length)
+    expect(paged).toEqual(ids)
+    const rejected = await api('GET', '/approvals?status=rejected&limit=1')
+    expect(rejected.body.nextCursor).toEqual(expect.any(String))
+    const next = await api('GET', `/approvals?status=rejected&limit=1&cursor=${rejected.body.nextCursor}`)
+    expect(next.body.approvals.every((a: { status: string }) => a.status === 'rejected')).toBe(true)
+    expect(next.body.approvals[0].id).not.toBe(rejected.body.approvals[0].id)
+    const bad = await api('GET', '/approvals?cursor=nope')
+    expect(bad.status).toBe(422)
+    expect(bad.body.field_errors).toEqual({ cursor: 'Invalid cursor.' })
+  })
 })

@@ -65,6 +65,8 @@ export function automationUseCases({ pool, runtime, identity }: CoreAdapters, so
     },
     /** A signal webhook's message (POST /hooks/automations/:id/:token): fires the automation once per message id. */
     receiveAutomationHook: (message: HookMessage) => hooks.receive(message),
+    /** A new hook URL token and secret (POST /automations/:id/hook/rotate); the previous pair works for `graceSeconds` more. */
+    rotateAutomationHook: (input: { accountId: string; automationId: string; graceSeconds: number }) => hooks.rotate(input),
     /** What createAutomation would create, after the same checks; creates nothing. */
     previewAutomation: (input: { accountId: string; body: CreateAutomationBody }) => previewAutomation(deps, input),
     previewUpdateAutomation: (input: { accountId: string; automationId: string; body: UpdateAutomationBody }) => previewUpdateAutomation(deps, input),

@@ -270,6 +270,8 @@ export interface AutomationUseCases {
   createAutomation(...args: Parameters<Bound<typeof createAutomation>>): Promise<Awaited<ReturnType<Bound<typeof createAutomation>>> & { hook?: Awaited<ReturnType<AutomationHooks['issue']>> }>
   /** A signal webhook's message (POST /hooks/automations/:id/:token): fires the automation once per message id. */
   receiveAutomationHook: AutomationHooks['receive']
+  /** A new hook URL token and secret; the previous pair works for `graceSeconds` more (POST /automations/:id/hook/rotate). */
+  rotateAutomationHook: AutomationHooks['rotate']
   previewAutomation: Bound<typeof previewAutomation>
   previewUpdateAutomation: Bound<typeof previewUpdateAutomation>
   previewTriggerAutomation: Bound<typeof previewTriggerAutomation>

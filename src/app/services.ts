@@ -1,3 +1,4 @@
+import { writeServiceSettings } from '../adapters/db/serviceSettings.store.ts'
 import { Redis } from 'ioredis'
 import type { LocalAccount } from 'viem'
 import type { Config } from '../config.ts'
@@ -160,6 +161,8 @@ export async function createServices(
     defaultModel: defaultModelOf(models),
     /** The runtime takes its shards, and the indexer's role when no other node holds it (then it indexes). */
     async start() {
+      // What the database's triggers read: the credits.low threshold.
+      await writeServiceSettings(db.pool, { credits_low_threshold: config.creditsLowThreshold })
       await runtime.start()
       await dispatcher.start()
     },
@@ -271,7 +274,7 @@ function createRuntime(
     kinds: [agentKind, launchKind, { ...walletOpKind, unstarted: releaseUnstartedWrite }, chatTurnKind, runKind, automationKind],
     effectHandlers: {
       ...chatEffects,
-      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger, paper: createPaperFiller({ chain, store: createPaperStore(db.pool) }) }) } : {}),
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger, paper: createPaperFiller({ chain, store: createPaperStore(db.pool) }), lowEthWei: config.lowBalanceWei }) } : {}),
     },
     logger,
     errors: apiRuntimeErrors,

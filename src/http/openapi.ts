@@ -25,7 +25,7 @@ import { customSkillResponse, registrySkillResponse } from './responseSchemas.ts
 import { mcpCallBody } from '../mcp/mcpRoutes.ts'
 import { runResponse } from './responseSchemas.ts'
 import { automationResponse, bidResponse, listingResponse, ownListingResponse } from './responseSchemas.ts'
-import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema } from '../domain/automations/automation.schema.ts'
+import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema, rotateHookSchema } from '../domain/automations/automation.schema.ts'
 import { browseListingsQuery, createListingBody, ownPageQuery, placeBidBody } from '../domain/marketplace/marketplace.schema.ts'
 import { DEFAULT_RUN_LIMITS, listRunsQuerySchema, startRunSchema } from '../domain/runs/run.schema.ts'
 import { anomaliesQuery, candlesQuery, indicatorsQuery, macroQuery, topMoversQuery, yieldQuery } from '../domain/intel/intel.schema.ts'
@@ -130,6 +130,11 @@ function automationOps(): Op[] {
     { method: 'delete', path: '/automations/{id}', summary: 'Cancel an automation (a firing in flight ends first)', auth: 'trade', response: automation },
     { method: 'get', path: '/automations/{id}/events', summary: 'Follow an automation: Server-Sent Events of each status until completed or cancelled (Last-Event-ID resumes)', auth: 'read', responseType: 'text/event-stream' },
     { method: 'post', path: '/automations/{id}/trigger', summary: 'Fire now, once (after a firing in flight); 409 when paused, completed or cancelled', auth: 'trade', response: automation },
+    {
+      method: 'post', path: '/automations/{id}/hook/rotate', auth: 'trade', body: rotateHookSchema,
+      summary: "A signal webhook's new URL and secret, shown once; the previous pair keeps working for graceSeconds (default 3600, 0: not at all); 404 without a webhook trigger",
+      response: { type: 'object', required: ['url', 'secret', 'previousValidUntil'], properties: { url: { type: 'string' }, secret: { type: 'string' }, previousValidUntil: { type: ['string', 'null'], format: 'date-time' } } },
+    },
   ]
 }
 

@@ -9,9 +9,9 @@ export const approvalSchema = {
   type: 'object',
   required: ['id', 'agentId', 'kind', 'status', 'usdValue', 'thresholdUsd', 'requestedAt', 'expiresAt', 'decidedAt', 'decidedBy', 'reason', 'operation'],
   properties: {
-    id: { type: 'string', description: 'The id of the wallet operation that waits (a swap, a transfer)' },
+    id: { type: 'string', description: 'The id of the wallet operation (a swap, a transfer) or the launch that waits' },
     agentId: { type: 'string', format: 'uuid' },
-    kind: { enum: ['swap', 'transfer'] },
+    kind: { enum: ['swap', 'transfer', 'launch'] },
     status: { enum: ['pending', 'approved', 'rejected'] },
     usdValue: { type: 'string' },
     thresholdUsd: { type: 'string', description: "The policy's require_approval_above_usd when it was requested" },
@@ -38,8 +38,8 @@ export const approvalSchema = {
 export function approvalOps(): Op[] {
   return [
     {
-      method: 'get', path: '/approvals', summary: "The account's approvals, newest first (status=pending: those still waiting)", auth: 'read', query: listApprovalsQuery,
-      response: { type: 'object', required: ['approvals'], properties: { approvals: { type: 'array', items: approvalSchema } } },
+      method: 'get', path: '/approvals', summary: "A page of the account's approvals, newest first (status=pending: those still waiting); nextCursor pages on (null on the last page)", auth: 'read', query: listApprovalsQuery,
+      response: { type: 'object', required: ['approvals', 'nextCursor'], properties: { approvals: { type: 'array', items: approvalSchema }, nextCursor: nullable('string') } },
     },
     { method: 'get', path: '/approvals/{id}', summary: 'One approval', auth: 'read', response: approvalSchema },
     { method: 'post', path: '/approvals/{id}/approve', summary: 'Approve a waiting move: re-checked (kill switch, a swap\'s price), then sent or failed (`price_moved`); 409 approval_decided when decided already', auth: 'admin', body: decideApprovalBody, response: approvalSchema },

@@ -5,6 +5,7 @@ import { createPoller } from '../../runtime/poller.ts'
 import { createWebhooksStore, type AccountEventRow } from '../db/webhooks.store.ts'
 import { createWebhookDeliveriesStore, type ClaimedDelivery } from '../db/webhookDeliveries.store.ts'
 import { sendWebhook } from './send.ts'
+import { pruneAccountEvents } from '../db/eventRetention.store.ts'
 import type { TargetPolicy } from './target.ts'
 
 export type WebhookSettings = {
@@ -19,6 +20,9 @@ export type WebhookSettings = {
   /** An endpoint failing this long is disabled. */
   disableAfterMs: number
   pollMs: number
+  /** Account events (and their deliveries) older than this are deleted, every `retentionSweepMs`. */
+  retentionHours: number
+  retentionSweepMs: number
   /** Deliveries in flight at once, per node and per endpoint. */
   concurrency: number
   perEndpoint: number
@@ -114,11 +118,28 @@ export function createWebhookDispatcher({ pool, logger, settings, render }: { po
   }
 
   const poller = createPoller({ pollMs: settings.pollMs, logger, poll })
+  // Retention: batches of 1,000 until none is due (at most 20 a sweep, the rest at the next one).
+  let sweeper: NodeJS.Timeout | undefined
+  const sweep = async () => {
+    for (let pass = 0; pass < 20; pass++) {
+      if ((await pruneAccountEvents(pool, { retentionHours: settings.retentionHours, limit: 1000 })) < 1000) return
+    }
+  }
+  const sweepSoon = () => {
+    sweeper = setTimeout(() => void sweep().catch((err: unknown) => logger.warn({ err: String(err) }, 'account event retention sweep failed')).finally(() => {
+      if (sweeper) sweepSoon()
+    }), settings.retentionSweepMs).unref()
+  }
   return {
-    start: () => poller.start(),
+    start: async () => {
+      await poller.start()
+      sweepSoon()
+    },
     /** Polls now (an event was just recorded, a delivery asked for again). */
     wake: () => poller.wake(0),
     async stop() {
+      clearTimeout(sweeper)
+      sweeper = undefined
       poller.stop()
       await Promise.allSettled([...running])
     },

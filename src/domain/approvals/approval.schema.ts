@@ -1,10 +1,11 @@
 import { z } from 'zod'
 
-/** `GET /approvals?status=&agentId=&limit=`: newest first. */
+/** `GET /approvals?status=&agentId=&limit=&cursor=`: newest first; `cursor` is a page's `nextCursor`. */
 export const listApprovalsQuery = z.strictObject({
   status: z.enum(['pending', 'approved', 'rejected']).optional(),
   agentId: z.uuid().optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(400, 'Invalid cursor.').optional(),
 })
 export type ListApprovalsQuery = z.infer<typeof listApprovalsQuery>
 

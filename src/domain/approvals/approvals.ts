@@ -1,4 +1,6 @@
 import { formatUnits } from 'viem'
+import { z } from 'zod'
+import { decodeTupleCursor, encodeTupleCursor } from '../paging.schema.ts'
 import { NotFoundError, ServiceError } from '../errors.ts'
 import type { ApprovalOperation, ApprovalPorts } from './ports.ts'
 import type { DecideApprovalBody, ListApprovalsQuery } from './approval.schema.ts'
@@ -17,6 +19,7 @@ function summaryOf(op: ApprovalOperation) {
     return { tokenIn: p.tokenInInfo?.symbol, tokenOut: p.tokenOutInfo?.symbol, amountIn: formatUnits(BigInt(p.amountIn), p.tokenInInfo?.decimals ?? 18) }
   }
   if (op.kind === 'transfer') return { token: p.token, to: p.to }
+  if (op.kind === 'launch') return { venue: p.venue, symbol: p.symbol, quote: p.quote, seedAmount: p.seedAmount }
   return {}
 }
 
@@ -46,9 +49,20 @@ async function owned(deps: Pick<ApprovalPorts, 'operations'>, accountId: string,
   return op
 }
 
-/** The account's approvals, newest first (`status` filters: `pending` are those still waiting). */
+const approvalCursor = z.tuple([z.string().max(40), z.string().max(200)])
+
+/**
+ * A page of the account's approvals, newest request first (`status` filters: `pending` are those
+ * still waiting), and `nextCursor` (null on the last page): the `[requestedAt, id]` of its last
+ * one, so an approval requested meanwhile never shifts the pages after it.
+ */
 export async function listApprovals(deps: Pick<ApprovalPorts, 'operations'>, { accountId, query }: { accountId: string; query: ListApprovalsQuery }) {
-  return { approvals: (await deps.operations.list(accountId, query)).map(approvalView) }
+  const after = query.cursor === undefined ? undefined : decodeTupleCursor(query.cursor, approvalCursor)
+  const ops = await deps.operations.list(accountId, { status: query.status, agentId: query.agentId, limit: query.limit + 1, after })
+  const page = ops.slice(0, query.limit)
+  const last = page.at(-1)
+  const nextCursor = ops.length > query.limit && last ? encodeTupleCursor([last.approval.requestedAt, last.id]) : null
+  return { approvals: page.map(approvalView), nextCursor }
 }
 
 export async function getApproval(deps: Pick<ApprovalPorts, 'operations'>, { accountId, approvalId }: { accountId: string; approvalId: string }) {

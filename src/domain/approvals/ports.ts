@@ -1,13 +1,12 @@
 import type { ApprovalRecord } from './approval.types.ts'
 import type { Recheck } from '../swaps/recheckSwap.ts'
-import type { ListApprovalsQuery } from './approval.schema.ts'
 
 /** A wallet operation that carries an approval, as the approval use cases read it. */
 export type ApprovalOperation = {
   id: string
   accountId: string
   agentId: string
-  /** `swap`, `transfer`. */
+  /** `swap`, `transfer` (wallet operations), `launch` (a self-funded launch's seed). */
   kind: string
   /** The operation's own status (`awaiting_approval`, `submitting`, ..., `confirmed`, `failed`). */
   status: string
@@ -22,10 +21,13 @@ export type ApprovalDecision =
   | { type: 'approval.approve'; by: string; reason: string | null; params?: Record<string, unknown> | undefined; failure?: { code: string; message: string } | undefined }
   | { type: 'approval.reject'; by: string; reason: string | null }
 
+export type ApprovalListQuery = { status?: string | undefined; agentId?: string | undefined; limit: number; after?: [string, string] | undefined }
+
 export interface ApprovalOperations {
   /** The operation under `id` when it carries an approval (any account's: the caller checks the owner). */
   get(id: string): Promise<ApprovalOperation | undefined>
-  list(accountId: string, query: ListApprovalsQuery): Promise<ApprovalOperation[]>
+  /** Newest request first (then by id); `after`: the `[requestedAt, id]` of the last one of the page before. */
+  list(accountId: string, query: ApprovalListQuery): Promise<ApprovalOperation[]>
   /** Sends the decision and answers the committed operation; 409 `invalid_state` when it no longer waits. */
   decide(id: string, decision: ApprovalDecision): Promise<ApprovalOperation>
 }

@@ -152,3 +152,11 @@ export const listAutomationsSchema = z.strictObject({
   cursor: z.string().max(200).optional(),
 })
 export type ListAutomationsQuery = z.infer<typeof listAutomationsSchema>
+
+/** Seconds the previous hook URL and secret keep working after `POST /automations/:id/hook/rotate`, by default (1 hour). */
+export const HOOK_ROTATION_GRACE_SECONDS = 3600
+
+/** `POST /automations/:id/hook/rotate`: how long the previous URL and secret keep working (0: not at all; at most 24 hours). */
+export const rotateHookSchema = z.strictObject({
+  graceSeconds: z.number().int('Whole seconds.').min(0, 'From 0 to 86400.').max(86400, 'From 0 to 86400.').default(HOOK_ROTATION_GRACE_SECONDS),
+})

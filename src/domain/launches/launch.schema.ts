@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { FieldErrors } from '../errors.ts'
 import { emptyFieldErrors, fieldErrorsOf } from '../fieldErrors.ts'
 import { text } from '../util/text.ts'
+import type { ApprovalRequest } from '../approvals/approval.types.ts'
 
 export const VENUES = ['venue-a', 'venue-b', 'self-funded'] as const
 export type LaunchVenue = (typeof VENUES)[number]
@@ -44,6 +45,8 @@ export type LaunchInput = {
   quote: string
   /** Self-funded only: the quote-asset amount the agent seeds its pool with (decimal string). */
   seedAmount: string | null
+  /** Set when the agent's policy asks an owner to approve the seed first (`awaiting_approval`). */
+  approval?: ApprovalRequest | null | undefined
 }
 
 /**

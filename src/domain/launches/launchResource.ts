@@ -26,6 +26,8 @@ export function launchResource(r: LaunchRecord) {
     poolAddress: c.poolAddress,
     txHash: c.txHash,
     error: c.error,
+    // A seed above the policy's approval threshold: the approval it waits (or waited) for.
+    ...(c.approval ? { approvalId: c.approval.id, approval: c.approval } : {}),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   }
@@ -34,3 +36,6 @@ export type Launch = ReturnType<typeof launchResource>
 
 /** A launch has ended: live or failed. */
 export const launchEnded = (status: string) => status === 'live' || status === 'failed'
+
+/** What a request waits for: the launch's end, or its wait for an owner's approval (answered at once). */
+export const launchSettled = (status: string) => launchEnded(status) || status === 'awaiting_approval'

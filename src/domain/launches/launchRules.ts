@@ -69,7 +69,7 @@ export function launchMatches(made: LaunchInput, asked: { venue: LaunchVenue; fi
   )
 }
 
-const PROGRESS: Record<string, number> = { pending: 0, simulating: 15, submitting: 40, confirming: 70, live: 100 }
+const PROGRESS: Record<string, number> = { pending: 0, awaiting_approval: 0, simulating: 15, submitting: 40, confirming: 70, live: 100 }
 
 /** `{ step, percent }` for a status; a failed launch keeps the percent of the step it reached. */
 export function launchProgress(status: string, ctx: { txHash: string | null; gas: string | null }) {

@@ -1,3 +1,4 @@
+import type { ApprovalRecord } from '../approvals/approval.types.ts'
 import type { Policy } from '../agents/policy.ts'
 import type { MovedToken } from '../agents/policyCheck.ts'
 import type { LaunchInput, LaunchVenue } from './launch.schema.ts'
@@ -62,12 +63,14 @@ export interface LaunchSpend {
 }
 
 /** The launch actor's context: its input and what each step found. */
-export type LaunchContext = LaunchInput & {
+export type LaunchContext = Omit<LaunchInput, 'approval'> & {
   gas: string | null
   txHash: string | null
   tokenAddress: string | null
   poolAddress: string | null
   error: { code: string; message: string } | null
+  /** Set when the seed waits (or waited) for an owner's approval. */
+  approval?: ApprovalRecord | null | undefined
 }
 
 /** A launch as stored: its actor's status and context, and the times of its row (ISO 8601). */

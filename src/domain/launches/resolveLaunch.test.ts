@@ -67,7 +67,7 @@ function memoryLaunches() {
     find: async (id) => rows.get(id),
     async create(input: LaunchInput) {
       if (rows.has(input.launchId)) return
-      const context = { ...input, gas: null, txHash: null, tokenAddress: null, poolAddress: null, error: null }
+      const context = { ...input, gas: null, txHash: null, tokenAddress: null, poolAddress: null, error: null, approval: null }
       rows.set(input.launchId, { id: input.launchId, accountId: input.accountId, isLaunch: true, status: 'pending', context, createdAt: at, updatedAt: at })
     },
     async start(id) {

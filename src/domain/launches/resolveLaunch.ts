@@ -4,6 +4,7 @@ import { PaperUnsupportedError } from '../paper/errors.ts'
 import type { LaunchBody, LaunchInput, LaunchRequest, LaunchVenue } from './launch.schema.ts'
 import { checkLaunchPolicy, launchFieldErrors, launchUsdValue, type LaunchFacts } from './launchRules.ts'
 import type { LaunchAgent, LaunchPorts } from './ports.ts'
+import { approvalFor } from '../approvals/approvalRules.ts'
 
 export type ResolveLaunchDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'spend'>
 
@@ -46,6 +47,8 @@ export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest,
     venue === 'self-funded' ? deps.prices.seedUsd(input) : undefined,
   ])
   const usdValue = launchUsdValue(venue, seedUsd)
+  // A seed above the policy's approval threshold waits for an owner (`awaiting_approval`) once the launch begins.
+  input.approval = approvalFor(agent.policy, { opId: launchId, usdValue, now: Date.now() })
   const checkSpend = (spentTodayUsd: string) =>
     checkLaunchPolicy(agent.policy, { quote: quote ?? { symbol: input.quote }, usdValue, spentTodayUsd })
   checkSpend(await deps.spend.spentTodayUsd(input.agentId, launchId))

@@ -562,6 +562,47 @@ function chart(samples) {
   return h('div', {}, svg, h('p', { class: 'muted', text: `$${first.v.toFixed(2)} at block ${first.block} (${when(new Date(first.t).toISOString())}) → $${last.v.toFixed(2)} at block ${last.block} (${when(new Date(last.t).toISOString())}); low $${lo.toFixed(2)}, high $${hi.toFixed(2)}` }))
 }
 
+// ---------- approvals (the signed-in account's own) ----------
+
+/** What a waiting move does, in a few words (a swap's amounts, a transfer's recipient, a launch's seed). */
+function approvalWhat(o) {
+  if (o.kind === 'swap') return `${o.amountIn} ${o.tokenIn} → ${o.tokenOut}`
+  if (o.kind === 'transfer') return `${o.token} → ${o.to}`
+  if (o.kind === 'launch') return `${o.venue} ${o.symbol}, seed ${o.seedAmount ?? 0} ${o.quote}`
+  return ''
+}
+
+/**
+ * The signed-in account's approvals (GET /approvals, newest first, one page at a time): the
+ * pending ones with Approve and Reject, which post to /approvals/:id/approve|reject with a
+ * reason, as the API does. Other accounts' approvals are theirs to decide: not shown. Refreshed
+ * every 5 s, except while a reason is being typed.
+ */
+function approvalsView(q) {
+  const status = ['pending', 'approved', 'rejected'].includes(q.get('status')) ? q.get('status') : 'pending'
+  const cursor = q.get('cursor')
+  const body = h('div', {})
+  const tabs = ['pending', 'approved', 'rejected'].map((s) => h('a', { href: `#/approvals?status=${s}`, class: s === status ? 'current' : '', text: s }))
+  put(main, h('h1', { text: 'Approvals' }),
+    h('p', { class: 'muted', 'data-testid': 'approvals-note', text: "This account's own money moves above its agents' require_approval_above_usd, waiting for an owner's decision. Approving sends the move (re-checked first); rejecting fails it. Other accounts' approvals are theirs to decide and are not shown here." }),
+    h('p', { class: 'tabs' }, tabs), body)
+  const refresh = async (force = false) => {
+    if (!force && body.querySelector('form.reason')) return
+    const page = await api(`/approvals?status=${status}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+    const rows = page.approvals.map((a) => h('tr', { 'data-testid': 'approval-row', 'data-id': a.id, 'data-kind': a.kind },
+      h('td', { text: when(a.requestedAt) }), h('td', {}, h('a', { href: `#/agent/${a.agentId}` }, short(a.agentId))), h('td', { text: a.kind }),
+      h('td', { 'data-testid': 'approval-what', text: approvalWhat(a.operation) }), h('td', { text: `$${a.usdValue}` }), h('td', { text: `$${a.thresholdUsd}` }),
+      h('td', { text: when(a.expiresAt) }), h('td', {}, badge(a.status, 'approval-status'), ' ', badge(a.operation.status)),
+      h('td', {}, a.status === 'pending'
+        ? [action('Approve', `/approvals/${a.id}/approve`, () => refresh(true), { testid: 'approve', confirm: 'Confirm approval', note: `Sends ${approvalWhat(a.operation)} ($${a.usdValue}) once re-checked.` }),
+           action('Reject', `/approvals/${a.id}/reject`, () => refresh(true), { danger: true, testid: 'reject' })]
+        : h('span', { class: 'muted', text: `${a.decidedBy ?? 'expired'}${a.reason ? `: ${a.reason}` : ''}` }))))
+    put(body, table(['requested', 'agent', 'kind', 'what', 'USD', 'threshold', 'expires', 'status', 'decision'], rows.length ? rows : empty(9, `No ${status} approvals.`), 'approvals-table'),
+      page.nextCursor ? h('a', { href: `#/approvals?status=${status}&cursor=${encodeURIComponent(page.nextCursor)}`, 'data-testid': 'approvals-next', text: 'Older →' }) : null)
+  }
+  every(5000, () => refresh())
+}
+
 // ---------- routing ----------
 
 async function route() {
@@ -585,6 +626,7 @@ async function route() {
   if (parts[0] === 'actor' && parts[1]) return actorView(decodeURIComponent(parts[1]))
   if (parts[0] === 'agent' && parts[1]) return agentView(parts[1])
   if (parts[0] === 'dead-letters') return deadLetters()
+  if (parts[0] === 'approvals') return approvalsView(q)
   return overview()
 }
 

@@ -19,7 +19,7 @@ const decider = (p: Principal) => (p.keyId ? `key:${p.keyId}` : `session:${p.add
 
 /**
  * Human approval of money moves above the agent policy's `require_approval_above_usd`:
- * `GET /approvals?status=&agentId=&limit=` and `GET /approvals/:id` (`read`), `POST
+ * `GET /approvals?status=&agentId=&limit=&cursor=` (paged: `nextCursor`) and `GET /approvals/:id` (`read`), `POST
  * /approvals/:id/approve` and `/reject` (`admin`, `{ reason? }`; who decided and when are kept).
  */
 export function approvalRoutes({ core }: AppDeps): Router {

@@ -8,7 +8,7 @@ import { principalOf, requireScope } from '../middleware/auth.ts'
 import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
 import { streamActorEvents } from '../actorEvents.ts'
 import { NotFoundError } from '../../domain/errors.ts'
-import { createAutomationSchema, listAutomationsSchema, updateAutomationSchema } from '../../domain/automations/automation.schema.ts'
+import { createAutomationSchema, listAutomationsSchema, rotateHookSchema, updateAutomationSchema } from '../../domain/automations/automation.schema.ts'
 
 const automationId = (ctx: Context): string => {
   const id = (ctx.params as Record<string, string | undefined>).id
@@ -21,7 +21,8 @@ const automationId = (ctx: Context): string => {
  * (201; `Idempotency-Key` honoured: its resource id is the automation id, so a blind retry
  * creates nothing new), `GET /automations?agent_id=&status=` (paged), `GET`, `PATCH` (pause,
  * resume, rename, parameters) and `DELETE` (cancel; answers the automation) on
- * `/automations/:id`, and `POST /automations/:id/trigger` (fire now, once).
+ * `/automations/:id`, `POST /automations/:id/trigger` (fire now, once) and `POST
+ * /automations/:id/hook/rotate` (a signal webhook's new URL and secret).
  */
 export function automationRoutes({ core }: AppDeps): Router {
   const router = new Router()
@@ -61,6 +62,13 @@ export function automationRoutes({ core }: AppDeps): Router {
     const id = automationId(ctx)
     const read = () => core.getAutomation({ accountId: account(ctx), automationId: id })
     await streamActorEvents(ctx, core.actorEvents, { actorId: id, kind: 'automation', read, isFinal: (s) => s === 'completed' || s === 'cancelled' })
+  })
+  // A signal webhook's new URL and secret, shown once; the previous pair works for `graceSeconds` (default 1 hour) more.
+  router.post('/automations/:id/hook/rotate', rejectQuery, requireScope('trade'), async (ctx) => {
+    const id = automationId(ctx)
+    const { graceSeconds } = parse(rotateHookSchema, ctx.request.body ?? {})
+    const rotated = await core.rotateAutomationHook({ accountId: account(ctx), automationId: id, graceSeconds })
+    ok(ctx, { url: `${ctx.protocol}://${ctx.host}/api/v1${rotated.path}`, secret: rotated.secret, previousValidUntil: rotated.previousValidUntil })
   })
   router.post('/automations/:id/trigger', rejectQuery, requireScope('trade'), async (ctx) => {
     const id = automationId(ctx)

@@ -29,18 +29,37 @@ export type HookMessage = { automationId: string; token: string; rawBody: string
  */
 export function createAutomationHooks({ pool, runtime, automations }: { pool: pg.Pool; runtime: Pick<ActorRuntime, 'wake'>; automations: Pick<Automations, 'get'> }) {
   const store = createAutomationHooksStore(pool)
+  const fresh = () => ({ token: randomBytes(24).toString('base64url'), secret: `whsec_${randomBytes(32).toString('base64')}` })
   return {
     async issue({ automationId, accountId }: { automationId: string; accountId: string }) {
-      const token = randomBytes(24).toString('base64url')
-      const secret = `whsec_${randomBytes(32).toString('base64')}`
+      const { token, secret } = fresh()
       await store.issue({ automationId, accountId, tokenSha256: sha256(token), secret })
       return { path: `/hooks/automations/${automationId}/${token}`, secret }
     },
 
+    /**
+     * A new URL token and signing secret for the account's automation's hook (404 when it has
+     * none). The previous URL, with the previous secret, keeps working for `graceSeconds`
+     * (`previousValidUntil`); 0 ends it at once (a leaked URL or secret).
+     */
+    async rotate({ automationId, accountId, graceSeconds }: { automationId: string; accountId: string; graceSeconds: number }) {
+      const a = await automations.get(automationId)
+      if (!a || a.accountId !== accountId) throw new NotFoundError('Automation')
+      if (a.trigger.type !== 'webhook') throw new NotFoundError('Hook')
+      const { token, secret } = fresh()
+      const rotated = await store.rotate({ automationId, accountId, tokenSha256: sha256(token), secret, graceSeconds })
+      if (!rotated) throw new NotFoundError('Hook')
+      const previousValidUntil = graceSeconds > 0 ? new Date(rotated.prevValidUntil).toISOString() : null
+      return { path: `/hooks/automations/${automationId}/${token}`, secret, previousValidUntil }
+    },
+
     async receive(m: HookMessage) {
-      const hook = await store.get(m.automationId)
+      const row = await store.get(m.automationId)
       const given = Buffer.from(sha256(m.token))
-      if (!hook || !timingSafeEqual(given, Buffer.from(hook.token_sha256))) throw new NotFoundError('Hook')
+      const matches = (h: string | null | undefined) => !!h && timingSafeEqual(given, Buffer.from(h))
+      // The current token, or the previous one in its rotation's grace period: each with its own secret.
+      const hook = !row ? undefined : matches(row.token_sha256) ? { secret: row.secret } : matches(row.prev_token_sha256) ? { secret: row.prev_secret! } : undefined
+      if (!hook) throw new NotFoundError('Hook')
       const a = await automations.get(m.automationId)
       if (!a || a.trigger.type !== 'webhook') throw new NotFoundError('Hook')
       const header = (name: string) => (typeof m.headers[name] === 'string' ? (m.headers[name] as string) : undefined)

@@ -1,8 +1,10 @@
-import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
+import type { ApprovalRecord } from '../../domain/approvals/approval.types.ts'
+import { APPROVAL_EXPIRE, approvalEventSchemas, decidedApproval, stampApprovalEvent } from '../walletOp/walletOp.machine.ts'
 
 const error = z.object({ code: z.string(), message: z.string() })
 /** What the PnL ledger counts of a confirmed launch (src/workflows/launch/launch.effects.ts launchLedger). */
@@ -25,6 +27,7 @@ export const launchEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('launch.simulate.failed'), effectId: z.string(), error: z.string() }),
   z.object({ type: z.literal('launch.submit.failed'), effectId: z.string(), error: z.string() }),
   z.object({ type: z.literal('launch.confirm.failed'), effectId: z.string(), error: z.string() }),
+  ...approvalEventSchemas,
 ])
 export type LaunchEvent = z.infer<typeof launchEventSchema>
 
@@ -37,12 +40,17 @@ type Ctx = LaunchInput & {
   /** What the PnL ledger counts (src/domain/wallet/pnlRules.ts): gas paid, the creator allocation received, the seed spent. */
   ledger?: LaunchLedger | null
   error: { code: string; message: string } | null
+  /** Set when the agent's policy asks an owner to approve the seed first (`awaiting_approval`). */
+  approval: ApprovalRecord | null
 }
 
 /**
  * A launch: `pending` -> `simulating` -> `submitting` -> `confirming` -> `live`, or `failed`.
  * Each step is an effect run after commit: the simulation, the signed-and-stored transaction
- * (re-broadcast, never re-signed, after a crash), and the wait for its receipt.
+ * (re-broadcast, never re-signed, after a crash), and the wait for its receipt. A launch whose
+ * seed is above the policy's approval threshold goes from `pending` to `awaiting_approval`
+ * (nothing simulated or signed): approved, it is simulated and sent; rejected, or not decided
+ * before `expiresAt` (a durable timer), it fails, as a wallet operation does.
  */
 export const launchMachine = setup({
   types: {
@@ -66,11 +74,43 @@ export const launchMachine = setup({
     poolAddress: null,
     blockNumber: null,
     error: null,
+    approval: input.approval ? { ...input.approval, status: 'pending', reason: null, decidedBy: null, decidedAt: null } : null,
   }),
   // What a parent (a chat turn, a run) hears in `child.done` / `child.failed`.
   output: ({ context }) => ({ tokenAddress: context.tokenAddress, poolAddress: context.poolAddress, txHash: context.txHash, error: context.error }),
   states: {
-    pending: { on: { 'launch.begin': 'simulating' } },
+    pending: { on: { 'launch.begin': [{ guard: ({ context }) => context.approval !== null, target: 'awaiting_approval' }, { target: 'simulating' }] } },
+    awaiting_approval: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        const a = context.approval!
+        enqueue.raise({ type: APPROVAL_EXPIRE }, { id: APPROVAL_EXPIRE, delay: Math.max(0, Date.parse(a.expiresAt) - Date.parse(a.requestedAt)) })
+      }),
+      exit: enqueueActions(({ enqueue }) => enqueue.cancel(APPROVAL_EXPIRE)),
+      on: {
+        'approval.approve': [
+          {
+            guard: ({ event }) => event.failure !== undefined,
+            target: 'failed',
+            actions: assign(({ context, event }) => ({ approval: decidedApproval(context.approval!, 'approved', event), error: event.failure! })),
+          },
+          { target: 'simulating', actions: assign(({ context, event }) => ({ approval: decidedApproval(context.approval!, 'approved', event) })) },
+        ],
+        'approval.reject': {
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            approval: decidedApproval(context.approval!, 'rejected', event),
+            error: { code: 'approval_rejected', message: `The owner rejected this launch${event.reason ? `: ${event.reason}` : ''}; nothing was sent.` },
+          })),
+        },
+        [APPROVAL_EXPIRE]: {
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            approval: decidedApproval(context.approval!, 'rejected', { reason: 'expired', at: event.at }),
+            error: { code: 'approval_expired', message: `No one approved this launch before ${context.approval!.expiresAt}; nothing was sent.` },
+          })),
+        },
+      },
+    },
     simulating: {
       entry: { type: 'launch.simulate', params: ({ context }) => ({ launchId: context.launchId }) },
       on: {
@@ -114,16 +154,24 @@ export const launchMachine = setup({
 export const launchKind: ActorKind = {
   kind: 'launch',
   machine: launchMachine,
-  machineVersion: 1,
+  // 2: `approval` in the context, the `awaiting_approval` state (a v1 snapshot gets `approval: null`).
+  machineVersion: 2,
+  migrate: (persisted: unknown, fromVersion: number) => {
+    if (fromVersion !== 1) throw new Error(`no migration from launch machine version ${fromVersion}`)
+    const p = persisted as { context: Record<string, unknown> }
+    return { ...p, context: { approval: null, ...p.context } }
+  },
+  /** Approval events are stamped with `at`, when the runtime takes them in (as a wallet operation's are). */
   parseEvent(event: unknown): AnyEventObject {
     const parsed = launchEventSchema.safeParse(event)
     if (!parsed.success) throw new ValidationError({ type: 'unknown launch event' })
-    return parsed.data
+    return stampApprovalEvent(parsed.data)
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['launch.simulate', 'launch.submit', 'launch.confirm'],
   failureStates: ['failed'],
   persistentEffects: ['launch.confirm'],
   // Both lead to `launch.submit` (gas, and a self-funded seed), whose policy was checked when the launch was requested.
-  unsafeToReplay: ['launch.begin', 'launch.simulated'],
+  // An approval starts the simulation and then the submit: checked by the approval's use case, never by a replay.
+  unsafeToReplay: ['launch.begin', 'launch.simulated', 'approval.approve'],
 }

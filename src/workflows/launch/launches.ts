@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { InvalidStateError } from '../../domain/errors.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
-import { launchEnded } from '../../domain/launches/launchResource.ts'
+import { launchSettled } from '../../domain/launches/launchResource.ts'
 import type { LaunchContext, LaunchPorts, LaunchRecord } from '../../domain/launches/ports.ts'
 import type { ActorEntry } from '../../runtime/actorKind.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
@@ -55,7 +55,7 @@ export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): Launch
       }
       return record(entry)
     },
-    waitEnd: async (launchId, timeoutMs) => record(await runtime.waitFor(launchId, (e) => launchEnded(e.status), timeoutMs)),
+    waitEnd: async (launchId, timeoutMs) => record(await runtime.waitFor(launchId, (e) => launchSettled(e.status), timeoutMs)),
   }
 }
 

@@ -45,6 +45,8 @@ export type WalletOpsDeps = {
   loadAccount(agentId: string): Promise<LocalAccount>
   planners: Record<string, WalletOpPlanner>
   logger: Logger
+  /** Below this much ETH left after a money move, `agent.low_balance` (LOW_BALANCE_ETH; default LOW_ETH_WEI). */
+  lowEthWei?: bigint | undefined
 }
 
 const rejected = (code: string, message: string) => ({ type: 'op.rejected', error: { code, message } })
@@ -100,7 +102,7 @@ export function createWalletOpEffects(deps: WalletOpsDeps): Record<string, Effec
       }
       const base = { txHash: last.transactionHash, gasUsed: receipts.reduce((s, r) => s + r.gasUsed, 0n).toString(), blockNumber: last.blockNumber.toString(), ...(await gasCost(chain, receipts)) }
       const extra = (await planner(ctx.kind).outcome?.({ params: ctx.params, account, receipts, chain })) ?? {}
-      return { type: 'op.confirmed', result: { ...base, ...extra, ...(await lowBalance(chain, account.address, last.blockNumber)) } }
+      return { type: 'op.confirmed', result: { ...base, ...extra, ...(await lowBalance(chain, account.address, last.blockNumber, deps.lowEthWei ?? LOW_ETH_WEI)) } }
     },
   }
 }
@@ -116,17 +118,17 @@ export async function gasCost(chain: ChainHandle, receipts: readonly Transaction
   return eth ? { gasWei: wei.toString(), gasUsd: formatUsd((wei * eth.usd18) / 10n ** 18n) } : { gasWei: wei.toString() }
 }
 
-/** Below this much ETH left for gas after a money move, the owner is told (`agent.low_balance`). */
+/** Below this much ETH left for gas after a money move, the owner is told (`agent.low_balance`), unless LOW_BALANCE_ETH says otherwise. */
 export const LOW_ETH_WEI = 5_000_000_000_000_000n
 
 /**
- * `lowBalance` when the wallet holds less than LOW_ETH_WEI at the operation's block (read at that
+ * `lowBalance` when the wallet holds less than `threshold` wei at the operation's block (read at that
  * block, so a retried effect reports the same); the `agent.low_balance` event is written from it
  * with the operation's confirmation (Migration20261127230000_more_account_events.ts). Nothing
  * when the balance cannot be read.
  */
-async function lowBalance(chain: ChainHandle, address: `0x${string}`, blockNumber: bigint): Promise<{ lowBalance?: { asset: 'ETH'; balance: string; threshold: string } }> {
+async function lowBalance(chain: ChainHandle, address: `0x${string}`, blockNumber: bigint, threshold: bigint): Promise<{ lowBalance?: { asset: 'ETH'; balance: string; threshold: string } }> {
   const wei = await chain.publicClient.getBalance({ address, blockNumber }).catch(() => null)
-  if (wei === null || wei >= LOW_ETH_WEI) return {}
-  return { lowBalance: { asset: 'ETH', balance: formatEther(wei), threshold: formatEther(LOW_ETH_WEI) } }
+  if (wei === null || wei >= threshold) return {}
+  return { lowBalance: { asset: 'ETH', balance: formatEther(wei), threshold: formatEther(threshold) } }
 }

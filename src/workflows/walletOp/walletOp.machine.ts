@@ -21,12 +21,8 @@ export const APPROVAL_EXPIRE = 'approval.expire'
 
 const error = z.object({ code: z.string(), message: z.string() })
 
-export const walletOpEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('op.submitted'), effectId: z.string(), txHash: z.string() }),
-  z.object({ type: z.literal('op.confirmed'), effectId: z.string(), result: z.record(z.string(), z.unknown()) }),
-  z.object({ type: z.literal('op.rejected'), effectId: z.string(), error }),
-  z.object({ type: z.literal('op.submit.failed'), effectId: z.string(), error: z.string() }),
-  z.object({ type: z.literal('op.confirm.failed'), effectId: z.string(), error: z.string() }),
+/** An owner's decision and the approval's expiry: events of every machine that waits in `awaiting_approval` (a wallet operation, a launch). */
+export const approvalEventSchemas = [
   // An owner's decision (`by`: who), and the quote re-checked at approval: `params` to send with
   // (a fresh deadline), or `failure` (the price moved beyond the slippage) to fail with instead.
   z.object({
@@ -35,6 +31,27 @@ export const walletOpEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('approval.reject'), by: z.string(), reason: z.string().nullable().optional(), at: z.string().optional() }),
   z.object({ type: z.literal(APPROVAL_EXPIRE), at: z.string().optional() }),
+] as const
+
+/** An approval event stamped with `at`, when the runtime takes it in (the stamped event is journaled: a replay is the same); other events as they are. */
+export function stampApprovalEvent<E extends { type: string }>(event: E): E {
+  if (!event.type.startsWith('approval.')) return event
+  const at = (event as { at?: string }).at
+  return { ...event, at: at && !Number.isNaN(Date.parse(at)) ? at : new Date().toISOString() }
+}
+
+/** The approval decided by `e` (at its `at`, stamped as the runtime took it in). */
+export function decidedApproval(a: ApprovalRecord, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }): ApprovalRecord {
+  return { ...a, status, reason: e.reason ?? null, decidedBy: e.by ?? null, decidedAt: e.at ?? null }
+}
+
+export const walletOpEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('op.submitted'), effectId: z.string(), txHash: z.string() }),
+  z.object({ type: z.literal('op.confirmed'), effectId: z.string(), result: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('op.rejected'), effectId: z.string(), error }),
+  z.object({ type: z.literal('op.submit.failed'), effectId: z.string(), error: z.string() }),
+  z.object({ type: z.literal('op.confirm.failed'), effectId: z.string(), error: z.string() }),
+  ...approvalEventSchemas,
 ])
 export type WalletOpEvent = z.infer<typeof walletOpEventSchema>
 
@@ -45,10 +62,8 @@ export type WalletOpContext = WalletOpInput & {
   approval: ApprovalRecord | null
 }
 
-/** The approval decided by `event` (at its `at`, stamped as the runtime took it in). */
-function decided(c: WalletOpContext, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }): ApprovalRecord {
-  return { ...c.approval!, status, reason: e.reason ?? null, decidedBy: e.by ?? null, decidedAt: e.at ?? null }
-}
+const decided = (c: WalletOpContext, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }) =>
+  decidedApproval(c.approval!, status, e)
 
 /**
  * One money-moving operation from an agent wallet (swap, transfer, fee claim):
@@ -149,9 +164,7 @@ export const walletOpKind: ActorKind = {
   parseEvent(event: unknown): AnyEventObject {
     const parsed = walletOpEventSchema.safeParse(event)
     if (!parsed.success) throw new ValidationError({ type: 'unknown wallet operation event' })
-    if (!parsed.data.type.startsWith('approval.')) return parsed.data
-    const at = (parsed.data as { at?: string }).at
-    return { ...parsed.data, at: at && !Number.isNaN(Date.parse(at)) ? at : new Date().toISOString() }
+    return stampApprovalEvent(parsed.data)
   },
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: ['op.submit', 'op.confirm'],

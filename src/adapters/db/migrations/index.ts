@@ -32,6 +32,9 @@ import { Migration20261127200000_listing_sold_event } from './Migration202611272
 import { Migration20261127210000_approvals } from './Migration20261127210000_approvals.ts'
 import { Migration20261127220000_automation_hooks } from './Migration20261127220000_automation_hooks.ts'
 import { Migration20261128010000_paper_agents } from './Migration20261128010000_paper_agents.ts'
+import { Migration20261128030000_launch_approvals } from './Migration20261128030000_launch_approvals.ts'
+import { Migration20261128031000_hook_rotation } from './Migration20261128031000_hook_rotation.ts'
+import { Migration20261128032000_credits_low_setting } from './Migration20261128032000_credits_low_setting.ts'
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
 import { Migration20261128000000_account_covers } from './Migration20261128000000_account_covers.ts'
 import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
@@ -75,4 +78,7 @@ export const migrations = [
   { name: 'Migration20261128000000_account_covers', class: Migration20261128000000_account_covers },
   { name: 'Migration20261128010000_paper_agents', class: Migration20261128010000_paper_agents },
   { name: 'Migration20261128020000_mirror', class: Migration20261128020000_mirror },
+  { name: 'Migration20261128030000_launch_approvals', class: Migration20261128030000_launch_approvals },
+  { name: 'Migration20261128031000_hook_rotation', class: Migration20261128031000_hook_rotation },
+  { name: 'Migration20261128032000_credits_low_setting', class: Migration20261128032000_credits_low_setting },
 ]
