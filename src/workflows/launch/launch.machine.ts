@@ -4,7 +4,8 @@ import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
 import type { ApprovalRecord } from '../../domain/approvals/approval.types.ts'
-import { APPROVAL_EXPIRE, approvalEventSchemas, decidedApproval, stampApprovalEvent } from '../walletOp/walletOp.machine.ts'
+import { APPROVAL_EXPIRE, approvalEventSchemas, decidedApproval } from '../walletOp/walletOp.machine.ts'
+import { stampApprovalEvent } from '../walletOp/approvalStamp.ts'
 
 const error = z.object({ code: z.string(), message: z.string() })
 /** What the PnL ledger counts of a confirmed launch (src/workflows/launch/launch.effects.ts launchLedger). */

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
 import type { ApprovalRecord, ApprovalRequest } from '../../domain/approvals/approval.types.ts'
+import { stampApprovalEvent } from './approvalStamp.ts'
 
 export type WalletOpInput = {
   opId: string
@@ -32,13 +33,6 @@ export const approvalEventSchemas = [
   z.object({ type: z.literal('approval.reject'), by: z.string(), reason: z.string().nullable().optional(), at: z.string().optional() }),
   z.object({ type: z.literal(APPROVAL_EXPIRE), at: z.string().optional() }),
 ] as const
-
-/** An approval event stamped with `at`, when the runtime takes it in (the stamped event is journaled: a replay is the same); other events as they are. */
-export function stampApprovalEvent<E extends { type: string }>(event: E): E {
-  if (!event.type.startsWith('approval.')) return event
-  const at = (event as { at?: string }).at
-  return { ...event, at: at && !Number.isNaN(Date.parse(at)) ? at : new Date().toISOString() }
-}
 
 /** The approval decided by `e` (at its `at`, stamped as the runtime took it in). */
 export function decidedApproval(a: ApprovalRecord, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }): ApprovalRecord {
