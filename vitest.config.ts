@@ -2,7 +2,6 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/globalSetup.ts'],
     testTimeout: 60_000,
     // expect.poll waits on pages and on the service (the console's browser test); its 1 s
@@ -11,5 +10,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      // The unit tests next to the code are pure (no service, no database of their own): one
+      // worker process runs many of them, without a process and a fresh module graph per file.
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
+      // Each integration test file starts its own service, database and chain: one process each.
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
+    ],
   },
 })
