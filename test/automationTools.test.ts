@@ -174,7 +174,7 @@ describe('automation tools over MCP', () => {
 describe('the OpenAPI document', () => {
   it('declares the automation routes with the Automation response', async () => {
     const doc = (await apiClient(`${app.url}/api/v1`)('GET', '/openapi.json')).body
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/automations'))).toEqual(['/automations', '/automations/{id}', '/automations/{id}/events', '/automations/{id}/trigger'])
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/automations'))).toEqual(['/automations', '/automations/{id}', '/automations/{id}/events', '/automations/{id}/trigger', '/automations/{id}/hook/rotate'])
     expect(Object.keys(doc.paths['/automations/{id}'])).toEqual(['get', 'patch', 'delete'])
     expect(doc.paths['/automations'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['agent_id', 'status', 'kind', 'cursor']))
     expect(doc.paths['/automations'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('dca')
