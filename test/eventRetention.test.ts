@@ -34,9 +34,10 @@ describe('account event retention', () => {
     const events = await q(`select e.seq, e.id, d.id as delivery from account_event e join webhook_delivery d on d.event_seq = e.seq where e.type = 'webhook.test' order by e.seq`)
     expect(events).toHaveLength(3)
     const [old, recent, retrying] = events as Array<{ seq: string; id: string; delivery: string }>
-    // The first and third are 25 hours old; the third's delivery is still being tried.
-    await q(`update account_event set created_at = now() - interval '25 hours' where seq = any($1::bigint[])`, [[old!.seq, retrying!.seq]])
+    // The third's delivery is still being tried; then the first and third are 25 hours old (in
+    // that order: the sweep runs every 100 ms, and must never see the third old and delivered).
     await q(`update webhook_delivery set status = 'failed', next_attempt_at = now() + interval '1 hour' where id = $1`, [retrying!.delivery])
+    await q(`update account_event set created_at = now() - interval '25 hours' where seq = any($1::bigint[])`, [[old!.seq, retrying!.seq]])
 
     await expect.poll(async () => (await q('select 1 from account_event where seq = $1', [old!.seq])).length, { timeout: 10_000 }).toBe(0)
     expect(await q('select 1 from webhook_delivery where id = $1', [old!.delivery])).toHaveLength(0)
