@@ -9,9 +9,7 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     hookTimeout: 120_000,
     pool: 'forks',
-    // Three files at once on two cores: most of an integration file's time is waiting (the chain, the
-    // service, its pollers), so a third overlaps the others' waits.
-    maxWorkers: 3,
+    maxWorkers: 2,
     projects: [
       // The unit tests next to the code are pure (no service, no database of their own): one
       // worker process runs many of them, without a process and a fresh module graph per file.
