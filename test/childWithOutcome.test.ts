@@ -93,7 +93,9 @@ describe('a child created with its parent step’s outcome', () => {
     const db = await app.services.pool.connect()
     try {
       await db.query('begin')
-      const write = lost[0] as (tx: typeof db) => Promise<void | (() => void)>
+      // Outside the parent's own commit the creation is its transaction form (the parent's end checked there).
+      const lostWrite = lost[0]!
+      const write = typeof lostWrite === 'function' ? lostWrite : lostWrite.inTransaction!
       expect(await write(db)).toBeUndefined()
       await db.query('commit')
     } finally {
@@ -110,7 +112,8 @@ describe('a child created with its parent step’s outcome', () => {
     expect(await q(`select id from wallet_op where id = $1`, [opId])).toEqual([{ id: opId }])
     expect((await api('POST', `/agents/${agent}/stop`)).status).toBe(200)
 
-    expect((await api('POST', `/automations/${automation}/trigger`)).status).toBe(200)
+    const triggered = await api('POST', `/automations/${automation}/trigger`)
+    expect(triggered.status, JSON.stringify(triggered.body)).toBe(200)
     const skipped = await until(automation, (a) => a.firings.some((f: { number: number; outcome: string }) => f.number === 1 && f.outcome === 'skipped'))
     expect(skipped.firings[0]).toMatchObject({ number: 1, reason: expect.stringMatching(/^agent_not_running/) })
     // The reservation no longer counts toward the agent's 24-hour spend; nothing was sent.

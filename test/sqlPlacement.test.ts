@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
  */
 const ALLOWED = [
   /^src\/adapters\/db\//,
-  /^src\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|shardLease\.store|nodeBus)\.ts$/,
+  /^src\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|actorInsert\.store|shardLease\.store|nodeBus)\.ts$/,
   /^src\/dev\/embeddedPostgres\.ts$/,
   /^src\/adapters\/chain\/txSender(\/|\.ts$)/,
   /^src\/adapters\/chain\/indexer(\/|\.ts$)/,

@@ -103,7 +103,18 @@ export type EffectRow = {
  * transition (one round trip instead of a transaction of several). A function may answer what
  * to do once that transaction committed (run the effects of an actor it created).
  */
-export type FinishWrite = ((tx: pg.PoolClient) => Promise<void | (() => void)>) | SqlWrite
+export type FinishWrite = ((tx: pg.PoolClient) => Promise<void | (() => void)>) | DescribedWrite
+
+/**
+ * A finish write described as SQL, with what it needs around it: `afterCommit`, run once the
+ * statement that carried it committed (the effects of an actor it created); `inTransaction`, what
+ * to run instead when it goes out in a transaction rather than in the transition's own statement
+ * (where a condition it relied on, the transition committing with it, does not hold).
+ */
+export type DescribedWrite = SqlWrite & {
+  afterCommit?: (() => void) | undefined
+  inTransaction?: ((tx: pg.PoolClient) => Promise<void | (() => void)>) | undefined
+}
 
 export type EffectContext = {
   /** Records progress (e.g. signed bytes stored before broadcast) so a retry resumes, never redoes. */

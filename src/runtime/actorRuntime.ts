@@ -12,7 +12,7 @@ import { entryFromRow } from './snapshotLoader.ts'
 import { childWithOutcome, SPAWN_CHILD, spawnChildHandler } from './childActors.ts'
 import { createKeyedLock } from './keyedLock.ts'
 import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
-import { announceExternalCommit, applyEventWithin, createActor, sendCommand } from './applyEvent.ts'
+import { announceExternalCommit, applyEventWithin, createActor, describeCreation, sendCommand } from './applyEvent.ts'
 import type { EffectScope } from './effectScope.ts'
 import { drainInbox } from './drainInbox.ts'
 import { createGroupCommitter } from './groupCommit.ts'
@@ -147,7 +147,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     afterExternalCommit,
     /** Creates a child of the running effect's actor with that effect's outcome (see `childWithOutcome`). */
     createWithOutcome: (scope: EffectScope, kindName: string, args: CreateArgs & { parentId: string }, first?: AnyEventObject) =>
-      childWithOutcome({ create, kindOf: core.kindOf, afterExternalCommit, drain: (id) => void (stopped || drain(id)) }, scope, kindName, args, first),
+      childWithOutcome({ create, describe: (k, a) => describeCreation(core, k, a), kindOf: core.kindOf, afterExternalCommit, drain: (id) => void (stopped || drain(id)) }, scope, kindName, args, first),
     /** Sends a command and answers once the new state is committed; 409 when the state refuses it. */
     send: (id: string, rawEvent: unknown) => sendCommand(core, id, rawEvent),
     /** Waits for a committed state that satisfies `done`, up to `timeoutMs` (woken by commits, other nodes' too; while other nodes live, also reads the row every `remotePollMs`). */

@@ -1,65 +1,8 @@
 import type pg from 'pg'
-import { shiftParams, withBranches, type SqlGuard, type SqlWrite } from './sql.ts'
+import { withBranches, type SqlWrite } from './sql.ts'
+import { timerRows, type CommitParams, type Queryable, type ActorRow, type Notify } from './actorRows.ts'
 
-/** Anything that can run a query: the pool, or a client inside a transaction. */
-export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
-
-export type ActorRow = {
-  id: string
-  kind: string
-  account_id: string
-  machine_version: number
-  status: string
-  state_value: unknown
-  snapshot: unknown
-  timers: Record<string, number>
-  version: string
-  parent_id: string | null
-  stuck_reason: string | null
-  created_at: Date
-  updated_at: Date
-}
-
-export type TimerUpsert = { key: string; generation: number; delayMs: number; event: unknown }
-export type NewEffect = { id: string; kind: string; params: unknown }
-/**
- * New effects written already claimed by the runtime that commits them and runs them right
- * after (no separate claim statement). The lease starts at the statement (`clock_timestamp()`),
- * so the transaction around it must be short.
- */
-export type EffectClaim = { owner: string; leaseMs: number }
-
-export type CommitParams = {
-  id: string
-  expectedVersion: number
-  snapshot: unknown
-  status: string
-  stateValue: unknown
-  timers: Record<string, number>
-  event: unknown
-  inboxSeq: string | null
-  effects: NewEffect[]
-  timerDeletes: string[]
-  timerUpserts: TimerUpsert[]
-  /** Events for other actors' inboxes in the same commit (a child's end, to its parent and watchers). */
-  notify?: Notify[] | null
-  /** Writes the new effects claimed (see EffectClaim); null or absent: left for any worker to claim. */
-  claim?: EffectClaim | null
-  /**
-   * Fence for an event applied outside the inbox (an effect's outcome, in its finish): commit only
-   * while the actor has no unprocessed inbox row, so events are never applied out of order.
-   */
-  requireEmptyInbox?: boolean
-  /**
-   * The effect whose outcome this transition applies, finished in the same statement: the
-   * transition commits only while `owner` holds the effect's lease (the row is locked first).
-   */
-  finishEffect?: EffectFinish | null
-}
-
-export type EffectFinish = { id: string; owner: string; status: 'done' | 'failed'; result: unknown; error: string | null }
-
-export type Notify = { actorId: string; event: unknown; dedupeKey: string }
+export type { Queryable, ActorRow, TimerUpsert, NewEffect, EffectClaim, CommitParams, EffectFinish, Notify } from './actorRows.ts'
 
 /**
  * The commit of one or several actors' transitions, in one statement: one round trip and atomic
@@ -124,7 +67,6 @@ with input as (
 const COMMIT_SQL = `${COMMIT_WITH}
 select id, version::int as version from upd`
 
-const timerRows = (ts: TimerUpsert[]) => ts.map((t) => ({ key: t.key, generation: t.generation, delay_ms: t.delayMs, event: t.event }))
 
 /** Applies one transition. Returns the new version, or undefined when another writer won the race. */
 export async function commitTransition(db: Queryable, p: CommitParams): Promise<number | undefined> {
@@ -191,71 +133,7 @@ function commitInput(ps: CommitParams[]): string {
   return JSON.stringify(input)
 }
 
-/**
- * A write that goes out in the same statement as an actor's insert (a chat turn's user message):
- * more branches of its WITH, so both are written or neither, with no transaction around them.
- */
-export type AlongsideWrite = SqlWrite
-
-export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq' | 'timerDeletes' | 'notify' | 'requireEmptyInbox'> & {
-  kind: string
-  accountId: string
-  machineVersion: number
-  parentId?: string | null
-  alongside?: AlongsideWrite | undefined
-  /** A condition the insert must meet (see SqlGuard): the actor, its journal, effects, timers and the write alongside are made only then. */
-  guard?: SqlGuard | undefined
-}
-
-/** The insert's own parameters: $1 to $14. */
-const INSERT_PARAMS = 14
-
-/** Inserts a new actor (with its journal's first row, effects, timers and any write alongside) in one statement; answers when its row was created (the database's clock). */
-export async function insertActor(db: Queryable, p: InsertActorParams): Promise<Date> {
-  const alongside = withBranches(p.alongside ? [p.alongside] : [], INSERT_PARAMS)
-  const guard = p.guard && shiftParams(p.guard.sql, INSERT_PARAMS + alongside.values.length)
-  const { rows } = await db.query<{ created_at: Date }>({
-    name: `actor.insert${p.alongside ? `+${p.alongside.name}` : ''}${p.guard ? `?${p.guard.name}` : ''}`,
-    text: `with ins as (
-       insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, timers, version, parent_id)
-       ${guard ? `select $1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12 where ${guard}` : `values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, 1, $12)`}
-       returning id, account_id, version, created_at
-     ), j as (
-       insert into actor_journal (actor_id, seq, account_id, event, state_value)
-       select id, version, account_id, $9::jsonb, $6::jsonb from ins
-     ), ef as (
-       insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until)
-       select e.id, ins.id, ins.account_id, e.kind, e.params, 'pending', $13::text,
-              case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end
-         from ins, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)
-     )${alongside.text}, tm as (
-       insert into actor_timer (actor_id, timer_key, account_id, generation, due_at, event)
-       select ins.id, t.key, ins.account_id, t.generation, now() + t.delay_ms * interval '1 millisecond', t.event
-         from ins, jsonb_to_recordset($11::jsonb) as t(key text, generation bigint, delay_ms bigint, event jsonb)
-     )
-     select created_at from ins`,
-    values: [
-      p.id,
-      p.kind,
-      p.accountId,
-      p.machineVersion,
-      p.status,
-      JSON.stringify(p.stateValue),
-      JSON.stringify(p.snapshot),
-      JSON.stringify(p.timers),
-      JSON.stringify(p.event),
-      JSON.stringify(p.effects),
-      JSON.stringify(timerRows(p.timerUpserts)),
-      p.parentId ?? null,
-      p.claim?.owner ?? null,
-      p.claim?.leaseMs ?? null,
-      ...alongside.values,
-      ...(p.guard?.values ?? []),
-    ],
-  })
-  if (!rows[0]) throw new Error(`actor ${p.id}: its insert's guard ${p.guard?.name} refused without raising`)
-  return rows[0].created_at
-}
+export { insertActor, insertActorWrite, type AlongsideWrite, type InsertActorParams } from './actorInsert.store.ts'
 
 export async function loadActor(db: Queryable, id: string): Promise<ActorRow | undefined> {
   const { rows } = await db.query<ActorRow>({ name: 'actor.load', text: 'select * from actor where id = $1', values: [id] })

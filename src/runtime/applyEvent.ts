@@ -1,5 +1,5 @@
 import type { AnyEventObject } from 'xstate'
-import type { SqlGuard } from './sql.ts'
+import type { SqlGuard, SqlWrite } from './sql.ts'
 import type { ActorEntry } from './actorKind.ts'
 import { entryFromRow } from './snapshotLoader.ts'
 import * as store from './actorStore.ts'
@@ -12,24 +12,17 @@ import type { RuntimeCore, Transition } from './runtimeCore.ts'
 
 const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.machine.getPersistedSnapshot(entry.snapshot)
 
-/**
- * Creates an actor at version 1, its first effects written claimed by this runtime. Pass `db`
- * (a client inside a short transaction) to create it atomically with other rows, e.g. the
- * agent's own row; the caller then hands the entry to `afterExternalCommit`, which runs them.
- */
-export async function createActor(
-  core: RuntimeCore,
-  kindName: string,
-  { id, accountId, input, parentId = null, alongside, guard }: { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined; guard?: SqlGuard | undefined },
-  db: Queryable = core.pool,
-): Promise<ActorEntry> {
+type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined; guard?: SqlGuard | undefined }
+
+/** A new actor at version 1 as its insert will write it, its first effects claimed by this runtime. */
+function planCreation(core: RuntimeCore, kindName: string, { id, accountId, input, parentId = null, alongside, guard }: CreateArgs) {
   const kind = core.kindOf(kindName)
   const [snapshot, actions] = pureInitialTransition(kind.machine, input)
   const plan = planActions(kind, id, 1, actions, {})
   const status = kind.statusOf(snapshot)
   const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
   const claim = core.claim()
-  entry.createdAt = await store.insertActor(db, {
+  const params: store.InsertActorParams = {
     id,
     kind: kind.kind,
     accountId,
@@ -45,14 +38,38 @@ export async function createActor(
     claim,
     alongside,
     guard,
-  })
+  }
   // A child that is final from the start still tells its parent.
   const notify = childEnd(entry)
-  for (const n of notify) await store.enqueue(db, { actorId: n.actorId, accountId, event: n.event, dedupeKey: n.dedupeKey })
   const transition: Transition = { entry, effects: claim ? plan.effects : [], timerDelays: plan.timerUpserts.map((t) => t.delayMs), notify }
+  return { entry, params, transition }
+}
+
+/**
+ * Creates an actor at version 1, its first effects written claimed by this runtime. Pass `db`
+ * (a client inside a short transaction) to create it atomically with other rows, e.g. the
+ * agent's own row; the caller then hands the entry to `afterExternalCommit`, which runs them.
+ */
+export async function createActor(core: RuntimeCore, kindName: string, args: CreateArgs, db: Queryable = core.pool): Promise<ActorEntry> {
+  const { entry, params, transition } = planCreation(core, kindName, args)
+  entry.createdAt = await store.insertActor(db, params)
+  for (const n of transition.notify) await store.enqueue(db, { actorId: n.actorId, accountId: entry.accountId, event: n.event, dedupeKey: n.dedupeKey })
   if (db === core.pool) core.committed(transition)
   else core.awaitingCommit.set(entry, transition)
   return entry
+}
+
+/**
+ * A new actor's creation as a write described rather than run (branches named `child_*`), for
+ * another statement to carry (its parent's commit on an effect's outcome): `afterCommit` runs its
+ * first effects once that statement committed. `onlyIf` is a condition the insert must meet
+ * (refused by making nothing). Undefined when the actor needs more than its insert (it is final
+ * from the start and tells another actor).
+ */
+export function describeCreation(core: RuntimeCore, kindName: string, args: CreateArgs, onlyIf?: { sql: string; values: unknown[] }): { entry: ActorEntry; write: SqlWrite; afterCommit(): void } | undefined {
+  const { entry, params, transition } = planCreation(core, kindName, args)
+  if (transition.notify.length > 0) return undefined
+  return { entry, write: store.insertActorWrite(params, 'child_', onlyIf), afterCommit: () => core.committed(transition) }
 }
 
 /** Runs what an actor created in a caller's transaction (`createActor` with `db`) asked for, once that transaction committed. */

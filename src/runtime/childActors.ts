@@ -3,7 +3,7 @@ import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
 import { SPAWN_CHILD, type ActorEntry, type ActorKind, type EffectHandler } from './actorKind.ts'
 import { actorEnded, enqueue, type Notify } from './actorStore.ts'
-import { runSqlWrite } from './sql.ts'
+import { runSqlWrite, type SqlGuard, type SqlWrite } from './sql.ts'
 import type { EffectScope } from './effectScope.ts'
 import { pureInitialTransition } from './pureTransition.ts'
 
@@ -61,18 +61,21 @@ export function spawnChildHandler(create: (kind: string, args: { id: string; acc
   }
 }
 
-type ChildArgs = { id: string; accountId: string; input: unknown; parentId: string }
+type ChildArgs = { id: string; accountId: string; input: unknown; parentId: string; alongside?: SqlWrite | undefined; guard?: SqlGuard | undefined }
 
 /**
  * Creates a child of the running effect's actor (`scope`, see effectScope.ts) with that effect's
- * outcome: in the transaction that commits the parent's transition on it (or puts the outcome in
- * the parent's inbox, to be applied in order), and not at all when the parent has ended; `first`,
- * if given, is its first event, in its inbox from the same commit. Answers the child as it will
- * be created (it is not yet).
+ * outcome: in the statement that commits the parent's transition on it (its insert as more
+ * branches of that commit: the child exists exactly when the parent recorded it), or, when the
+ * outcome cannot be applied at once (it goes to the parent's inbox, to be applied in order), in
+ * that transaction, and not at all when the parent has ended. `first`, if given, is its first
+ * event, in its inbox from the same commit (that takes the transaction). Answers the child as it
+ * will be created (it is not yet).
  */
 export function childWithOutcome(
   rt: {
     create(kindName: string, args: ChildArgs, db: pg.PoolClient): Promise<ActorEntry>
+    describe(kindName: string, args: ChildArgs): { write: SqlWrite; afterCommit(): void } | undefined
     kindOf(name: string): ActorKind
     afterExternalCommit(entry: ActorEntry): void
     drain(id: string): void
@@ -82,7 +85,7 @@ export function childWithOutcome(
   args: ChildArgs,
   first?: AnyEventObject,
 ) {
-  scope.finishWith(async (tx) => {
+  const inTransaction = async (tx: pg.PoolClient) => {
     // A parent that ended meanwhile (a turn that another call's failure ended) would never record
     // the child: none is created, and what was reserved for it is given back (the kind's `unstarted`).
     if (await actorEnded(tx, args.parentId)) {
@@ -96,7 +99,9 @@ export function childWithOutcome(
       rt.afterExternalCommit(entry)
       if (first) rt.drain(entry.id)
     }
-  })
+  }
+  const described = first ? undefined : rt.describe(kindName, args)
+  scope.finishWith(described ? { ...described.write, afterCommit: described.afterCommit, inTransaction } : inTransaction)
   const kind = rt.kindOf(kindName)
   const [snapshot] = pureInitialTransition(kind.machine, args.input)
   return { id: args.id, accountId: args.accountId, kind, status: kind.statusOf(snapshot), snapshot }

@@ -38,6 +38,7 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         const version = await store.commitTransitionWith(core.pool, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish }, described)
         if (version !== undefined) {
           core.committed(planned)
+          for (const w of described) w.afterCommit?.()
           return false
         }
       }
@@ -56,7 +57,7 @@ export async function finishAndApply(core: RuntimeCore, effect: EffectRow, outco
         const done = planned !== null && (await store.commitTransition(tx, { ...planned.params, inboxSeq: null, requireEmptyInbox: true, finishEffect: finish })) !== undefined
         if (!done && !(await finishEffect(tx, effect, outcome))) throw leaseLost
         for (const write of writes) {
-          const after = await (typeof write === 'function' ? write(tx) : runSqlWrite(tx, write))
+          const after = await (typeof write === 'function' ? write(tx) : write.inTransaction ? write.inTransaction(tx) : runSqlWrite(tx, write).then(() => write.afterCommit))
           if (after) afterCommit.push(after)
         }
         return done

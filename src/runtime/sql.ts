@@ -39,18 +39,24 @@ export const shiftParams = (sql: string, offset: number): string => sql.replace(
  * await db.query({ text: `with ins as (…)${more.text} insert …`, values: [...own, ...more.values] })
  */
 export function withBranches(writes: readonly SqlWrite[], offset: number): { text: string; values: unknown[] } {
+  const { branches, values } = shiftedBranches(writes, offset)
+  return { text: branches.map((b) => `, ${b.as} as (${b.sql})`).join(''), values }
+}
+
+/** The branches of `writes` with their parameters numbered after `offset`, and their values: `withBranches` as a list. */
+export function shiftedBranches(writes: readonly SqlWrite[], offset: number): { branches: Array<{ as: string; sql: string }>; values: unknown[] } {
   const seen = new Set<string>()
-  let text = ''
+  const branches: Array<{ as: string; sql: string }> = []
   const values: unknown[] = []
   for (const w of writes) {
     for (const b of w.with) {
       if (seen.has(b.as)) throw new Error(`two writes name a WITH branch ${b.as}`)
       seen.add(b.as)
-      text += `, ${b.as} as (${shiftParams(b.sql, offset + values.length)})`
+      branches.push({ as: b.as, sql: shiftParams(b.sql, offset + values.length) })
     }
     values.push(...w.values)
   }
-  return { text, values }
+  return { branches, values }
 }
 
 /** Runs one write as a statement of its own (named: prepared once per connection). */

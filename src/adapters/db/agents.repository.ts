@@ -77,18 +77,20 @@ const recordOf = (r: AgentRow): AgentRecord => ({
  * when its newest scheduled run (an actor of `runKind`) was created, and its account's balance.
  * Undefined when the account has no such agent.
  */
-export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; credits: number; reserved: number } | undefined> {
-  const { rows } = await db.query<AgentRow & { last_run_at: Date | null; acc_credits: string; acc_reserved: string }>({
+export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; activeRun: boolean; credits: number; reserved: number } | undefined> {
+  const { rows } = await db.query<AgentRow & { last_run_at: Date | null; active_run: boolean; acc_credits: string; acc_reserved: string }>({
     name: 'agent.schedule_facts',
     text: `select ${COLUMNS},
               (select max(r.created_at) from actor r where r.kind = $3 and r.snapshot->'context'->>'agentId' = a.id::text
                   and r.snapshot->'context'->>'trigger' = 'schedule') as last_run_at,
+              exists (select 1 from actor r where r.kind = $3 and r.status in ('queued', 'running')
+                  and r.snapshot->'context'->>'agentId' = a.id::text) as active_run,
               acc.credits as acc_credits, acc.credits_reserved as acc_reserved
            ${FROM} join account acc on acc.id = a.account_id where a.id = $1 and a.account_id = $2`,
     values: [agentId, accountId, runKind],
   })
   const r = rows[0]
-  return r && { agent: recordOf(r), lastRunAt: r.last_run_at ? new Date(r.last_run_at) : null, credits: Number(r.acc_credits), reserved: Number(r.acc_reserved) }
+  return r && { agent: recordOf(r), lastRunAt: r.last_run_at ? new Date(r.last_run_at) : null, activeRun: r.active_run, credits: Number(r.acc_credits), reserved: Number(r.acc_reserved) }
 }
 
 /**

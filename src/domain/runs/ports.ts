@@ -94,5 +94,5 @@ export interface Runs {
   /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
   stopActive(agentId: string): Promise<string | null>
   /** A schedule check's reads in one: the agent, when its newest scheduled run was created, and the account's balance (undefined: no such agent of the account). */
-  scheduleFacts(accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; balance: { credits: number; reserved: number } } | undefined>
+  scheduleFacts(accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; /** A run of the agent not ended. */ activeRun: boolean; balance: { credits: number; reserved: number } } | undefined>
 }

@@ -60,6 +60,14 @@ export async function startScheduledRun(
     return { outcome: 'skipped', reason: 'not_due', runIntervalSeconds, next: after(dueAt - now, dueAt) }
   }
   const goal = STRATEGY_PRESETS.find((p) => p.slug === agent.strategy)?.goal ?? GENERIC_RUN_GOAL
+  // Due now, but a run is in progress: it is asked to tell the agent when it ends (a run does not
+  // otherwise), and the check comes again then, or an interval from now. A run that ended in
+  // between (nothing left to ask) leaves the way free. (A run started by a check's effect is
+  // created with the check's outcome, after this answers: the database's refusal of a second run
+  // then fails that commit, and the check is tried again.)
+  if (facts.activeRun && (await deps.runs.tellAgentAtEnd(agent.id))) {
+    return { outcome: 'skipped', reason: 'run_in_progress', runIntervalSeconds, next: after(intervalMs, now) }
+  }
   for (let attempt = 0; ; attempt++) {
     try {
       const run = await startRun(deps, { accountId: input.accountId, agentId: agent.id, request: { goal }, runId: input.runId, trigger: 'schedule', balance, agent })

@@ -8,6 +8,7 @@ import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
 import { RUN_FINAL, RUN_TELL_PARENT, runKind, type RunContext } from './run.machine.ts'
 import { ActorEventRefusedError } from '../../runtime/actorErrors.ts'
+import { childOfRunningEffect } from '../../runtime/effectScope.ts'
 
 type Row = RunRow<RunContext>
 
@@ -36,9 +37,13 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
       const goal = chatMessageInsert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model })
       try {
         const guard = coverCredits !== undefined ? coversGuard(run.accountId, coverCredits) : undefined
-        const entry = await runtime.create(runKind.kind, { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal, guard })
+        const args = { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal, guard }
+        // Started by its agent's schedule check (the agent's effect): created in the commit that
+        // records the check's outcome on the agent, one statement for both.
+        const asChild = childOfRunningEffect(run.agentId)
+        const entry = asChild ? runtime.createWithOutcome(asChild, runKind.kind, args) : await runtime.create(runKind.kind, args)
         // The run as created, without reading its row back.
-        const at = entry.createdAt ?? new Date()
+        const at: Date = ('createdAt' in entry ? (entry.createdAt as Date | undefined) : undefined) ?? new Date()
         return stateOf({ status: entry.status, ctx: entry.snapshot.context as RunContext, created_at: at, updated_at: at })
       } catch (err) {
         // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
@@ -80,7 +85,7 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
     },
     async scheduleFacts(accountId, agentId) {
       const f = await scheduleFactsOf(pool, runKind.kind, accountId, agentId)
-      return f && { agent: f.agent, lastRunAt: f.lastRunAt, balance: { credits: f.credits, reserved: f.reserved } }
+      return f && { agent: f.agent, lastRunAt: f.lastRunAt, activeRun: f.activeRun, balance: { credits: f.credits, reserved: f.reserved } }
     },
   }
 }
