@@ -12,6 +12,7 @@ import { entryFromRow } from './snapshotLoader.ts'
 import { childWithOutcome, SPAWN_CHILD, spawnChildHandler } from './childActors.ts'
 import { createKeyedLock } from './keyedLock.ts'
 import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
+import { adaptiveBatch, type AdaptiveBatch } from './batchSize.ts'
 import { announceExternalCommit, applyEventWithin, createActor, describeCreation, sendCommand } from './applyEvent.ts'
 import type { EffectScope } from './effectScope.ts'
 import { drainInbox } from './drainInbox.ts'
@@ -135,10 +136,11 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     },
   })
 
+  const batches: PollBatches = { timers: adaptiveBatch({ min: 50, max: 1000 }), inboxes: adaptiveBatch({ min: 50, max: 1000 }), effects: adaptiveBatch({ min: 25, max: 500 }) }
   const poller = createPoller({
     pollMs: opts.pollMs ?? 250,
     logger,
-    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger }),
+    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger, batches }),
   })
 
   return {
@@ -207,24 +209,31 @@ const enqueueInTransaction = (wake: () => void) => (db: Queryable, id: string, a
 async function pollOnce(
   pool: pg.Pool,
   scope: store.ShardScope,
-  { drain, worker, logger }: { drain(id: string, known?: readonly store.InboxRow[]): Promise<void>; worker: { claimAndRun(shards: number[] | null): Promise<void> }; logger: Logger },
+  { drain, worker, logger, batches }: { drain(id: string, known?: readonly store.InboxRow[]): Promise<void>; worker: { claimAndRun(shards: number[] | null, limit?: number): Promise<number> }; logger: Logger; batches: PollBatches },
 ): Promise<number | undefined> {
   if (scope.shards?.length === 0) return undefined
   // A fired timer's actor with nothing older in its inbox applies the claimed rows as they are.
   const fired = new Map<string, store.InboxRow[] | null>()
-  for (const r of await store.claimDueTimerEvents(pool, scope)) {
+  const timerRows = await store.claimDueTimerEvents(pool, scope, batches.timers.size)
+  for (const r of timerRows) {
     const rows = fired.get(r.actor_id)
     if (r.behind || rows === null) fired.set(r.actor_id, null)
     else fired.set(r.actor_id, [...(rows ?? []), r])
   }
-  const pending = await store.actorsWithPendingInbox(pool, scope)
+  const pending = await store.actorsWithPendingInbox(pool, scope, batches.inboxes.size)
   for (const id of pending) if (!fired.has(id)) fired.set(id, null)
   await Promise.all(
     [...fired].map(([id, known]) => drain(id, known ?? undefined).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),
   )
-  await worker.claimAndRun(scope.shards)
+  const effects = await worker.claimAndRun(scope.shards, batches.effects.size)
+  // A claim that came back full leaves more waiting: poll again at once (no read of the next timer).
+  const more = [batches.timers.took(timerRows.length), batches.inboxes.took(pending.length), batches.effects.took(effects)]
+  if (more.some(Boolean)) return 0
   return store.nextTimerDelay(pool)
 }
+
+/** The poll's claim sizes, each following its own backlog (see batchSize.ts). */
+type PollBatches = { timers: AdaptiveBatch; inboxes: AdaptiveBatch; effects: AdaptiveBatch }
 
 /** An effect row as this runtime wrote it, claimed (params as stored: through JSON). */
 function claimedRow(entry: ActorEntry, e: NewEffect): EffectRow {

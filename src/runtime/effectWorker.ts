@@ -82,11 +82,12 @@ export function createEffectWorker(o: EffectWorkerOptions) {
   }
 
   return {
-    /** Claims the open effects due for a (re)try of the actors in `shards` (null: all) this node holds, left by a crash or deferred, and runs them. */
-    async claimAndRun(shards: number[] | null): Promise<void> {
-      if (o.isStopped()) return
-      const claimed = await effects.claimEffects(pool, { owner, leaseMs, scope: { shards, node: owner } })
+    /** Claims the open effects due for a (re)try of the actors in `shards` (null: all) this node holds, left by a crash or deferred, at most `limit`, and runs them; answers how many. */
+    async claimAndRun(shards: number[] | null, limit?: number): Promise<number> {
+      if (o.isStopped()) return 0
+      const claimed = await effects.claimEffects(pool, { owner, leaseMs, scope: { shards, node: owner }, ...(limit ? { limit } : {}) })
       claimed.forEach((e) => void o.track(run(e)))
+      return claimed.length
     },
     /** Runs effects this runtime committed already claimed. */
     runClaimed(claimed: EffectRow[]): void {
