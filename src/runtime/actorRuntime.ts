@@ -22,6 +22,7 @@ import { createShardLeases, type RoleHooks, type ShardLeases } from './shardLeas
 import { createRemoteCommits } from './remoteCommits.ts'
 import type { NodeBus } from './nodeBus.ts'
 import { defaultRuntimeErrors, type RuntimeErrors } from './actorErrors.ts'
+import { createAdministration, createInspection } from './inspect.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -141,6 +142,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger }),
   })
 
+  const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)))
+
   return {
     create,
     /** Runs what a commit made by the caller's own transaction asked for (see `create` with `db`). */
@@ -156,10 +159,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** Calls `listener` after each commit of actor `id` heard by this process (its own, and other nodes' through the bus); returns the unsubscribe. */
     onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
-    async enqueue(id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) {
-      await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
-      if (!stopped) await drain(id)
-    },
+    /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
+    enqueue,
     enqueueIn: enqueueInTransaction(() => poller.wake(0)),
     applyWithin: (db: Queryable, id: string, event: unknown, opts?: { accountId?: string }) => applyEventWithin(core, db, id, event, opts),
     forget: (id: string) => core.forget(id),
@@ -169,6 +170,9 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     get: (id: string) => core.load(id, { fresh: !leases.alone() }),
     kinds,
     maxEffectAttempts: opts.maxEffectAttempts ?? 8,
+    /** An operator's reads (actors, inbox, timers, effects, journal, dead letters, counts) and actions (src/runtime/inspect.ts). */
+    inspect: createInspection(pool, kinds, opts.maxEffectAttempts ?? 8),
+    admin: createAdministration(pool, enqueue),
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
       await leases.start()
@@ -190,6 +194,13 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
 const unknownKind = (name: string): never => {
   throw new Error(`Unknown actor kind ${name}`)
 }
+
+/** `runtime.enqueue(id, accountId, event, dedupeKey?)`: an inbox row (deduplicated by key), then a drain while the runtime runs. */
+const enqueueAndDrain = (pool: pg.Pool, drain: (id: string) => Promise<void> | undefined) =>
+  async (id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) => {
+    await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
+    await drain(id)
+  }
 
 /**
  * `runtime.enqueueIn(db, id, accountId, event)`: enqueues an event in the caller's transaction

@@ -1,10 +1,7 @@
 import type pg from 'pg'
 import { formatUnits } from 'viem'
-import { actorSummary, type ActorSummary } from './opsActors.store.ts'
 import { isoTimestamp as iso } from '../../domain/util/isoTimestamp.ts'
-
-/** Where a page of an agent's operations ends: the last row's creation (Postgres' own text, to the microsecond) and id. */
-export type OperationsCursor = { createdAt: string; id: string }
+import type { AgentOperation, OperationsCursor } from '../../domain/ops/ports.ts'
 
 type OperationRow = {
   id: string
@@ -54,7 +51,7 @@ function amountsOf(kind: string, params: Record<string, unknown>, result: Record
   return { in: null, out: null }
 }
 
-function operationView(r: OperationRow) {
+function operationView(r: OperationRow): AgentOperation {
   const c = r.ctx
   const launch = r.kind === 'launch'
   const { params, result } = launch ? launchParts(c) : { params: (c.params ?? {}) as Record<string, unknown>, result: (c.result ?? null) as Record<string, unknown> | null }
@@ -77,7 +74,6 @@ function operationView(r: OperationRow) {
     updatedAt: iso(r.updated_at),
   }
 }
-export type AgentOperation = ReturnType<typeof operationView>
 
 /**
  * One agent's wallet operations (swaps, transfers, fee claims) and launches, newest first, each
@@ -104,17 +100,8 @@ export async function agentOperations(pool: pg.Pool, agentId: string, { limit, b
   return { operations: page.map(operationView), next: rows.length > limit && last ? { createdAt: last.created_text, id: last.id } : null }
 }
 
-/**
- * The actors that name an agent in their context (its operations, launches, chat turns, runs,
- * automations), newest first, the latest `limit`, each with what started it (`parentId`): what
- * the agent's timeline links to besides its children.
- */
-export async function actorsNamingAgent(pool: pg.Pool, agentId: string, limit = 100): Promise<ActorSummary[]> {
-  const { rows } = await pool.query(
-    `select x.id, x.kind, x.account_id, x.status, x.version, x.stuck_reason, coalesce(x.parent_id, w.parent_id) as parent_id, x.created_at, x.updated_at
-       from actor x left join wallet_op w on w.id = x.id
-      where x.snapshot->'context'->>'agentId' = $1 and x.id <> $1 order by x.created_at desc, x.id desc limit $2`,
-    [agentId, limit],
-  )
-  return rows.map(actorSummary)
+/** The parent a wallet operation records (the chat turn, run or automation that started it), by operation id. */
+export async function walletOpParents(pool: pg.Pool, ids: string[]): Promise<Map<string, string>> {
+  const { rows } = await pool.query<{ id: string; parent_id: string }>('select id, parent_id from wallet_op where id = any($1::text[]) and parent_id is not null', [ids])
+  return new Map(rows.map((r) => [r.id, r.parent_id]))
 }
