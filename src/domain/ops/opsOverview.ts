@@ -3,7 +3,7 @@ import type { OpsPorts } from './ports.ts'
 /** How long the overview waits for the chain head before answering without it. */
 const CHAIN_HEAD_TIMEOUT_MS = 500
 /** Work the overview counts by its effects: an automation's firing is no actor of its own. */
-const EFFECT_WORK = { firing: 'automation.fire' }
+export const EFFECT_WORK = { firing: 'automation.fire' }
 
 export type GetOpsOverviewDeps = Pick<OpsPorts, 'runtime' | 'store' | 'chain'>
 
