@@ -92,7 +92,6 @@ const RUNTIME_TABLE_READERS: Array<{ path: string; reason: string }> = [
   { path: 'src/adapters/db/idempotency.store.ts', reason: "a key's claim is taken over when its holder node is gone (service_node), in the claim's own statement" },
   { path: 'src/adapters/db/listings.repository.ts', reason: "a listing's agent status and its launches' status, read in the sale's statement under its lock" },
   { path: 'src/adapters/db/marketStats.store.ts', reason: "platform figures count the agents not deleted" },
-  { path: 'src/adapters/db/opsAgentActivity.store.ts', reason: "an agent's operations for the console: its wallet operations' and launches' actor rows joined with wallet_op (USD value, recorded parent) and their parents' actor rows, one page in one statement" },
   { path: 'src/adapters/db/runs.store.ts', reason: "runs are read from their actor rows (status and the machine's context)" },
   { path: 'src/adapters/db/wallet.store.ts', reason: "wallet operations' outcomes read from their actor rows (portfolio tokens, PnL ledger)" },
   { path: 'src/adapters/db/walletOp.store.ts', reason: "a reservation counts while its operation's actor is not ended (today's spend), and one whose actor was never created is given back" },

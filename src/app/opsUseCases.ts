@@ -4,15 +4,16 @@ import type { ChainHandle } from '../adapters/chain/chain.ts'
 import type { OpsChain, OpsFeatures, OpsPorts, OpsStore } from '../domain/ops/ports.ts'
 import { getActorTimeline, getOpsActor, listNodes, listOpsActors, opsActorStream, type GetActorTimelineInput, type ListOpsActorsInput } from '../domain/ops/inspectActors.ts'
 import { getOpsOverview } from '../domain/ops/opsOverview.ts'
-import { getAgentValueHistory, getOpsAgent, listAgentOperations } from '../domain/ops/opsAgent.ts'
+import { getAgentValueHistory, getOpsAgent } from '../domain/ops/opsAgent.ts'
+import { listAgentOperations, type ListAgentOperationsInput } from '../domain/ops/agentOperations.ts'
 import { cancelRun, pauseAgent, resolveDeadLetter, setTokenVerified, unstickActor, type ResolveDeadLetterInput } from '../domain/ops/opsActions.ts'
-import type { OperationsCursor, OpsOperator } from '../domain/ops/ports.ts'
+import type { OpsOperator } from '../domain/ops/ports.ts'
 import type { AuditActor } from '../domain/agents/auditTrail.ts'
 import { listAudit } from '../adapters/db/auditTrail.store.ts'
 import { listNodes as nodeRows } from '../runtime/shardLease.store.ts'
 import { agentIdsOfWallet, effectIdsOfTx, firstAgentTxBlock, transactionsOf } from '../adapters/db/opsActors.store.ts'
 import { setTokenVerified as storeTokenVerified, writeOpsAudit } from '../adapters/db/opsActions.store.ts'
-import { agentOperations, walletOpParents } from '../adapters/db/opsAgentActivity.store.ts'
+import { walletOpFacts } from '../adapters/db/opsAgentActivity.store.ts'
 import { serviceFigures } from '../adapters/db/opsOverview.store.ts'
 import { spentTodayUsd } from '../adapters/db/walletOp.store.ts'
 
@@ -31,8 +32,7 @@ function opsStore(pool: pg.Pool): OpsStore {
     effectIdsOfTx: (hash) => effectIdsOfTx(pool, hash),
     agentIdsOfWallet: (address) => agentIdsOfWallet(pool, address),
     transactionsOf: (ids) => transactionsOf(pool, ids),
-    walletOpParents: (ids) => walletOpParents(pool, ids),
-    agentOperations: (agentId, page) => agentOperations(pool, agentId, page),
+    walletOpFacts: (ids) => walletOpFacts(pool, ids),
     serviceFigures: () => serviceFigures(pool),
     firstAgentTxBlock: (agentId) => firstAgentTxBlock(pool, agentId),
     spentTodayUsd: (agentId) => spentTodayUsd(pool, agentId),
@@ -83,7 +83,7 @@ export function opsUseCases({ pool, runtime, chain, credits, features }: OpsDeps
     getActorTimeline: (input: GetActorTimelineInput) => getActorTimeline(ports, input),
     opsActorStream: (input: { actorId: string }) => opsActorStream(ports, input),
     getOpsAgent: (input: { agentId: string }) => getOpsAgent(ports, input),
-    listAgentOperations: (input: { agentId: string; limit: number; before?: OperationsCursor | undefined }) => listAgentOperations(ports, input),
+    listAgentOperations: (input: ListAgentOperationsInput) => listAgentOperations(ports, input),
     listDeadLetters: (input: { limit: number }) => runtime.inspect.openDeadLetters(input.limit),
     getAgentValueHistory: (input: { agentId: string }) => getAgentValueHistory(ports, input),
     resolveDeadLetter: (input: ResolveDeadLetterInput) => resolveDeadLetter(ports, input),

@@ -209,6 +209,37 @@ export async function actorsNaming(db: Db, { key, id }: NamedBy, limit = 100): P
   return rows.map(actorSummary)
 }
 
+export type NamingPageQuery = NamedBy & { kinds: string[]; limit: number; before?: { createdAt: string; id: string } | undefined }
+
+/**
+ * A page of the actors of some kinds whose context names an id, newest first (the index on the
+ * context field, created_at, id), after the `before` cursor: one more than `limit` tells the
+ * caller a next page exists. Each with its context, its parent's kind and state, and
+ * `createdText`, Postgres' own text of its creation (to the microsecond), for a cursor.
+ *
+ * @example
+ * const rows = await actorsNamingPage(pool, { key: 'agentId', id: agentId, kinds: ['walletop', 'launch'], limit: 20 })
+ */
+export async function actorsNamingPage(db: Db, { key, id, kinds, limit, before }: NamingPageQuery) {
+  const params: unknown[] = [id, kinds, limit + 1]
+  const after = before ? `and (x.created_at, x.id) < ($4::timestamptz, $5)` : ''
+  if (before) params.push(before.createdAt, before.id)
+  const { rows } = await db.query<ActorRow & { created_text: string; ctx: Record<string, unknown> | null; parent_kind: string | null; parent_status: string | null }>(
+    `select x.id, x.kind, x.account_id, x.status, x.version, x.stuck_reason, x.parent_id, x.created_at, x.updated_at, x.created_at::text as created_text,
+            x.snapshot->'context' as ctx, p.kind as parent_kind, p.status as parent_status
+       from actor x left join actor p on p.id = x.parent_id
+      where ${contextField(key, 'x.')} = $1 and x.kind = any($2::text[]) ${after}
+      order by x.created_at desc, x.id desc limit $3`,
+    params,
+  )
+  return rows.map((r) => ({
+    ...actorSummary(r),
+    context: r.ctx ?? {},
+    createdText: r.created_text,
+    parent: r.parent_id && r.parent_kind !== null ? { id: r.parent_id, kind: r.parent_kind, status: r.parent_status! } : null,
+  }))
+}
+
 /** Dead letters no operator resolved yet, newest first (`actor_inbox_dead_open`), with their actor's kind. */
 export async function listOpenDeadLetters(db: Db, limit: number) {
   const { rows } = await db.query(

@@ -41,6 +41,7 @@ export function createInspection(pool: pg.Pool, kinds: ReadonlyMap<string, Actor
     timeline: (id: string, page: TimelinePageQuery) => timelinePage(pool, id, page),
     actorsOfKindNaming: (kind: string, named: read.NamedBy, limit?: number) => read.actorsOfKindNaming(pool, kind, named, limit),
     actorsNaming: (named: read.NamedBy, limit?: number) => read.actorsNaming(pool, named, limit),
+    actorsNamingPage: (q: read.NamingPageQuery) => read.actorsNamingPage(pool, q),
     openDeadLetters: (limit: number) => read.listOpenDeadLetters(pool, limit),
     openDeadLetter: (seq: number) => read.openDeadLetter(pool, seq),
     counts: (work: counts.EffectWork = {}) => counts.runtimeCounts(pool, work),

@@ -71,8 +71,8 @@ export async function getActorTimeline({ runtime, store }: GetActorTimelineDeps,
 async function namingAgent({ runtime, store }: GetActorTimelineDeps, agentId: string): Promise<ActorSummary[]> {
   const actors = await runtime.inspect.actorsNaming({ key: 'agentId', id: agentId })
   const orphans = actors.filter((a) => a.parentId === null).map((a) => a.id)
-  const parents = orphans.length ? await store.walletOpParents(orphans) : new Map<string, string>()
-  return actors.map((a) => (a.parentId === null && parents.has(a.id) ? { ...a, parentId: parents.get(a.id)! } : a))
+  const facts = orphans.length ? await store.walletOpFacts(orphans) : new Map<string, { parentId: string | null }>()
+  return actors.map((a) => (a.parentId === null && facts.get(a.id)?.parentId ? { ...a, parentId: facts.get(a.id)!.parentId } : a))
 }
 
 export type OpsActorStreamDeps = Pick<OpsPorts, 'runtime'>

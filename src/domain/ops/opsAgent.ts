@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors.ts'
 import { agentFlags } from '../agents/agentFlags.ts'
-import type { OperationsCursor, OpsPorts } from './ports.ts'
+import type { OpsPorts } from './ports.ts'
 
 /** Points of an agent's value chart. */
 const HISTORY_POINTS = 16
@@ -43,14 +43,6 @@ export async function getOpsAgent({ runtime, store, chain, credits: ledger, feat
     agent, accountId, spentTodayUsd: spent, credits, portfolio, runs, chatTurns, automations, audit: audit.entries,
     flags: agentFlags({ portfolio, credits }),
   }
-}
-
-export type ListAgentOperationsDeps = Pick<OpsPorts, 'runtime' | 'store'>
-
-/** An agent's wallet operations and launches, newest first, each with what started it; `next` where the next page starts. 404 for an unknown agent. */
-export async function listAgentOperations({ runtime, store }: ListAgentOperationsDeps, input: { agentId: string; limit: number; before?: OperationsCursor | undefined }) {
-  ;(await runtime.inspect.owner(input.agentId, 'agent')) ?? notFound('Agent')
-  return store.agentOperations(input.agentId, input)
 }
 
 export type GetAgentValueHistoryDeps = Pick<OpsPorts, 'runtime' | 'store' | 'chain' | 'features'>

@@ -43,7 +43,7 @@ export type EffectTransaction = {
 
 export type AuditQuery = { accountId?: string | undefined; subjectId?: string | undefined; limit: number; cursor?: string | undefined }
 
-/** A wallet operation or launch of an agent as the console lists it (src/adapters/db/opsAgentActivity.store.ts). */
+/** A wallet operation or launch of an agent as the console lists it (src/domain/ops/agentOperations.ts). */
 export type AgentOperation = {
   id: string
   /** `swap`, `transfer`, `claim` (a wallet operation's planner), or `launch`. */
@@ -85,10 +85,8 @@ export type OpsStore = {
   agentIdsOfWallet(address: string): Promise<string[]>
   /** The transactions these effects sent, replacements included, the first 100 by nonce. */
   transactionsOf(effectIds: string[]): Promise<EffectTransaction[]>
-  /** The parent a wallet operation records (the chat turn, run or automation that started it), by operation id. */
-  walletOpParents(ids: string[]): Promise<Map<string, string>>
-  /** An agent's wallet operations and launches, newest first, each with what started it; `next` where the next page starts. */
-  agentOperations(agentId: string, page: { limit: number; before?: OperationsCursor | undefined }): Promise<{ operations: AgentOperation[]; next: OperationsCursor | null }>
+  /** The USD value and the recorded parent (the chat turn, run or automation that started it) of wallet operations and launches, by id. */
+  walletOpFacts(ids: string[]): Promise<Map<string, { usdValue: string | null; parentId: string | null }>>
   serviceFigures(): Promise<ServiceFigures>
   /** The block of the agent's first transaction in the outbox (null before any). */
   firstAgentTxBlock(agentId: string): Promise<bigint | null>
