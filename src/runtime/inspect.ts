@@ -5,6 +5,7 @@ import * as read from './inspect.store.ts'
 import { timelinePage, type TimelinePageQuery } from './inspectTimeline.store.ts'
 import * as counts from './inspectCounts.store.ts'
 import * as admin from './admin.store.ts'
+import { listNodes } from './shardLease.store.ts'
 
 export type { ActorQuery, ActorSummary, ActorInFull, NamedBy } from './inspect.store.ts'
 export type { TimelinePage, TimelinePageQuery } from './inspectTimeline.store.ts'
@@ -49,6 +50,8 @@ export function createInspection(pool: pg.Pool, kinds: ReadonlyMap<string, Actor
     scanActorCounts: () => counts.scanActorCounts(pool),
     openEffectCount: () => counts.openEffectCount(pool),
     foldActorCounts: () => counts.foldActorCounts(pool),
+    /** The service's node processes with the shards and roles each holds. */
+    nodes: () => listNodes(pool),
     failureStates,
     /** How many attempts an effect kind gets (null: it never gives up). */
     maxAttemptsOf: (effectKind: string) => (persistent.has(effectKind) ? null : maxEffectAttempts),

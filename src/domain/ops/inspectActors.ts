@@ -94,5 +94,5 @@ export type ListNodesDeps = Pick<OpsPorts, 'runtime'>
 
 /** The service's node processes with the shards and roles each holds (`leaseExpiresAt`: when its heartbeat runs out). */
 export async function listNodes({ runtime }: ListNodesDeps) {
-  return (await runtime.nodes()).map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt }))
+  return (await runtime.inspect.nodes()).map(({ expiresAt, ...n }) => ({ ...n, leaseExpiresAt: expiresAt }))
 }

@@ -1,6 +1,5 @@
 import type { Queryable } from '../../runtime/sql.ts'
 import type { RuntimeAdmin, RuntimeInspection } from '../../runtime/inspect.ts'
-import type { NodeRow } from '../../runtime/shardLease.store.ts'
 import type { AuditActor, AuditPage } from '../agents/auditTrail.ts'
 import type { CreditsRepository } from '../billing/ports.ts'
 import type { AgentView } from '../agents/agentView.ts'
@@ -16,8 +15,6 @@ export type { ActorListQuery, ActorSummary, TimelinePage } from '../../runtime/i
 export type OpsRuntime = {
   inspect: RuntimeInspection
   admin: RuntimeAdmin
-  /** The service's node processes with the shards and roles each holds. */
-  nodes(): Promise<NodeRow[]>
 }
 
 /** The operator behind a console action, as the audit trail records it. */
