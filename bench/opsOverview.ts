@@ -198,11 +198,19 @@ async function main() {
   }
 }
 
-/** The statement of src/adapters/db/opsOverview.store.ts, read from its module so the plan is of the query the route runs. */
+/**
+ * The overview's two statements as one, so its plan shows every count: the runtime's
+ * (`countsStatement` of src/runtime/inspectCounts.store.ts, with the work the ops use case counts
+ * by its effects) and the service's (src/adapters/db/opsOverview.store.ts, read from its module),
+ * the queries the route runs side by side.
+ */
 const OVERVIEW_SQL = await (async () => {
   const { readFileSync } = await import('node:fs')
+  const { countsStatement } = await import('../src/runtime/inspectCounts.store.ts')
+  const { EFFECT_WORK } = await import('../src/domain/ops/opsOverview.ts')
   const src = readFileSync(new URL('../src/adapters/db/opsOverview.store.ts', import.meta.url), 'utf8')
-  return /text: `([\s\S]*?)`/.exec(src)![1]!
+  const service = /text: `([\s\S]*?)`/.exec(src)![1]!
+  return `select * from (${countsStatement(EFFECT_WORK)}) runtime, (${service}) service`
 })()
 
 await main()

@@ -4,7 +4,7 @@ import { createActorJournalWatch } from '../runtime/actorJournalWatch.ts'
 import type { ChainHandle } from '../adapters/chain/chain.ts'
 import type { FaucetRequest } from '../dev/devFaucet.ts'
 import { createIdempotencyKeys } from '../adapters/db/idempotency.store.ts'
-import { actorCounts, openEffectCount, pingDatabase, unconfirmedTxCount } from '../adapters/db/metrics.store.ts'
+import { pingDatabase, unconfirmedTxCount } from '../adapters/db/metrics.store.ts'
 import { NotFoundError } from '../domain/errors.ts'
 
 export type HealthReport = {
@@ -49,8 +49,8 @@ export function platformUseCases(adapters: PlatformAdapters) {
     actorEvents: createActorJournalWatch(pool, runtime),
     /** The Prometheus gauges' counts, read at scrape time so every node reports the same. */
     metricsCounts: {
-      actors: () => actorCounts(pool),
-      openEffects: () => openEffectCount(pool),
+      actors: () => runtime.inspect.scanActorCounts(),
+      openEffects: () => runtime.inspect.openEffectCount(),
       unconfirmedTransactions: () => unconfirmedTxCount(pool),
     },
     /** Whether the dev faucet is there (the embedded chain only). */

@@ -1,6 +1,4 @@
-import type { timelinePage } from '../adapters/db/opsTimeline.store.ts'
-
-type Page = Awaited<ReturnType<typeof timelinePage>>
+import type { TimelinePage as Page } from '../domain/ops/ports.ts'
 
 export type TimelineEntry =
   | { at: string; type: 'event'; seq: number; event: string; state: unknown }
@@ -23,7 +21,7 @@ export type TimelineEntry =
  * effect's creation to its end (every attempt and the back-off between them), null while open.
  *
  * @example
- * const timeline = buildTimeline(await timelinePage(pool, id, { limit: 100 }), (kind) => 8)
+ * const timeline = buildTimeline(await runtime.inspect.timeline(id, { limit: 100 }), (kind) => 8)
  */
 export function buildTimeline(page: Page, maxAttemptsOf: (effectKind: string) => number | null): TimelineEntry[] {
   const entries: TimelineEntry[] = [

@@ -23,6 +23,7 @@ import { createShardLeases, type RoleHooks, type ShardLeases } from './shardLeas
 import { createRemoteCommits } from './remoteCommits.ts'
 import type { NodeBus } from './nodeBus.ts'
 import { defaultRuntimeErrors, type RuntimeErrors } from './actorErrors.ts'
+import { createAdministration, createInspection } from './inspect.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -75,6 +76,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const kinds = new Map(opts.kinds.map((k) => [k.kind, k]))
   const cache = createActorCache(opts.cacheSize ?? 10_000)
   const inFlight = new Set<Promise<unknown>>()
+  const track = trackerOf(inFlight)
   const watch = createCommitWatch()
   const unloadable = new Set<string>()
   let stopped = true
@@ -111,11 +113,6 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     withLock: createKeyedLock(),
     track,
   }
-  function track<T>(p: Promise<T>): Promise<T> {
-    inFlight.add(p)
-    void p.finally(() => inFlight.delete(p)).catch(() => {})
-    return p
-  }
   const drain = (id: string, known?: readonly store.InboxRow[]) => drainInbox(core, id, unloadable, known)
   const create = (kindName: string, args: CreateArgs, db?: Queryable) => createActor(core, kindName, args, db)
   const afterExternalCommit = (entry: ActorEntry) => announceExternalCommit(core, entry)
@@ -143,6 +140,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger, batches }),
   })
 
+  const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)))
+
   return {
     create,
     /** Runs what a commit made by the caller's own transaction asked for (see `create` with `db`). */
@@ -158,10 +157,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** Calls `listener` after each commit of actor `id` heard by this process (its own, and other nodes' through the bus); returns the unsubscribe. */
     onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
-    async enqueue(id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) {
-      await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
-      if (!stopped) await drain(id)
-    },
+    /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
+    enqueue,
     enqueueIn: enqueueInTransaction(() => poller.wake(0)),
     applyWithin: (db: Queryable, id: string, event: unknown, opts?: { accountId?: string }) => applyEventWithin(core, db, id, event, opts),
     forget: (id: string) => core.forget(id),
@@ -171,6 +168,9 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     get: (id: string) => core.load(id, { fresh: !leases.alone() }),
     kinds,
     maxEffectAttempts: opts.maxEffectAttempts ?? 8,
+    /** An operator's reads (actors, inbox, timers, effects, journal, dead letters, counts) and actions (src/runtime/inspect.ts). */
+    inspect: createInspection(pool, kinds, opts.maxEffectAttempts ?? 8),
+    admin: createAdministration(pool, enqueue),
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
       await leases.start()
@@ -189,9 +189,24 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   }
 }
 
+/** Keeps a promise in `inFlight` until it settles (a stop waits for them); answers it. */
+const trackerOf = (inFlight: Set<Promise<unknown>>) =>
+  function track<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p)
+    void p.finally(() => inFlight.delete(p)).catch(() => {})
+    return p
+  }
+
 const unknownKind = (name: string): never => {
   throw new Error(`Unknown actor kind ${name}`)
 }
+
+/** `runtime.enqueue(id, accountId, event, dedupeKey?)`: an inbox row (deduplicated by key), then a drain while the runtime runs. */
+const enqueueAndDrain = (pool: pg.Pool, drain: (id: string) => Promise<void> | undefined) =>
+  async (id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) => {
+    await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
+    await drain(id)
+  }
 
 /**
  * `runtime.enqueueIn(db, id, accountId, event)`: enqueues an event in the caller's transaction

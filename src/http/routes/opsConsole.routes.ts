@@ -8,7 +8,7 @@ import { principalOf } from '../middleware/auth.ts'
 import { streamActorEvents } from '../actorEvents.ts'
 import { NotFoundError, ValidationError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
-import type { OpsOperator } from '../../adapters/db/opsActions.store.ts'
+import type { OpsOperator } from '../../domain/ops/ports.ts'
 import { buildTimeline } from '../opsTimeline.ts'
 
 /** Every console action names why: the reason goes to the audit trail with the operator. */
@@ -62,7 +62,7 @@ const operatorOf = (ctx: Context): OpsOperator => {
  * The operator console's API (mounted under /ops by `opsRoutes`, operators only): the overview,
  * one actor's timeline and live events, one agent's card, dead letters, and the audited
  * actions. None of them moves funds: pausing tightens a policy, cancelling stops a run. Each
- * parses, calls one ops use case of `core` (src/app/opsUseCases.ts), answers.
+ * parses, calls one ops use case of `core` (src/domain/ops/, wired in src/app/opsUseCases.ts), answers.
  */
 export function opsConsoleRoutes({ core }: AppDeps): Router {
   const router = new Router()

@@ -1,6 +1,7 @@
 import type pg from 'pg'
-import { actorSummary, deadLetterView, EFFECT_COLUMNS, effectView, journalView, timerView } from './opsActors.store.ts'
+import { actorSummary, deadLetterView, EFFECT_COLUMNS, effectView, journalView, timerView } from './inspect.store.ts'
 
+type Db = Pick<pg.Pool, 'query'>
 const iso = (v: string | Date) => new Date(v).toISOString()
 /** At most this many effects, fired timers, children or dead letters in one page's time window. */
 const WINDOW_MAX = 1000
@@ -30,8 +31,8 @@ const firedTimerView = (t: Record<string, unknown>) => ({
  * const first = await timelinePage(pool, id, { limit: 100 })
  * const older = first.nextBefore === null ? null : await timelinePage(pool, id, { before: first.nextBefore, limit: 100 })
  */
-export async function timelinePage(pool: pg.Pool, id: string, { before, limit }: TimelinePageQuery) {
-  const { rows } = await pool.query(
+export async function timelinePage(db: Db, id: string, { before, limit }: TimelinePageQuery) {
+  const { rows } = await db.query(
     `select seq, event, state_value, at from actor_journal where actor_id = $1 and ($2::bigint is null or seq < $2) order by seq desc limit $3`,
     [id, before ?? null, limit + 1],
   )
@@ -43,24 +44,24 @@ export async function timelinePage(pool: pg.Pool, id: string, { before, limit }:
      and ($3::bigint is null or ${col} < (select at from actor_journal where actor_id = $1 and seq = $3))`
   const params = [id, low, before ?? null, WINDOW_MAX]
   const [effects, fired, children, dead, timers] = await Promise.all([
-    pool.query(`select ${EFFECT_COLUMNS} from effect where actor_id = $1 and ${span('created_at')} order by created_at desc limit $4`, params),
-    pool.query(
+    db.query(`select ${EFFECT_COLUMNS} from effect where actor_id = $1 and ${span('created_at')} order by created_at desc limit $4`, params),
+    db.query(
       `select seq, timer_key, timer_generation, timer_due_at, event, created_at, processed_at from actor_inbox
         where actor_id = $1 and timer_key is not null and ${span('created_at')} order by seq desc limit $4`,
       params,
     ),
-    pool.query(
+    db.query(
       `select id, kind, account_id, status, version, stuck_reason, parent_id, created_at, updated_at from actor
         where parent_id = $1 and ${span('created_at')} order by created_at desc limit $4`,
       params,
     ),
-    pool.query(
+    db.query(
       `select seq, event, error, dead_at, resolved_at, resolution from actor_inbox
         where actor_id = $1 and dead_at is not null and ${span('dead_at')} order by seq desc limit $4`,
       params,
     ),
     before === undefined
-      ? pool.query('select timer_key, generation, due_at, event from actor_timer where actor_id = $1 order by due_at', [id])
+      ? db.query('select timer_key, generation, due_at, event from actor_timer where actor_id = $1 order by due_at', [id])
       : { rows: [] as Record<string, unknown>[] },
   ])
   return {
@@ -73,3 +74,4 @@ export async function timelinePage(pool: pg.Pool, id: string, { before, limit }:
     nextBefore: low,
   }
 }
+export type TimelinePage = Awaited<ReturnType<typeof timelinePage>>
