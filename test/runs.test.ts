@@ -218,3 +218,41 @@ describe('stopping a run and its budgets', () => {
     expect(modelCalls()).toBe(2)
   })
 })
+
+describe("a run's first model call, held in the run's own insert", () => {
+  let firstHold = 0
+  it('is held once, under that call, when the run is created; the call holds nothing more and its charge ends the hold', async () => {
+    const goal = 'held first call'
+    model.mock.on({ userMessage: goal, hasToolResult: false }, { content: 'done', usage: { prompt_tokens: 100, completion_tokens: 5 } }, { chaos: { latencyMs: 800 } })
+    const started = await api('POST', `/agents/${trader}/runs`, { goal })
+    expect(started.status).toBe(202)
+    const [call] = await q(`select id from effect where actor_id = $1 and kind = 'run.model'`, [started.body.id])
+    // Made by the run's insert (the same transaction as the run's row), under the call's effect id.
+    const holds = await q(
+      `select r.credits, r.ref, r.xmin::text = a.xmin::text as with_run from credit_reservation r, actor a where a.id = $1 and r.account_id = $2`,
+      [started.body.id, accountId],
+    )
+    expect(holds).toEqual([{ credits: expect.any(String), ref: call.id, with_run: true }])
+    firstHold = Number(holds[0].credits)
+    expect(firstHold).toBeGreaterThan(0)
+    const run = await runEnds(started.body.id)
+    expect(run.status).toBe('completed')
+    const charges = await q(`select credits from credit_entry where kind = 'model_usage' and ref = $1`, [call.id])
+    expect(charges).toHaveLength(1)
+    expect(await q(`select id from credit_reservation where account_id = $1`, [accountId])).toEqual([])
+    expect(Number((await q(`select credits_reserved from account where id = $1`, [accountId]))[0].credits_reserved)).toBe(0)
+  })
+
+  it('a run the account cannot hold is refused 402 with the credits available, and nothing is created', async () => {
+    const { api: poor, accountId: poorId } = await app.account({ name: 'poor' })
+    const agent = (await poor('POST', '/agents', { name: 'poor runner', skills: ['trading'] })).body.id
+    // One credit short of the first call's worst case (the same goal length: the same hold).
+    await q(`update account set credits = $2 where id = $1`, [poorId, firstHold - 1])
+    const refused = await poor('POST', `/agents/${agent}/runs`, { goal: 'held first call' })
+    expect(refused.status, JSON.stringify(refused.body)).toBe(402)
+    expect(refused.body).toMatchObject({ code: 'insufficient_credits' })
+    expect(refused.body.message ?? refused.body.error?.message ?? JSON.stringify(refused.body)).toContain(`${firstHold} needed, ${firstHold - 1} available`)
+    expect(await q(`select id from actor where kind = 'run' and account_id = $1`, [poorId])).toEqual([])
+    expect(await q(`select id from credit_reservation where account_id = $1`, [poorId])).toEqual([])
+  })
+})

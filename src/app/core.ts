@@ -20,6 +20,8 @@ import type { ChatMessagesRepository, ChatModel, ModelProvider } from '../domain
 import type { CreditsRepository } from '../domain/billing/ports.ts'
 import { createChatTurns } from '../workflows/chatTurn/chatTurns.ts'
 import { createRuns } from '../workflows/run/runs.ts'
+import { firstCallHoldOf } from '../workflows/conversation/conversation.effects.ts'
+import type { RunInput } from '../domain/runs/ports.ts'
 import { startRun, type RunsDeps, type StartRunInput } from '../domain/runs/startRun.ts'
 import type { ListMessagesQuery } from '../domain/chat/chat.schema.ts'
 import { getRun, getRuns } from '../domain/runs/getRun.ts'
@@ -239,7 +241,15 @@ function swapAgentsOf(agents: AgentsRepository): SwapAgents {
 
 /** Autonomous runs (src/domain/runs): the run actor's use cases. */
 function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills: RunsDeps['agentSkills'], agent: RunsDeps['agent']) {
-  const runs = createRuns({ pool, runtime })
+  // A run holds its first model call's credits in its own insert (the call then holds nothing).
+  const hold = {
+    credits: chat.credits,
+    creditsOf: (run: RunInput) => {
+      const model = chat.models.get(run.model)
+      return model && firstCallHoldOf({ system: run.system, firstMessage: run.goal, tools: run.tools, model, maxTokens: chat.limits.maxTokens })
+    },
+  }
+  const runs = createRuns({ pool, runtime, hold })
   const deps: RunsDeps = {
     agents,
     agent,

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { AnyEventObject, AnyMachineSnapshot, AnyStateMachine } from 'xstate'
-import type { SqlWrite } from './sql.ts'
+import type { SqlGuard, SqlWrite } from './sql.ts'
+import type { NewEffect } from './actorRows.ts'
 
 /**
  * What the runtime needs to know about one kind of actor. The machine is used only as a pure
@@ -148,3 +149,10 @@ export type EffectHandler = ((effect: EffectRow, ctx: EffectContext) => Promise<
  * same child; when the child ends, the parent's inbox gets `child.done` or `child.failed`.
  */
 export const SPAWN_CHILD = 'actor.spawn'
+
+/**
+ * What creates an actor. `alongside`: a write made in the same statement, or one built from the
+ * actor's first effects (a hold keyed by the effect that will use it).
+ */
+export type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: Alongside | undefined; guard?: SqlGuard | undefined }
+export type Alongside = SqlWrite | ((effects: readonly NewEffect[]) => SqlWrite | undefined)

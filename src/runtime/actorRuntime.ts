@@ -3,7 +3,7 @@ import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
 import type { SqlGuard } from './sql.ts'
 import type { Logger } from './runtimeLogger.ts'
-import type { ActorEntry, ActorKind, EffectHandler, EffectRow } from './actorKind.ts'
+import type { ActorEntry, ActorKind, CreateArgs, EffectHandler, EffectRow } from './actorKind.ts'
 import * as store from './actorStore.ts'
 import type { NewEffect, Queryable } from './actorStore.ts'
 import { createEffectWorker } from './effectWorker.ts'
@@ -57,7 +57,6 @@ export type ActorRuntimeOptions = {
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
 
 /** `alongside`: a write that goes out in the insert's own statement (see AlongsideWrite). */
-type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined; guard?: SqlGuard | undefined }
 
 /**
  * The durable actor runtime. Machines are pure reducers; every accepted event is committed in

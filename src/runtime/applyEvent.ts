@@ -1,6 +1,6 @@
 import type { AnyEventObject } from 'xstate'
 import type { SqlGuard, SqlWrite } from './sql.ts'
-import type { ActorEntry } from './actorKind.ts'
+import type { ActorEntry, CreateArgs } from './actorKind.ts'
 import { entryFromRow } from './snapshotLoader.ts'
 import * as store from './actorStore.ts'
 import type { Queryable } from './actorStore.ts'
@@ -12,7 +12,6 @@ import type { RuntimeCore, Transition } from './runtimeCore.ts'
 
 const persisted = (entry: Pick<ActorEntry, 'kind' | 'snapshot'>) => entry.kind.machine.getPersistedSnapshot(entry.snapshot)
 
-type CreateArgs = { id: string; accountId: string; input: unknown; parentId?: string | null; alongside?: store.AlongsideWrite | undefined; guard?: SqlGuard | undefined }
 
 /** A new actor at version 1 as its insert will write it, its first effects claimed by this runtime. */
 function planCreation(core: RuntimeCore, kindName: string, { id, accountId, input, parentId = null, alongside, guard }: CreateArgs) {
@@ -36,7 +35,7 @@ function planCreation(core: RuntimeCore, kindName: string, { id, accountId, inpu
     effects: plan.effects,
     timerUpserts: plan.timerUpserts,
     claim,
-    alongside,
+    alongside: typeof alongside === 'function' ? alongside(plan.effects) : alongside,
     guard,
   }
   // A child that is final from the start still tells its parent.

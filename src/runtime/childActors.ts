@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import type { AnyEventObject } from 'xstate'
 import type pg from 'pg'
-import { SPAWN_CHILD, type ActorEntry, type ActorKind, type EffectHandler } from './actorKind.ts'
+import { SPAWN_CHILD, type ActorEntry, type ActorKind, type CreateArgs, type EffectHandler } from './actorKind.ts'
 import { actorEnded, enqueue, type Notify } from './actorStore.ts'
-import { runSqlWrite, type SqlGuard, type SqlWrite } from './sql.ts'
+import { runSqlWrite, type SqlWrite } from './sql.ts'
 import type { EffectScope } from './effectScope.ts'
 import { pureInitialTransition } from './pureTransition.ts'
 
@@ -61,7 +61,7 @@ export function spawnChildHandler(create: (kind: string, args: { id: string; acc
   }
 }
 
-type ChildArgs = { id: string; accountId: string; input: unknown; parentId: string; alongside?: SqlWrite | undefined; guard?: SqlGuard | undefined }
+type ChildArgs = Omit<CreateArgs, 'parentId'> & { parentId: string }
 
 /**
  * Creates a child of the running effect's actor (`scope`, see effectScope.ts) with that effect's

@@ -59,6 +59,12 @@ export function shiftedBranches(writes: readonly SqlWrite[], offset: number): { 
   return { branches, values }
 }
 
+/** Several writes as one (their branches in order, parameters renumbered), named `name`. */
+export function mergeWrites(name: string, writes: readonly SqlWrite[]): SqlWrite {
+  const { branches, values } = shiftedBranches(writes, 0)
+  return { name, with: branches, values }
+}
+
 /** Runs one write as a statement of its own (named: prepared once per connection). */
 export async function runSqlWrite(db: Queryable, w: SqlWrite): Promise<void> {
   const [only] = w.with

@@ -201,6 +201,14 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       return { entry: existing ? entryOf(existing) : (await existingEntry(tx ?? pool, kind, ref))!, created: false }
     },
 
+    reserveWrite: ({ id, accountId, credits, ref }) => ({
+      name: 'credits.reserve.write',
+      with: [
+        { as: 'hold_acct', sql: 'update account set credits_reserved = credits_reserved + $3 where id = $1 returning id' },
+        { as: 'hold_ins', sql: 'insert into credit_reservation (id, account_id, credits, ref) select $4, $1, $3, $2 from hold_acct' },
+      ],
+      values: [accountId, ref, credits, id],
+    }),
     settleWrite: (reservation, charge) => ({ name: 'credits.settle.write', with: SETTLE_BRANCHES, values: settleValues(reservation, charge) }),
 
     release: (reservation, tx) => releaseBy('id', reservation.id, reservation.accountId, tx),

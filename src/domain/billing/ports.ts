@@ -45,6 +45,12 @@ export interface CreditsRepository {
     charge: { credits: number; ref: string; kind: CreditKind },
     tx?: Queryable,
   ): Promise<{ entry: CreditEntry; created: boolean }>
+  /**
+   * A hold described for the caller to send with its own writes (a run's first model call, held in
+   * the run's insert): made under `id` and `ref`, and the whole statement fails when the account's
+   * free credits do not cover it (the account's check, SQLSTATE 23514 on `account_credits_covered`).
+   */
+  reserveWrite(input: { id: string; accountId: string; credits: number; ref: string }): SqlWrite
   /** The same settle, described for the caller to send with its own writes (the answer is not read). */
   settleWrite(reservation: CreditReservation, charge: { credits: number; ref: string; kind: CreditKind }): SqlWrite
   /** Drops a reservation without a charge; false when it was already settled or released. */

@@ -30,6 +30,12 @@ export type RunInput = RunBudgets & {
    * progress asks, `run.tell_parent`). Absent in runs stored before it was kept: it does.
    */
   tellParent?: boolean
+  /**
+   * Credits held for the run's first model call in the run's own insert (its worst case, under
+   * that call's effect id), so the call finds them held instead of holding them itself. Absent:
+   * the call holds them (runs stored before it was kept, a run created without the hold).
+   */
+  firstCallHold?: number
 }
 
 export type RunToolCall = {

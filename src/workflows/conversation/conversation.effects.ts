@@ -8,7 +8,9 @@ import { toolJsonSchema } from '../../tools/callTool.ts'
 import { findTool } from '../../tools/registry.ts'
 import type { EffectContext, EffectHandler, EffectRow } from '../../runtime/actorKind.ts'
 import type { ChatBus } from './chatBus.ts'
-import { createModelCallEffect } from './modelCall.effects.ts'
+import { callCredits, createModelCallEffect } from './modelCall.effects.ts'
+import type { TokenPrices } from '../../domain/billing/modelCallCredits.ts'
+import { stableUuid } from '../../domain/util/stableUuid.ts'
 import { createToolCallEffect, type ToolResultParams } from './toolCall.effects.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
 
@@ -42,7 +44,21 @@ export type Conversation = {
   transcript: ModelMessage[]
   /** Where text deltas and tool events are published (a streaming chat turn), else null. */
   streamKey: string | null
+  /** Credits its creation held for its first model call (see `firstCallHoldOf`), if any. */
+  firstCallHold?: number | undefined
 }
+
+/**
+ * The worst case of a conversation's first model call (its system prompt, its first message, its
+ * tools, no history) as the model-call effect will hold it, and the hold's id for that call's
+ * effect: a run holds them in its own insert, and its first call finds them held.
+ */
+export function firstCallHoldOf(c: { system: string; firstMessage: string; tools: readonly string[]; model: TokenPrices; maxTokens: number }): number {
+  return callCredits({ messages: [{ role: 'system', content: c.system }, { role: 'user', content: c.firstMessage }], tools: modelToolsOf(c.tools), model: c.model }, c.maxTokens)
+}
+
+/** The id of the hold made for a model call's effect at its actor's creation. */
+export const heldCallIdOf = (effectId: string) => stableUuid('model-call-hold', effectId)
 
 /** How one kind (chat turn, run) differs: its effect names, its context, its prompt. */
 export type ConversationKind = {
@@ -103,7 +119,10 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
         if (!model) throw new Error(`model ${c.model} is not in the catalog`)
         const tools = modelToolsOf(c.tools)
         const messages = composePrompt({ system, history, turn: c.transcript, tools, contextWindow: model.contextWindow, maxTokens: deps.maxTokens })
-        return { accountId: c.accountId, model, temperature: c.temperature, streamKey: c.streamKey, messages, tools }
+        // The first call of a conversation whose creation held its credits (a run): held already.
+        const first = (effect.params as { step?: number } | null)?.step === 1
+        const held = first && c.firstCallHold ? { id: heldCallIdOf(effect.id), accountId: c.accountId, credits: c.firstCallHold, ref: effect.id } : undefined
+        return { accountId: c.accountId, model, temperature: c.temperature, streamKey: c.streamKey, messages, tools, ...(held ? { held } : {}) }
       },
       async answerWrite(effect, result) {
         const c = await conversationOf(effect)

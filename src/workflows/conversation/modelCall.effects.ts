@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { InsufficientCreditsError, ModelProviderError, ModelProviderNotConfiguredError, ServiceError } from '../../domain/errors.ts'
 import type { ModelMessage, ModelProvider, ModelRequest, ModelResult, ModelTool } from '../../domain/chat/ports.ts'
-import type { CreditsRepository, SqlWrite } from '../../domain/billing/ports.ts'
-import { modelCallCredits, worstCaseCredits } from '../../domain/billing/modelCallCredits.ts'
+import type { CreditReservation, CreditsRepository, SqlWrite } from '../../domain/billing/ports.ts'
+import { modelCallCredits, worstCaseCredits, type TokenPrices } from '../../domain/billing/modelCallCredits.ts'
 import { estimateTokens } from '../../domain/chat/chatPrompt.ts'
 import type { Model } from '../../adapters/llm/modelCatalog.ts'
 import type { EffectHandler, EffectContext, EffectRow } from '../../runtime/actorKind.ts'
@@ -42,6 +42,13 @@ export type ModelCallRequest = {
   /** The whole prompt: system, history, this turn's messages. */
   messages: ModelMessage[]
   tools: ModelTool[]
+  /** The call's credits, held already under ref = the effect id (by its actor's creation): not held again. */
+  held?: CreditReservation | undefined
+}
+
+/** What a model call holds before it is made: the worst case of its prompt plus the longest answer, at least 1. */
+export function callCredits(req: { messages: readonly ModelMessage[]; tools: readonly ModelTool[]; model: TokenPrices }, maxTokens: number): number {
+  return Math.max(1, worstCaseCredits({ promptTokens: estimateTokens(req.messages, req.tools), maxTokens }, req.model))
 }
 
 export type ModelCallDeps = {
@@ -67,10 +74,9 @@ export type ModelCallDeps = {
 export function createModelCallEffect(deps: ModelCallDeps): EffectHandler {
   const handler: EffectHandler = async (effect, ctx) => {
     const req = await deps.requestOf(effect, ctx)
-    const promptTokens = estimateTokens(req.messages, req.tools)
-    let reservation
+    let reservation = req.held
     try {
-      reservation = await deps.credits.reserve({ accountId: req.accountId, credits: Math.max(1, worstCaseCredits({ promptTokens, maxTokens: deps.maxTokens }, req.model)), ref: effect.id })
+      reservation ??= await deps.credits.reserve({ accountId: req.accountId, credits: callCredits(req, deps.maxTokens), ref: effect.id })
     } catch (err) {
       if (err instanceof InsufficientCreditsError) return failed(err)
       throw err

@@ -4,9 +4,14 @@ import { scheduleFactsOf } from '../../adapters/db/agents.repository.ts'
 import { coverRefusalOf, coversGuard } from '../../adapters/db/credits.repository.ts'
 import { InvalidStateError, RunInProgressError } from '../../domain/errors.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
-import type { Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
+import type { RunInput, Runs, RunState, RunStatus } from '../../domain/runs/ports.ts'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
-import { RUN_FINAL, RUN_TELL_PARENT, runKind, type RunContext } from './run.machine.ts'
+import { RUN_FINAL, RUN_MODEL_CALL, RUN_TELL_PARENT, runKind, type RunContext } from './run.machine.ts'
+import type { CreditsRepository } from '../../domain/billing/ports.ts'
+import { InsufficientCreditsError } from '../../domain/errors.ts'
+import { mergeWrites, type SqlWrite } from '../../runtime/sql.ts'
+import type { NewEffect } from '../../runtime/actorRows.ts'
+import { heldCallIdOf } from '../conversation/conversation.effects.ts'
 import { ActorEventRefusedError } from '../../runtime/actorErrors.ts'
 import { childOfRunningEffect } from '../../runtime/effectScope.ts'
 
@@ -27,7 +32,7 @@ function stateOf(row: Row): RunState {
  * in its own commit only when a schedule check that met it in progress asked (`tellAgentAtEnd`:
  * the check is made again then). The database refuses a second run not ended for an agent.
  */
-export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime }): Runs {
+export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: ActorRuntime; hold?: FirstCallHold | undefined }): Runs {
   async function get(runId: string): Promise<RunState | undefined> {
     const row = await findRunRow<RunContext>(pool, runKind.kind, runId)
     return row && stateOf(row)
@@ -35,9 +40,14 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
   return {
     async start(run, { coverCredits } = {}) {
       const goal = chatMessageInsert({ accountId: run.accountId, agentId: run.agentId, turnId: run.runId, key: 'user', role: 'user', content: run.goal, model: run.model })
+      // The first model call's credits held in the run's own insert, under that call's effect id.
+      const held = hold?.creditsOf(run)
+      const alongside = hold && held ? withFirstCallHold(hold, run, held, goal) : goal
+      // Checked in the insert against the first call's whole hold when the run holds it.
+      const cover = coverCredits !== undefined ? Math.max(coverCredits, held ?? 0) : undefined
       try {
-        const guard = coverCredits !== undefined ? coversGuard(run.accountId, coverCredits) : undefined
-        const args = { id: run.runId, accountId: run.accountId, input: run, parentId: run.agentId, alongside: goal, guard }
+        const guard = cover !== undefined ? coversGuard(run.accountId, cover) : undefined
+        const args = { id: run.runId, accountId: run.accountId, input: held ? { ...run, firstCallHold: held } : run, parentId: run.agentId, alongside, guard }
         // Started by its agent's schedule check (the agent's effect): created in the commit that
         // records the check's outcome on the agent, one statement for both.
         const asChild = childOfRunningEffect(run.agentId)
@@ -49,7 +59,7 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
         // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return (await get(run.runId))!
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
-        const refused = coverCredits !== undefined && coverRefusalOf(err, coverCredits)
+        const refused = (cover !== undefined && coverRefusalOf(err, cover)) || (hold && held && (await holdRefusalOf(hold, run.accountId, err, held)))
         if (refused) throw refused
         throw err
       }
@@ -88,4 +98,25 @@ export function createRuns({ pool, runtime }: { pool: pg.Pool; runtime: ActorRun
       return f && { agent: f.agent, lastRunAt: f.lastRunAt, activeRun: f.activeRun, balance: { credits: f.credits, reserved: f.reserved } }
     },
   }
+}
+
+/** How a run's creation holds its first model call's credits: the ledger, and that call's worst case for a run (undefined: not held at creation). */
+export type FirstCallHold = { credits: Pick<CreditsRepository, 'reserveWrite' | 'balance'>; creditsOf(run: RunInput): number | undefined }
+
+/** The goal's message and the first model call's hold, as one write built from the run's first effects. */
+function withFirstCallHold(hold: FirstCallHold, run: RunInput, credits: number, goal: SqlWrite) {
+  return (effects: readonly NewEffect[]): SqlWrite => {
+    const call = effects.find((e) => e.kind === RUN_MODEL_CALL)
+    if (!call) return goal
+    const reserve = hold.credits.reserveWrite({ id: heldCallIdOf(call.id), accountId: run.accountId, credits, ref: call.id })
+    return mergeWrites(`${goal.name}+${reserve.name}`, [goal, reserve])
+  }
+}
+
+/** The account's check refusing the hold (its free credits do not cover it): 402 as a refused start. */
+async function holdRefusalOf(hold: FirstCallHold, accountId: string, err: unknown, required: number): Promise<InsufficientCreditsError | undefined> {
+  const e = err as { code?: string; constraint?: string }
+  if (e.code !== '23514' || e.constraint !== 'account_credits_covered') return undefined
+  const { credits, reserved } = await hold.credits.balance(accountId)
+  return new InsufficientCreditsError({ available: credits - reserved, required })
 }
