@@ -40,11 +40,13 @@ export function createAutomationsStore(pool: pg.Pool) {
     /**
      * Automations with this trigger type, in one of `statuses`, whose agent is running: what a
      * new block or a launch may fire (an automation of a stopped agent never fires). `version`:
-     * the actor's, which every change of its state moves.
+     * the actor's, which every change of its state moves. `ctx` holds only what the feed reads of
+     * the context: its `trigger` and a trailing stop's `high`.
      */
     async ofRunningAgents(triggerTypes: ReadonlyArray<'price_threshold' | 'new_launch' | 'trailing_stop' | 'bracket'>, statuses: readonly string[]): Promise<Array<AutomationRow & { version: string }>> {
       const { rows } = await pool.query<AutomationRow & { version: string }>(
-        `select a.id, a.account_id, a.status, a.snapshot->'context' as ctx, a.created_at, a.updated_at, a.created_at::text as cursor_at, a.version::text as version
+        `select a.id, a.account_id, a.status, jsonb_build_object('trigger', a.snapshot->'context'->'trigger', 'high', a.snapshot->'context'->'high') as ctx,
+                a.created_at, a.updated_at, a.created_at::text as cursor_at, a.version::text as version
            from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
           where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = any($1::text[])`,
         [triggerTypes, statuses],

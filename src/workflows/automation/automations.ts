@@ -117,22 +117,23 @@ export function createAutomationTriggers(deps: {
       ? mints
       : [...new Set(armed.filter((a) => fresh(a) || !tracked.has(mintOf(a).toLowerCase()) || traded.has(mintOf(a).toLowerCase())).map(mintOf))]
     const now = wanted.length > 0 ? await deps.prices(wanted) : new Map<string, string | null>()
-    const nextHot = new Set<string>()
-    for (const a of armed) {
+    // Each order's event is in its own inbox, deduplicated by (order, block): sent side by side.
+    const sent = armed.map(async (a) => {
       const c = a.ctx as unknown as AutomationContext
       const price = now.get(mintOf(a))
-      if (!price) continue
+      if (!price) return undefined
       if (c.trigger.type === 'price_threshold') {
         const t = c.trigger
         const met = t.operator === 'gte' ? Number(price) >= Number(t.priceUsd) : Number(price) <= Number(t.priceUsd)
-        if (!met) continue
+        if (!met) return undefined
         await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.trigger', source: { source: 'price', block: String(block), priceUsd: price } }, `price:${a.id}:${block}`)
       } else {
-        if (!priceMatters(c.trigger, c.high, price)) continue
+        if (!priceMatters(c.trigger, c.high, price)) return undefined
         await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.price', block: String(block), priceUsd: price }, `price:${a.id}:${block}`)
       }
-      nextHot.add(a.id)
-    }
+      return a.id
+    })
+    const nextHot = new Set((await Promise.all(sent)).filter((id) => id !== undefined))
     // Only once every event is in its inbox: a failed pass evaluates the same orders again.
     lastEth = eth
     seen = new Map(armed.map((a) => [a.id, a.version]))
