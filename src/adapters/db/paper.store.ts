@@ -7,6 +7,9 @@ export const paperToken = (t: { address: string; native: boolean }) => (t.native
 /** A move of a paper agent's virtual balance: `token` is `eth` for ETH, else the token's address (lower case); `amount` in base units. */
 export type PaperLeg = { token: string; amount: bigint }
 
+/** A paper launch's virtual pool: its token (the paper address), its quote asset and its reserves (base units) and fee. */
+export type PaperPool = { token: string; venue: string; symbol: string; name: string; quoteSymbol: string; quoteReserve: bigint; tokenReserve: bigint; feeBps: number; blockNumber: bigint }
+
 /** What recording a fill answered: its result (the first one's, for a retry), or the leg it could not pay. */
 export type PaperFillOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; short: PaperLeg; held: bigint }
 
@@ -81,6 +84,51 @@ export function createPaperStore(pool: pg.Pool) {
         if (err instanceof Short) return { ok: false, short: f.debit, held: err.held }
         throw err
       }
+    },
+
+    /**
+     * Records a paper launch (Migration20261129010000_paper_launches.ts): its fill (once per
+     * launch: a retry answers the first one's result), the seed debited when it has one (refused,
+     * nothing written, when the agent holds less) and its virtual pool, in one transaction.
+     */
+    async recordLaunch(l: { launchId: string; agentId: string; seed: PaperLeg | null; pool: PaperPool; result: Record<string, unknown> }): Promise<PaperFillOutcome> {
+      try {
+        return await withTransaction(pool, async (db): Promise<PaperFillOutcome> => {
+          const { rows: made } = await db.query<{ result: Record<string, unknown>; fresh: boolean }>(
+            `insert into paper_fill (op_id, agent_id, kind, result) values ($1, $2, 'launch', $3)
+             on conflict (op_id) do update set op_id = excluded.op_id returning result, (xmax = 0) as fresh`,
+            [l.launchId, l.agentId, JSON.stringify(l.result)])
+          if (!made[0]!.fresh) return { ok: true, result: made[0]!.result }
+          if (l.seed) {
+            const { rowCount } = await db.query(
+              `update paper_balance set amount = amount - $3 where agent_id = $1 and token = $2 and amount >= $3`,
+              [l.agentId, l.seed.token, l.seed.amount.toString()])
+            if (rowCount === 0) {
+              const { rows } = await db.query<{ amount: string }>(`select amount::text from paper_balance where agent_id = $1 and token = $2`, [l.agentId, l.seed.token])
+              throw new Short(BigInt(rows[0]?.amount ?? '0'))
+            }
+          }
+          const p = l.pool
+          await db.query(
+            `insert into paper_pool (token, launch_id, agent_id, venue, symbol, name, quote_symbol, quote_reserve, token_reserve, fee_bps, block_number)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+            [p.token, l.launchId, l.agentId, p.venue, p.symbol, p.name, p.quoteSymbol, p.quoteReserve.toString(), p.tokenReserve.toString(), p.feeBps, p.blockNumber.toString()])
+          return { ok: true, result: l.result }
+        })
+      } catch (err) {
+        if (err instanceof Short) return { ok: false, short: l.seed!, held: err.held }
+        throw err
+      }
+    },
+
+    /** The virtual pools of the paper tokens an agent launched, by token address (lower case). */
+    async pools(agentId: string): Promise<Map<string, PaperPool>> {
+      const { rows } = await pool.query<{ token: string; venue: string; symbol: string; name: string; quote_symbol: string; quote_reserve: string; token_reserve: string; fee_bps: number; block_number: string }>(
+        `select token, venue, symbol, name, quote_symbol, quote_reserve::text, token_reserve::text, fee_bps, block_number from paper_pool where agent_id = $1`, [agentId])
+      return new Map(rows.map((r) => [r.token, {
+        token: r.token, venue: r.venue, symbol: r.symbol, name: r.name, quoteSymbol: r.quote_symbol,
+        quoteReserve: BigInt(r.quote_reserve), tokenReserve: BigInt(r.token_reserve), feeBps: r.fee_bps, blockNumber: BigInt(r.block_number),
+      }]))
     },
 
     /** The fill recorded for an operation, or undefined. */

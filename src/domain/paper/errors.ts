@@ -22,3 +22,11 @@ export class NotPaperAgentError extends ServiceError {
     super(message, { code: 'not_paper_agent', status: 422, fieldErrors: { agentId: message } })
   }
 }
+
+/** 422 `paper_token_unsupported`: a swap of a paper token (a paper launch's virtual token), which has no market to trade on yet. */
+export class PaperTokenSwapUnsupportedError extends ServiceError {
+  constructor(field: string) {
+    const message = "A paper token (a paper launch's virtual token, 0x0000000000000000…) is not traded yet: its holding is valued at its virtual pool's price, but no swap is filled against that pool."
+    super(message, { code: 'paper_token_unsupported', status: 422, fieldErrors: { [field]: message } })
+  }
+}

@@ -5,6 +5,8 @@ import { emptyFieldErrors } from '../fieldErrors.ts'
 import type { SwapInput, SwapRequest } from './swap.schema.ts'
 import type { SwapAgent, SwapPorts, SwapToken } from './ports.ts'
 import { amountDecimalsError, sameTokenError } from './swapRules.ts'
+import { isPaperAddress } from '../paper/paperAddress.ts'
+import { PaperTokenSwapUnsupportedError } from '../paper/errors.ts'
 
 export type ResolvedSwap = { input: SwapInput; agent: SwapAgent; tokenIn: SwapToken; tokenOut: SwapToken; amountIn: bigint }
 export type ResolveSwapDeps = Pick<SwapPorts, 'agents' | 'tokens'>
@@ -15,6 +17,8 @@ export type ResolveSwapDeps = Pick<SwapPorts, 'agents' | 'tokens'>
  */
 export async function resolveSwap(deps: ResolveSwapDeps, request: SwapRequest, mode: 'quote' | 'execute'): Promise<ResolvedSwap> {
   const { accountId, fields } = request
+  // A paper launch's virtual token has no market to trade on (docs/api.md, "Paper agents"): said so, not "unknown token".
+  for (const field of ['tokenIn', 'tokenOut'] as const) if (fields[field] && isPaperAddress(fields[field])) throw new PaperTokenSwapUnsupportedError(field)
   const errors = Object.assign(emptyFieldErrors(), request.fieldErrors)
   const [agent, tokenIn, tokenOut] = await Promise.all([
     fields.agentId ? deps.agents.forSwap(accountId, fields.agentId) : undefined,
