@@ -36,6 +36,10 @@ describe('paper launches', () => {
 
   it('self-funded: live with a paper token, the seed debited from the paper ledger, the virtual pool recorded, nothing sent', async () => {
     const before = await nonce(paper.walletAddress)
+    // The preview meets the same rules: a paper address, no gas.
+    const preview = await api('POST', '/launch/preview', { venue: 'self-funded', agentId: paper.id, symbol: 'PAPR', name: 'Paper Cat', quote: 'ETH', seedAmount: '0.5' })
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200)
+    expect(preview.body).toMatchObject({ predictedTokenAddress: expect.stringMatching(/^0x0{16}[0-9a-f]{24}$/), gas: { limit: '0', costEth: '0' } })
     const k = key()
     const res = await api('POST', '/launch/self-funded', { agentId: paper.id, symbol: 'PAPR', name: 'Paper Cat', quote: 'ETH', seedAmount: '0.5' }, k)
     expect(res.status, JSON.stringify(res.body)).toBe(202)

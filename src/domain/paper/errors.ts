@@ -8,7 +8,7 @@ export class ModeImmutableError extends ServiceError {
   }
 }
 
-/** 422 `paper_unsupported`: an operation a paper agent cannot simulate (a launch, a fee claim). */
+/** 422 `paper_unsupported`: an operation a paper agent cannot simulate (a fee claim, a market listing). */
 export class PaperUnsupportedError extends ServiceError {
   constructor(what: string) {
     super(`A paper agent cannot ${what}: it is not simulated, and nothing a paper agent does reaches the chain.`, { code: 'paper_unsupported', status: 422 })
