@@ -68,7 +68,8 @@ const PRICE_LISTENERS = ['armed'] as const
  * indexer has run a pass (the first after a start or a failover included) it evaluates every
  * block after it up to the indexed one: launches in those blocks matched against the filters of
  * each sniper that is armed or executing (one executing queues them as pending triggers), and
- * price thresholds of armed automations read from pool reserves at the newest block. Only
+ * price thresholds, trailing stops and brackets of armed automations read from pool reserves at
+ * the newest block, once, for the tokens whose price may have moved (`priceOrders`). Only
  * automations of running agents are asked. The checkpoint moves only once the triggers are in
  * the automations' inboxes, so a failure or a crash evaluates the same blocks again; each
  * trigger is deduplicated by (automation, block) or (automation, token), so nothing fires twice.
