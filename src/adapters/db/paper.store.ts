@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { withTransaction } from './transaction.ts'
+import { poolAmountOut } from '../../domain/paper/paperPool.ts'
 
 /** A paper balance's key: `eth` for ETH, else the token's address in lower case. */
 export const paperToken = (t: { address: string; native: boolean }) => (t.native ? 'eth' : t.address.toLowerCase())
@@ -121,6 +122,46 @@ export function createPaperStore(pool: pg.Pool) {
       }
     },
 
+    /**
+     * Fills a swap against a paper token's virtual pool, once per operation: the amount out read
+     * from the pool's reserves under its row lock (x * y = k, the fee from the input), refused
+     * below `minAmountOut` (`slippage` with what it would pay) or when the agent holds less than
+     * `amountIn` (`short`); else the balances and the reserves move, in one transaction.
+     */
+    async fillFromPool(f: { opId: string; agentId: string; poolToken: string; debit: PaperLeg; creditToken: string; minAmountOut: bigint; result: (amountOut: bigint) => Record<string, unknown> }): Promise<PaperFillOutcome | { ok: false; slippage: bigint }> {
+      try {
+        return await withTransaction(pool, async (db): Promise<PaperFillOutcome> => {
+          const known = await db.query<{ result: Record<string, unknown> }>(`select result from paper_fill where op_id = $1`, [f.opId])
+          if (known.rows[0]) return { ok: true, result: known.rows[0].result }
+          const { rows: [p] } = await db.query<{ quote_reserve: string; token_reserve: string; fee_bps: number }>(
+            `select quote_reserve::text, token_reserve::text, fee_bps from paper_pool where token = $1 and agent_id = $2 for update`, [f.poolToken, f.agentId])
+          if (!p) throw new Error(`no paper pool ${f.poolToken} for agent ${f.agentId}`)
+          const quoteIn = f.debit.token !== f.poolToken
+          const [rin, rout] = quoteIn ? [BigInt(p.quote_reserve), BigInt(p.token_reserve)] : [BigInt(p.token_reserve), BigInt(p.quote_reserve)]
+          const amountOut = poolAmountOut(f.debit.amount, rin, rout, p.fee_bps)
+          if (amountOut < f.minAmountOut) throw new Slipped(amountOut)
+          const result = f.result(amountOut)
+          const { rowCount: fresh } = await db.query(
+            `insert into paper_fill (op_id, agent_id, kind, result) values ($1, $2, 'swap', $3) on conflict (op_id) do nothing`, [f.opId, f.agentId, JSON.stringify(result)])
+          if (fresh === 0) throw new Error(`paper fill ${f.opId} recorded meanwhile`)
+          const { rowCount } = await db.query(
+            `update paper_balance set amount = amount - $3 where agent_id = $1 and token = $2 and amount >= $3`, [f.agentId, f.debit.token, f.debit.amount.toString()])
+          if (rowCount === 0) {
+            const { rows } = await db.query<{ amount: string }>(`select amount::text from paper_balance where agent_id = $1 and token = $2`, [f.agentId, f.debit.token])
+            throw new Short(BigInt(rows[0]?.amount ?? '0'))
+          }
+          if (amountOut > 0n) await credit(db, f.agentId, { token: f.creditToken, amount: amountOut })
+          const [q, t] = quoteIn ? [rin + f.debit.amount, rout - amountOut] : [rout - amountOut, rin + f.debit.amount]
+          await db.query(`update paper_pool set quote_reserve = $2, token_reserve = $3 where token = $1`, [f.poolToken, q.toString(), t.toString()])
+          return { ok: true, result }
+        })
+      } catch (err) {
+        if (err instanceof Short) return { ok: false, short: f.debit, held: err.held }
+        if (err instanceof Slipped) return { ok: false, slippage: err.amountOut }
+        throw err
+      }
+    },
+
     /** The virtual pools of the paper tokens an agent launched, by token address (lower case). */
     async pools(agentId: string): Promise<Map<string, PaperPool>> {
       const { rows } = await pool.query<{ token: string; venue: string; symbol: string; name: string; quote_symbol: string; quote_reserve: string; token_reserve: string; fee_bps: number; block_number: string }>(
@@ -139,6 +180,14 @@ export function createPaperStore(pool: pg.Pool) {
   }
 }
 export type PaperStore = ReturnType<typeof createPaperStore>
+
+class Slipped extends Error {
+  readonly amountOut: bigint
+  constructor(amountOut: bigint) {
+    super('slippage')
+    this.amountOut = amountOut
+  }
+}
 
 class Short extends Error {
   readonly held: bigint

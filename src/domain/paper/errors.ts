@@ -23,10 +23,10 @@ export class NotPaperAgentError extends ServiceError {
   }
 }
 
-/** 422 `paper_token_unsupported`: a swap of a paper token (a paper launch's virtual token), which has no market to trade on yet. */
+/** 422 `paper_token_unsupported`: a swap naming a paper token (a paper launch's virtual token) by anyone but the paper agent that launched it. */
 export class PaperTokenSwapUnsupportedError extends ServiceError {
   constructor(field: string) {
-    const message = "A paper token (a paper launch's virtual token, 0x0000000000000000…) is not traded yet: its holding is valued at its virtual pool's price, but no swap is filled against that pool."
+    const message = "A paper token (a paper launch's virtual token, 0x0000000000000000…) exists only in its launcher's paper ledger: only that paper agent trades it, against its virtual pool."
     super(message, { code: 'paper_token_unsupported', status: 422, fieldErrors: { [field]: message } })
   }
 }
