@@ -26,7 +26,7 @@ export class NotPaperAgentError extends ServiceError {
 /** 422 `paper_token_unsupported`: a swap naming a paper token (a paper launch's virtual token) by anyone but the paper agent that launched it. */
 export class PaperTokenSwapUnsupportedError extends ServiceError {
   constructor(field: string) {
-    const message = "A paper token (a paper launch's virtual token, 0x0000000000000000…) exists only in its launcher's paper ledger: only that paper agent trades it, against its virtual pool."
+    const message = "A paper token (a paper launch's virtual token, 0x0000000000000000a…) exists only in its launcher's paper ledger: only that paper agent trades it, against its virtual pool."
     super(message, { code: 'paper_token_unsupported', status: 422, fieldErrors: { [field]: message } })
   }
 }
