@@ -124,7 +124,7 @@ describe('paper agents', () => {
     expect((await api('GET', '/leaderboard?sort_by=pnl&mode=demo')).body.field_errors).toHaveProperty('mode')
   })
 
-  it('a swap beyond the virtual balance fails like a real one; a transfer moves virtual funds out; a launch, a fee claim and a market listing are refused', async () => {
+  it('a swap beyond the virtual balance fails like a real one; a transfer moves virtual funds out; a fee claim and a market listing are refused (a launch: test/paperLaunch.test.ts)', async () => {
     const short = await api('POST', '/swap/execute', { agentId: paper.id, tokenIn: 'USDC', tokenOut: 'TSLAx', amountIn: '4999', slippageBps: 300 }, key())
     expect(short.status).toBe(422)
     expect(short.body.code).toBe('insufficient_funds')
@@ -137,9 +137,6 @@ describe('paper agents', () => {
     expect(parseUnits(usdcBefore.balance, 6) - parseUnits(usdcAfter.balance, 6)).toBe(10_000_000n)
     const tooMuch = await api('POST', '/wallet/transfer', { agentId: paper.id, to, token: 'USDC', amount: '100000' }, key())
     expect(tooMuch.body.code).toBe('insufficient_funds')
-    const launch = await api('POST', '/launch/venue-a', { agentId: paper.id, symbol: 'PAPR', name: 'Paper', quote: 'ETH' }, key())
-    expect(launch.status).toBe(422)
-    expect(launch.body.code).toBe('paper_unsupported')
     const claim = await api('POST', '/fees/claim', { agentId: paper.id }, key())
     expect(claim.body.code).toBe('paper_unsupported')
     const listing = await api('POST', '/market', { agentId: paper.id, priceCredits: 100 })

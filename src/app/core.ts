@@ -225,7 +225,10 @@ export function createCore(adapters: CoreAdapters): Core {
 /** A paper agent's virtual balances, as a swap checks them. */
 function paperBalancesOf(pool: pg.Pool): PaperBalances {
   const store = createPaperStore(pool)
-  return { balanceOf: async (agentId, token) => (await store.balances(agentId)).get(paperToken(token)) ?? 0n }
+  return {
+    balanceOf: async (agentId, token) => (await store.balances(agentId)).get(paperToken(token)) ?? 0n,
+    pool: async (agentId, token) => (await store.pools(agentId)).get(token),
+  }
 }
 
 /** The swap's view of the agents repository: the wallet, the effective policy and the status. */

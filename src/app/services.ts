@@ -30,6 +30,7 @@ import { transferPlanner } from '../adapters/chain/transferPlanner.ts'
 import { createSwapPlanner } from '../adapters/chain/swapPlanner.ts'
 import { createWalletOpEffects, type WalletOpPlanner } from '../workflows/walletOp/walletOp.effects.ts'
 import { createPaperFiller } from '../adapters/chain/paperFills.ts'
+import { createPaperLaunches } from '../adapters/chain/paperLaunch.ts'
 import { createPaperStore } from '../adapters/db/paper.store.ts'
 import { claimPlanner } from '../adapters/chain/claimPlanner.ts'
 import { createIndexer, type Indexer } from '../adapters/chain/indexer.ts'
@@ -274,7 +275,7 @@ function createRuntime(
     kinds: [agentKind, launchKind, { ...walletOpKind, unstarted: releaseUnstartedWrite }, chatTurnKind, runKind, automationKind],
     effectHandlers: {
       ...chatEffects,
-      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger, paper: createPaperFiller({ chain, store: createPaperStore(db.pool) }), lowEthWei: config.lowBalanceWei }) } : {}),
+      ...(chain && sender ? { ...createLaunchEffects({ pool: db.pool, chain, sender, loadAccount, logger, paper: createPaperLaunches({ chain, store: createPaperStore(db.pool) }) }), ...createWalletOpEffects({ chain, sender, loadAccount, planners, logger, paper: createPaperFiller({ chain, store: createPaperStore(db.pool) }), lowEthWei: config.lowBalanceWei }) } : {}),
     },
     logger,
     errors: apiRuntimeErrors,

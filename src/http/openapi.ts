@@ -300,7 +300,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     ...accountAndAgentOps(agents),
     { method: 'post', path: '/launch/preview', summary: 'Simulate a launch; nothing is sent', auth: 'trade', body: previewBody },
     ...(['venue-a', 'venue-b', 'self-funded'] as const).map((v): Op => ({
-      method: 'post', path: `/launch/${v}`, summary: `Launch a token (${v}); poll GET /launch/{id}`, auth: 'trade', body: launchBody, idempotency: 'required', status: 202,
+      method: 'post', path: `/launch/${v}`, summary: `Launch a token (${v}); poll GET /launch/{id} (a paper agent's makes a virtual token and pool, nothing sent)`, auth: 'trade', body: launchBody, idempotency: 'required', status: 202,
     })),
     { method: 'get', path: '/launch/{id}', summary: 'Poll a launch', auth: 'read' },
     { method: 'post', path: '/swap/quote', summary: 'Quote a swap (valid 30 s)', auth: 'trade', body: swapInput },

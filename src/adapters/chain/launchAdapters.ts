@@ -11,6 +11,8 @@ import { simulateLaunch } from '../../workflows/launch/launch.effects.ts'
 import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, seedOf } from './launchTx.ts'
 import { createPriceReader } from './priceReader.ts'
 import { isVerifiedSymbol, resolveToken, tokenUsd } from './tokenInfo.ts'
+import { createPaperLaunches, type PaperLaunches } from './paperLaunch.ts'
+import { createPaperStore } from '../db/paper.store.ts'
 
 /**
  * The outside of the launch use cases: the agents repository, the venues' quote assets and the
@@ -22,6 +24,7 @@ import { isVerifiedSymbol, resolveToken, tokenUsd } from './tokenInfo.ts'
  */
 export function createLaunchPorts({ pool, wallet, agents }: { pool: pg.Pool; wallet: WalletDeps; agents: AgentsRepository }): Omit<LaunchPorts, 'newId' | 'actors' | 'spend'> {
   const { chain, loadAccount } = wallet
+  const paper = createPaperLaunches({ chain, store: createPaperStore(pool) })
   const quotes = { 'venue-a': chain.manifest.quotes['venue-a'] ?? [], 'venue-b': chain.manifest.quotes['venue-b'] ?? [], 'self-funded': ['ETH', 'USDC'] }
   return {
     agents: {
@@ -48,17 +51,20 @@ export function createLaunchPorts({ pool, wallet, agents }: { pool: pg.Pool; wal
       },
     },
     simulator: {
-      simulate: async (input) => simulateLaunch({ chain }, input, await loadAccount(input.agentId)),
-      predict: (input) => predictLaunch(chain, input, loadAccount),
+      // A paper agent's launch is checked against its paper ledger, nothing simulated on chain (docs/api.md, "Paper agents").
+      simulate: async (input) => ((await paper.isPaper(input.agentId)) ? paper.check(input).then(() => ({ gas: 0n, maxFeePerGas: 0n })) : simulateLaunch({ chain }, input, await loadAccount(input.agentId))),
+      predict: (input) => predictLaunch(chain, input, loadAccount, paper),
     },
   }
 }
 
 /** The token address a launch would make, its starting market cap and the venue's fees, read from the chain. */
-async function predictLaunch(chain: ChainHandle, input: LaunchInput, loadAccount: WalletDeps['loadAccount']): Promise<LaunchPrediction> {
+async function predictLaunch(chain: ChainHandle, input: LaunchInput, loadAccount: WalletDeps['loadAccount'], paper: PaperLaunches): Promise<LaunchPrediction> {
   const client = chain.publicClient
   const q = quoteAsset(chain.manifest, input.quote)
   const common = { totalSupply: LAUNCH_SUPPLY, quoteDecimals: q.decimals }
+  // A paper launch makes its virtual token at the address its launch id derives (src/domain/paper/paperAddress.ts).
+  const predicted = (await paper.isPaper(input.agentId)) ? paper.tokenAddress(input.launchId) : undefined
   if (input.venue === 'venue-a') {
     const venueA = chain.manifest.contracts.venueA
     const [nonce, cfg] = await Promise.all([
@@ -67,7 +73,7 @@ async function predictLaunch(chain: ChainHandle, input: LaunchInput, loadAccount
     ])
     return {
       ...common,
-      predictedTokenAddress: getContractAddress({ from: venueA, nonce: BigInt(nonce) }),
+      predictedTokenAddress: predicted ?? getContractAddress({ from: venueA, nonce: BigInt(nonce) }),
       marketCap: cfg[1],
       fees: { tradeFeeBps: 100, creatorShareBps: 5000, platformShareBps: 5000, graduationThreshold: formatUnits(cfg[2], q.decimals) },
     }
@@ -77,7 +83,7 @@ async function predictLaunch(chain: ChainHandle, input: LaunchInput, loadAccount
     const nonce = await client.getTransactionCount({ address: venueB })
     return {
       ...common,
-      predictedTokenAddress: getContractAddress({ from: venueB, nonce: BigInt(nonce) }),
+      predictedTokenAddress: predicted ?? getContractAddress({ from: venueB, nonce: BigInt(nonce) }),
       marketCap: parseAmount(VENUE_B_STARTING_MARKET_CAP[input.quote] ?? '1', q.decimals),
       fees: { poolFeeBps: 100, lpFeeBps: 30, creatorShareBps: 5000, platformShareBps: 5000 },
     }
@@ -88,7 +94,7 @@ async function predictLaunch(chain: ChainHandle, input: LaunchInput, loadAccount
   return {
     ...common,
     // An ERC-20 seed is approved first: the deployment takes the next nonce.
-    predictedTokenAddress: getContractAddress({ from: account.address, nonce: BigInt(q.native ? nonce : nonce + 1) }),
+    predictedTokenAddress: predicted ?? getContractAddress({ from: account.address, nonce: BigInt(q.native ? nonce : nonce + 1) }),
     marketCap: seed,
     fees: { lpFeeBps: 30, seed: formatUnits(seed, q.decimals) },
   }

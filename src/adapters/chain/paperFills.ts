@@ -6,6 +6,7 @@ import { paperToken, type PaperStore, type PaperLeg } from '../db/paper.store.ts
 import type { PaperFiller } from '../../workflows/walletOp/walletOp.effects.ts'
 import type { SwapParams } from '../../domain/swaps/swap.types.ts'
 import type { TransferParams } from '../../domain/wallet/ports.ts'
+import { isPaperAddress } from '../../domain/paper/paperAddress.ts'
 
 
 const rejected = (code: string, message: string) => ({ ok: false as const, code, message })
@@ -36,6 +37,20 @@ export function createPaperFiller({ chain, store }: { chain: ChainHandle; store:
       if (kind === 'swap') {
         const p = params as unknown as SwapParams
         const amountIn = BigInt(p.amountIn)
+        // A paper token's swap: against its virtual pool, whose reserves it moves (docs/api.md, "Paper agents").
+        const hop = p.route.hops[0]
+        if (p.route.hops.length === 1 && hop && isPaperAddress(hop.address)) {
+          const out = await store.fillFromPool({
+            opId, agentId, poolToken: hop.address.toLowerCase(), debit: { token: paperToken(p.tokenInInfo), amount: amountIn }, creditToken: paperToken(p.tokenOutInfo),
+            minAmountOut: BigInt(p.minAmountOut), result: (amountOut) => ({ ...base, amountOutBaseUnits: amountOut.toString() }),
+          })
+          if (out.ok) return { ok: true, result: out.result }
+          if ('slippage' in out) {
+            const min = formatUnits(BigInt(p.minAmountOut), p.tokenOutInfo.decimals)
+            return rejected('slippage_exceeded', `The price moved: the virtual pool now pays ${formatUnits(out.slippage, p.tokenOutInfo.decimals)} ${p.tokenOutInfo.symbol}, below the minimum ${min}.`)
+          }
+          return rejected('insufficient_funds', `The paper agent holds ${formatUnits(out.held, p.tokenInInfo.decimals)} ${p.tokenInInfo.symbol}; this needs ${formatUnits(amountIn, p.tokenInInfo.decimals)}.`)
+        }
         const { amountOut } = await priceRoute(at, p.route, amountIn)
         if (amountOut < BigInt(p.minAmountOut)) {
           const min = formatUnits(BigInt(p.minAmountOut), p.tokenOutInfo.decimals)

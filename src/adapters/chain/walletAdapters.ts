@@ -71,6 +71,7 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
     indexedPrices: (q) => store.indexedPrices({ ...q, weth: chain.manifest.contracts.weth.toLowerCase(), quoteDecimals: Object.entries(chain.manifest.quoteAssets).map(([symbol, a]) => [symbol, a.decimals] as const) }),
     agentIdByWallet: (accountId, wallet) => store.agentIdByWallet(accountId, wallet),
     paperBalances: (agentId) => paper.balances(agentId),
+    paperPools: (agentId) => paper.pools(agentId),
     // A contract that merely emits a Transfer to the wallet may not answer balanceOf: not a holding.
     holding: (token, owner, blockNumber) =>
       balanceOf(chain, token, owner, blockNumber).catch((err) => {

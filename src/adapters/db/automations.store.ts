@@ -39,11 +39,14 @@ export function createAutomationsStore(pool: pg.Pool) {
 
     /**
      * Automations with this trigger type, in one of `statuses`, whose agent is running: what a
-     * new block or a launch may fire (an automation of a stopped agent never fires).
+     * new block or a launch may fire (an automation of a stopped agent never fires). `version`:
+     * the actor's, which every change of its state moves. `ctx` holds only what the feed reads of
+     * the context: its `trigger` and a trailing stop's `high`.
      */
-    async ofRunningAgents(triggerTypes: ReadonlyArray<'price_threshold' | 'new_launch' | 'trailing_stop' | 'bracket'>, statuses: readonly string[]): Promise<AutomationRow[]> {
-      const { rows } = await pool.query<AutomationRow>(
-        `select a.id, a.account_id, a.status, a.snapshot->'context' as ctx, a.created_at, a.updated_at, a.created_at::text as cursor_at
+    async ofRunningAgents(triggerTypes: ReadonlyArray<'price_threshold' | 'new_launch' | 'trailing_stop' | 'bracket'>, statuses: readonly string[]): Promise<Array<AutomationRow & { version: string }>> {
+      const { rows } = await pool.query<AutomationRow & { version: string }>(
+        `select a.id, a.account_id, a.status, jsonb_build_object('trigger', a.snapshot->'context'->'trigger', 'high', a.snapshot->'context'->'high') as ctx,
+                a.created_at, a.updated_at, a.created_at::text as cursor_at, a.version::text as version
            from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
           where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = any($1::text[])`,
         [triggerTypes, statuses],
@@ -102,6 +105,21 @@ export function createAutomationsStore(pool: pg.Pool) {
 
     /** Tells each of the agent's automations that have not ended: one statement, whatever their number. */
     tellAgentAutomations: (p: { agentId: string; event: { type: string }; dedupePrefix: string }) => tellAgentAutomations(pool, p),
+
+    /**
+     * Of `mints` (symbols or addresses), the launched tokens the index follows (`tracked`: their
+     * trades are recorded) and those of them traded in blocks (from, to] (`traded`), in lower case:
+     * the trigger feed reads again only the prices that may have moved.
+     */
+    async tradedAmong(mints: readonly string[], from: number, to: number): Promise<{ tracked: Set<string>; traded: Set<string> }> {
+      const { rows } = await pool.query<{ address: string; traded: boolean }>({
+        name: 'automation.traded_among',
+        text: `select t.address, exists (select 1 from trade x where x.token_address = t.address and x.block_number > $2 and x.block_number <= $3) as traded
+                 from token t where t.address = any($1::text[])`,
+        values: [mints.map((m) => m.toLowerCase()), from, to],
+      })
+      return { tracked: new Set(rows.map((r) => r.address)), traded: new Set(rows.filter((r) => r.traded).map((r) => r.address)) }
+    },
 
     /** Tokens launched in blocks (from, to]: what a sniper may buy. */
     async launchedBetween(from: number, to: number): Promise<Array<{ address: string; symbol: string; venue: string; quote_symbol: string; creator_address: string }>> {

@@ -169,6 +169,11 @@ async function ledgerRows(pool: pg.Pool, agentId: string | undefined, mode: 'liv
        select t.creator_agent_id, a.name, a.wallet_address, 'launch', t.address, null, x.created_at, x.id, x.snapshot->'context'
          from token t join actor x on x.id = t.launch_id and x.kind = 'launch' ${one ? 'join agent a on a.id = t.creator_agent_id' : live.replace('%s', 't.creator_agent_id')}
         where ${one ? 't.creator_agent_id = $1 and' : ''} x.status = 'live'
+       union all
+       -- A paper agent's launches (its virtual pools): their seed leaves the ledger as a live launch's does.
+       select p.agent_id, a.name, a.wallet_address, 'launch', p.token, null, x.created_at, x.id, x.snapshot->'context'
+         from paper_pool p join actor x on x.id = p.launch_id and x.kind = 'launch' ${one ? 'join agent a on a.id = p.agent_id' : live.replace('%s', 'p.agent_id')}
+        where ${one ? 'p.agent_id = $1 and' : ''} x.status = 'live'
      ) o order by agent_id, at, ord`,
     params,
   )

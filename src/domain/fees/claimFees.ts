@@ -62,7 +62,7 @@ async function planClaim(
   const agent = await deps.agents.getOwned(accountId, agentId)
   if (agent.status === 'deleted') throw new InvalidStateError({ event: 'claim fees', state: 'deleted' })
   assertNotListed(agent, 'claim fees')
-  // A paper agent launched nothing and has no fees; a claim would reach the chain (docs/api.md, "Paper agents").
+  // A paper token's virtual pool keeps its fee in its reserves (no creator share), and a claim would reach the chain (docs/api.md, "Paper agents").
   if (agent.mode === 'paper') throw new PaperUnsupportedError('claim creator fees')
   if ({ ...DEFAULT_POLICY, ...agent.policy }.paused) {
     throw new PolicyViolationError({ rule: 'paused', message: 'The agent is paused by its policy kill switch.' })

@@ -9,7 +9,7 @@ import type { LaunchInput, LaunchVenue } from './launch.schema.ts'
  */
 
 /** The launching agent with its effective policy (guardrails applied) and its actor's status. */
-export type LaunchAgent = { status: string; policy: Partial<Policy>; /** Its active market listing, if any. */ listingId?: string | null | undefined; /** A paper agent cannot launch (`paper_unsupported`). */ mode?: 'live' | 'paper' | undefined }
+export type LaunchAgent = { status: string; policy: Partial<Policy>; /** Its active market listing, if any. */ listingId?: string | null | undefined; /** A paper agent's launch makes a virtual token, nothing sent (docs/api.md, "Paper agents"). */ mode?: 'live' | 'paper' | undefined }
 
 export interface LaunchAgents {
   /** The account's agent, or undefined when there is none (or it is another account's). */

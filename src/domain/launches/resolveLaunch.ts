@@ -1,6 +1,5 @@
 import { assertNotListed } from '../agents/listedAgent.ts'
 import { ValidationError } from '../errors.ts'
-import { PaperUnsupportedError } from '../paper/errors.ts'
 import type { LaunchBody, LaunchInput, LaunchRequest, LaunchVenue } from './launch.schema.ts'
 import { checkLaunchPolicy, launchFieldErrors, launchUsdValue, type LaunchFacts } from './launchRules.ts'
 import type { LaunchAgent, LaunchPorts } from './ports.ts'
@@ -28,8 +27,7 @@ export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest,
   const venue = req.venue as LaunchVenue
   const agent = facts!.agent as LaunchAgent
   assertNotListed(agent, 'launch a token')
-  // A launch is not simulated for a paper agent (docs/api.md, "Paper agents"): refused before anything is recorded.
-  if (agent.mode === 'paper') throw new PaperUnsupportedError('launch a token')
+  // A paper agent's launch takes the same path; its simulator and effects fill it into the paper ledger (docs/api.md, "Paper agents").
   const input: LaunchInput = {
     launchId,
     accountId: req.accountId,

@@ -1,7 +1,10 @@
 import { parseUnits } from 'viem'
 import { ValidationError } from '../errors.ts'
 import { formatUsd } from '../tokens/priceMath.ts'
-import type { WalletAgents, WalletChain, WalletTokens } from '../wallet/ports.ts'
+import type { Address } from 'viem'
+import type { PaperPoolView, WalletAgents, WalletChain, WalletTokens } from '../wallet/ports.ts'
+import { paperPoolUsd } from '../wallet/getPortfolio.ts'
+import { isPaperAddress } from './paperAddress.ts'
 import { NotPaperAgentError } from './errors.ts'
 import type { PaperDepositBody } from './paper.schema.ts'
 
@@ -10,6 +13,8 @@ export interface PaperDeposits {
   latestBlock(): Promise<bigint>
   /** Records the deposit and credits it, once per id; false when the id was recorded already. */
   deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint }): Promise<boolean>
+  /** The virtual pools of the paper tokens the agent launched, by address (lower case): a deposit of one is valued at its pool's price. */
+  pools?(agentId: string): Promise<Map<string, PaperPoolView>>
   depositOf(id: string): Promise<{ agent_id: string; token: string; amount: string; usd: string | null; created_at: Date } | undefined>
 }
 
@@ -19,7 +24,8 @@ export type DepositPaperInput = PaperDepositBody & { accountId: string; agentId:
 /**
  * A virtual deposit into a paper agent's ledger: the token's balance grows by the amount, and its
  * ledger counts it as a transfer in valued at the latest block's price (its cost basis, as a
- * real transfer in is; unpriced when the token has no market). A live agent is refused
+ * real transfer in is; unpriced when the token has no market). One of the agent's own paper
+ * tokens (a paper launch's) may be deposited too, valued at its virtual pool's price. A live agent is refused
  * (`not_paper_agent`).
  *
  * @example
@@ -28,13 +34,16 @@ export type DepositPaperInput = PaperDepositBody & { accountId: string; agentId:
 export async function depositPaper(deps: DepositPaperDeps, input: DepositPaperInput) {
   const agent = await deps.agents.getOwned(input.accountId, input.agentId)
   if (agent.mode !== 'paper') throw new NotPaperAgentError()
-  const token = await deps.tokens.resolve(input.token)
+  // One of the agent's own paper tokens (a paper launch's): its virtual pool prices it.
+  const pool = isPaperAddress(input.token) ? (await deps.deposits.pools?.(agent.id))?.get(input.token.toLowerCase()) : undefined
+  const token = pool ? { address: input.token.toLowerCase() as Address, symbol: pool.symbol, decimals: 18, native: false, verified: false } : await deps.tokens.resolve(input.token)
   if (!token) throw new ValidationError({ token: 'Unknown token: a symbol such as USDC, or a token address.' })
   const [, decimals = ''] = input.amount.split('.')
   if (decimals.length > token.decimals) throw new ValidationError({ amount: `${token.symbol} has ${token.decimals} decimals.` })
   const amount = parseUnits(input.amount, token.decimals)
   const blockNumber = await deps.deposits.latestBlock()
-  const priced = await (await deps.chain.prices(blockNumber)).usd(token, amount).catch(() => undefined)
+  const prices = await deps.chain.prices(blockNumber)
+  const priced = await (pool ? paperPoolUsd(deps, prices, pool, amount) : prices.usd(token, amount)).catch(() => undefined)
   const usdValue = priced ? formatUsd(priced.amountUsd18) : null
   const balanceKey = token.native ? 'eth' : token.address.toLowerCase()
   await deps.deposits.deposit({ id: input.id, agentId: agent.id, token: token.address.toLowerCase(), balanceKey, amount, usdValue, blockNumber })

@@ -8,7 +8,7 @@ export class ModeImmutableError extends ServiceError {
   }
 }
 
-/** 422 `paper_unsupported`: an operation a paper agent cannot simulate (a launch, a fee claim). */
+/** 422 `paper_unsupported`: an operation a paper agent cannot simulate (a fee claim, a market listing). */
 export class PaperUnsupportedError extends ServiceError {
   constructor(what: string) {
     super(`A paper agent cannot ${what}: it is not simulated, and nothing a paper agent does reaches the chain.`, { code: 'paper_unsupported', status: 422 })
@@ -20,5 +20,13 @@ export class NotPaperAgentError extends ServiceError {
   constructor() {
     const message = 'Only a paper agent takes virtual deposits; fund a live agent by sending tokens to its wallet.'
     super(message, { code: 'not_paper_agent', status: 422, fieldErrors: { agentId: message } })
+  }
+}
+
+/** 422 `paper_token_unsupported`: a swap naming a paper token (a paper launch's virtual token) by anyone but the paper agent that launched it. */
+export class PaperTokenSwapUnsupportedError extends ServiceError {
+  constructor(field: string) {
+    const message = "A paper token (a paper launch's virtual token, 0x0000000000000000a…) exists only in its launcher's paper ledger: only that paper agent trades it, against its virtual pool."
+    super(message, { code: 'paper_token_unsupported', status: 422, fieldErrors: { [field]: message } })
   }
 }

@@ -1,3 +1,4 @@
+import type { PaperPoolState } from '../paper/paperPool.ts'
 import type { Address } from 'viem'
 import type { Policy } from '../agents/policy.ts'
 import type { PricedRoute, SwapRoute } from './swap.types.ts'
@@ -34,6 +35,8 @@ export type SwapAgent = {
 export interface PaperBalances {
   /** The agent's virtual balance of a token, in base units. */
   balanceOf(agentId: string, token: SwapToken): Promise<bigint>
+  /** The virtual pool of a paper token the agent launched (address in lower case), or undefined. */
+  pool?(agentId: string, token: string): Promise<PaperPoolState | undefined>
 }
 
 export interface SwapAgents {

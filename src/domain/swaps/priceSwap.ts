@@ -1,6 +1,7 @@
 import type { PricedRoute, SwapRoute } from './swap.types.ts'
 import type { MarketAtBlock, SwapPorts, SwapWarning } from './ports.ts'
 import type { ResolvedSwap } from './resolveSwap.ts'
+import { paperPoolRoute } from '../paper/paperPool.ts'
 import { DEADLINE_SECONDS, policyValueUsd, swapWarnings } from './swapRules.ts'
 
 export type PriceSwapDeps = Pick<SwapPorts, 'market' | 'simulator'>
@@ -14,7 +15,10 @@ export async function priceSwap(
   pinned: Promise<MarketAtBlock> = deps.market.atLatestBlock(),
 ): Promise<PricedSwap> {
   const at = await pinned
-  const priced = route
+  // A paper token's swap is priced against its virtual pool as it stands (docs/api.md, "Paper agents").
+  const priced = p.paperPool
+    ? paperPoolRoute(p.paperPool, p.tokenIn, p.tokenOut, p.amountIn)
+    : route
     ? await at.priceRoute(route, p.amountIn)
     : await at.findRoute({ tokenIn: p.tokenIn.address, tokenOut: p.tokenOut.address, amountIn: p.amountIn })
   const prices = await at.prices()
@@ -24,7 +28,8 @@ export async function priceSwap(
     at.blockTimestamp().then((t) => t + DEADLINE_SECONDS),
   ])
   const warnings = swapWarnings({ tokenIn: p.tokenIn, tokenOut: p.tokenOut, priceImpactBps: priced.priceImpactBps, inUsd, outUsd })
-  if (!p.tokenOut.verified) {
+  // (A paper token has no contract to simulate a sale back on.)
+  if (!p.tokenOut.verified && !p.paperPool) {
     warnings.push(
       ...(await deps.simulator.sellBackWarnings({
         wallet: p.agent.wallet,

@@ -6,7 +6,7 @@ import { priceSwap } from './priceSwap.ts'
 import { bareRoute, minAmountOut, QUOTE_TTL_MS } from './swapRules.ts'
 import { fmt, routeResource, tokenNames } from './swapResource.ts'
 
-export type QuoteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'clock' | 'newId'>
+export type QuoteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'clock' | 'newId'> & Partial<Pick<SwapPorts, 'paper'>>
 export type QuoteSwapInput = SwapRequest
 
 /**

@@ -5,9 +5,13 @@ import { emptyFieldErrors } from '../fieldErrors.ts'
 import type { SwapInput, SwapRequest } from './swap.schema.ts'
 import type { SwapAgent, SwapPorts, SwapToken } from './ports.ts'
 import { amountDecimalsError, sameTokenError } from './swapRules.ts'
+import { isPaperAddress } from '../paper/paperAddress.ts'
+import { PaperTokenSwapUnsupportedError } from '../paper/errors.ts'
+import type { PaperPoolState } from '../paper/paperPool.ts'
 
-export type ResolvedSwap = { input: SwapInput; agent: SwapAgent; tokenIn: SwapToken; tokenOut: SwapToken; amountIn: bigint }
-export type ResolveSwapDeps = Pick<SwapPorts, 'agents' | 'tokens'>
+/** `paperPool`: the swap trades a paper agent's own paper token against its virtual pool (docs/api.md, "Paper agents"). */
+export type ResolvedSwap = { input: SwapInput; agent: SwapAgent; tokenIn: SwapToken; tokenOut: SwapToken; amountIn: bigint; paperPool?: PaperPoolState | undefined }
+export type ResolveSwapDeps = Pick<SwapPorts, 'agents' | 'tokens'> & Partial<Pick<SwapPorts, 'paper'>>
 
 /**
  * Checks every field of a swap request against the account, the chain and each other: one 422
@@ -16,11 +20,18 @@ export type ResolveSwapDeps = Pick<SwapPorts, 'agents' | 'tokens'>
 export async function resolveSwap(deps: ResolveSwapDeps, request: SwapRequest, mode: 'quote' | 'execute'): Promise<ResolvedSwap> {
   const { accountId, fields } = request
   const errors = Object.assign(emptyFieldErrors(), request.fieldErrors)
-  const [agent, tokenIn, tokenOut] = await Promise.all([
+  const paperSide = fields.tokenIn && isPaperAddress(fields.tokenIn) ? 'tokenIn' : fields.tokenOut && isPaperAddress(fields.tokenOut) ? 'tokenOut' : undefined
+  const lookup = (field: 'tokenIn' | 'tokenOut') => (fields[field] && field !== paperSide ? deps.tokens.lookup(fields[field]) : undefined)
+  const [agent, namedIn, namedOut] = await Promise.all([
     fields.agentId ? deps.agents.forSwap(accountId, fields.agentId) : undefined,
-    fields.tokenIn ? deps.tokens.lookup(fields.tokenIn) : undefined,
-    fields.tokenOut ? deps.tokens.lookup(fields.tokenOut) : undefined,
+    lookup('tokenIn'),
+    lookup('tokenOut'),
   ])
+  // A paper token trades only against its own virtual pool, for the paper agent that launched it.
+  const paperPool = paperSide && agent?.mode === 'paper' && fields.agentId ? await deps.paper?.pool?.(fields.agentId, fields[paperSide]!.toLowerCase()) : undefined
+  if (paperSide && !paperPool) throw new PaperTokenSwapUnsupportedError(paperSide)
+  const paperToken = paperPool && { token: { address: paperPool.token as SwapToken['address'], symbol: paperPool.symbol, decimals: 18, verified: false, native: false } }
+  const [tokenIn, tokenOut] = paperSide === 'tokenIn' ? [paperToken, namedOut] : paperSide === 'tokenOut' ? [namedIn, paperToken] : [namedIn, namedOut]
   if (fields.agentId && !agent) errors.agentId = 'No such agent in this account.'
   else if (agent?.status === 'deleted') errors.agentId = 'The agent is deleted.'
   if (mode === 'execute' && agent) assertNotListed(agent, 'swap')
@@ -37,8 +48,14 @@ export async function resolveSwap(deps: ResolveSwapDeps, request: SwapRequest, m
     else amountIn = parseUnits(fields.amountIn, tin.decimals)
   }
   if (mode === 'quote' && (fields.quoteId !== undefined || errors.quoteId !== undefined)) errors.quoteId = 'Only POST /swap/execute takes a quoteId.'
+  const other = paperSide === 'tokenIn' ? tout : tin
+  if (paperPool && other && other.symbol !== paperPool.quoteSymbol) {
+    const field = paperSide === 'tokenIn' ? 'tokenOut' : 'tokenIn'
+    errors[field] = `${paperPool.symbol} trades only against its virtual pool's quote asset, ${paperPool.quoteSymbol}.`
+  }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
   return {
+    paperPool,
     input: fields as SwapInput,
     agent: { ...agent!, wallet: agent!.wallet.toLowerCase() as SwapAgent['wallet'] },
     tokenIn: tin!,

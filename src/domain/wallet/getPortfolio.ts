@@ -1,4 +1,5 @@
-import type { WalletPorts, WalletToken } from './ports.ts'
+import type { Address } from 'viem'
+import type { PaperPoolView, UsdValue, WalletPorts, WalletToken } from './ports.ts'
 import type { PortfolioInput } from './wallet.schema.ts'
 import { holdingOf, totalValueUsd, type Holding } from './walletRules.ts'
 import { pnlFields, pnlLedger, pnlTotals, type Position } from './pnlRules.ts'
@@ -25,9 +26,12 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   const add = (t: WalletToken) => candidates.set(t.native ? 'ETH' : t.address, t)
   for (const t of await deps.portfolio.standardTokens()) add(t)
   const others = paper ? [...paper.keys()].filter((k) => k !== 'eth') : await deps.portfolio.otherTokenAddresses(agent.id, owner)
+  // A paper launch's virtual token is no token of the chain's: its line is its virtual pool's (valued at the pool's price).
+  const pools = paper ? ((await deps.portfolio.paperPools?.(agent.id)) ?? new Map<string, PaperPoolView>()) : new Map<string, PaperPoolView>()
   for (const address of others) {
     if (!address || candidates.has(address.toLowerCase())) continue
-    const t = await deps.tokens.resolve(address)
+    const pool = pools.get(address.toLowerCase())
+    const t = pool ? { address: address.toLowerCase() as Address, symbol: pool.symbol, decimals: 18, native: false, verified: false } : await deps.tokens.resolve(address)
     if (t) add(t)
   }
   const book = pnlLedger(await deps.portfolio.ledgerOps(agent.id))
@@ -36,7 +40,8 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   for (const token of candidates.values()) {
     const balance = paper ? (paper.get(token.native ? 'eth' : token.address.toLowerCase()) ?? 0n) : await deps.portfolio.holding(token, owner, input.blockNumber)
     if (balance === null || (balance === 0n && !token.native)) continue
-    held.push({ token, balance, priced: await prices.usd(token, balance).catch(() => undefined) })
+    const pool = pools.get(token.address.toLowerCase())
+    held.push({ token, balance, priced: await (pool ? paperPoolUsd(deps, prices, pool, balance) : prices.usd(token, balance)).catch(() => undefined) })
   }
   const lines: PortfolioLine[] = held.map(({ token, balance, priced }) => {
     const position = sharedPosition(book.get(token.address), token, balance, held)
@@ -44,6 +49,28 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   })
   const totals = pnlTotals(book, lines.map((l) => ({ address: l.token.address, valueUsd: l.holding.valueUsd, position: l.position })), (a) => a ?? '')
   return { agent, lines, totals, totalValueUsd: totalValueUsd(lines.map((l) => l.holding)) }
+}
+
+/**
+ * A paper token's holding at its virtual pool's price (its quote reserve over its token reserve),
+ * in USD at the quote asset's price; USD of one whole token as `unitUsd18`.
+ *
+ * @example
+ * await paperPoolUsd(deps, prices, { quoteSymbol: 'ETH', quoteReserve: 10n ** 18n, tokenReserve: 10n ** 27n, symbol: 'P', name: 'P' }, 10n ** 24n)
+ */
+export async function paperPoolUsd(
+  deps: Pick<GetPortfolioDeps, 'tokens'>,
+  prices: { usd(token: WalletToken, amount: bigint): Promise<UsdValue | undefined> },
+  pool: PaperPoolView,
+  balance: bigint,
+): Promise<UsdValue | undefined> {
+  const quote = await deps.tokens.resolve(pool.quoteSymbol)
+  if (!quote) return undefined
+  const [value, unit] = await Promise.all([
+    prices.usd(quote, (balance * pool.quoteReserve) / pool.tokenReserve),
+    prices.usd(quote, (10n ** 18n * pool.quoteReserve) / pool.tokenReserve),
+  ])
+  return value && unit ? { unitUsd18: unit.amountUsd18, amountUsd18: value.amountUsd18 } : undefined
 }
 
 /**

@@ -104,7 +104,12 @@ export interface PortfolioReads {
   holding(token: WalletToken, owner: Address, blockNumber?: bigint): Promise<bigint | null>
   /** A paper agent's virtual balances now, by token (`eth` for ETH, else the address in lower case). */
   paperBalances?(agentId: string): Promise<Map<string, bigint>>
+  /** The virtual pools of the paper tokens a paper agent launched, by token address (lower case): its holding of one is valued at its pool's price. */
+  paperPools?(agentId: string): Promise<Map<string, PaperPoolView>>
 }
+
+/** A paper launch's virtual pool as the portfolio reads it: the token's symbol and name, its quote asset's symbol and the reserves (base units). */
+export type PaperPoolView = { symbol: string; name: string; quoteSymbol: string; quoteReserve: bigint; tokenReserve: bigint }
 
 /** One transaction of the wallet's outbox. */
 export type OutboxTx = {

@@ -68,7 +68,8 @@ const PRICE_LISTENERS = ['armed'] as const
  * indexer has run a pass (the first after a start or a failover included) it evaluates every
  * block after it up to the indexed one: launches in those blocks matched against the filters of
  * each sniper that is armed or executing (one executing queues them as pending triggers), and
- * price thresholds of armed automations read from pool reserves at the newest block. Only
+ * price thresholds, trailing stops and brackets of armed automations read from pool reserves at
+ * the newest block, once, for the tokens whose price may have moved (`priceOrders`). Only
  * automations of running agents are asked. The checkpoint moves only once the triggers are in
  * the automations' inboxes, so a failure or a crash evaluates the same blocks again; each
  * trigger is deduplicated by (automation, block) or (automation, token), so nothing fires twice.
@@ -81,30 +82,63 @@ export function createAutomationTriggers(deps: {
   logger: Logger
   chainId: number
 }) {
-  async function prices(block: number) {
-    const armed = await deps.store.ofRunningAgents(['price_threshold'], PRICE_LISTENERS)
-    if (armed.length === 0) return
-    const mints = [...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))]
-    const now = await deps.prices(mints)
-    for (const a of armed) {
-      const t = (a.ctx as unknown as AutomationContext).trigger as Extract<AutomationTrigger, { type: 'price_threshold' }>
-      const price = now.get(t.mint)
-      if (!price) continue
-      const met = t.operator === 'gte' ? Number(price) >= Number(t.priceUsd) : Number(price) <= Number(t.priceUsd)
-      if (met) await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.trigger', source: { source: 'price', block: String(block), priceUsd: price } }, `price:${a.id}:${block}`)
+  /**
+   * What the feed knows between passes (in memory: a start or a failover begins empty, so its
+   * first pass reads every armed order's token): the ETH price it last read (every ETH-quoted
+   * token's USD price moves with it), each armed order's version when last evaluated (a
+   * changed or unseen one (its actor's version), such as one armed since, is evaluated whatever traded), and the
+   * orders whose last evaluation sent an event (evaluated again every block, as their state may
+   * not have moved yet).
+   */
+  let lastEth: string | null | undefined
+  let seen = new Map<string, string>()
+  let hot = new Set<string>()
+
+  /**
+   * Price thresholds, trailing stops and brackets, in one read of the armed ones and one read of
+   * prices at the newest block: only the tokens whose pools traded in blocks (from, to] (the
+   * index's trades), those the index does not follow (quote assets, stocks), and those of orders
+   * not evaluated as they stand; every token when the ETH price moved. A threshold met fires;
+   * a trailing stop or a bracket hears the price when it means something to it (a new high, a
+   * level reached).
+   */
+  async function priceOrders(from: number, block: number) {
+    const armed = await deps.store.ofRunningAgents(['price_threshold', 'trailing_stop', 'bracket'], PRICE_LISTENERS)
+    if (armed.length === 0) {
+      seen = new Map()
+      hot = new Set()
+      return
     }
-  }
-  /** Trailing stops and brackets: each armed one hears the block's price when it means something to it (a new high, a level reached). */
-  async function orders(block: number) {
-    const armed = await deps.store.ofRunningAgents(['trailing_stop', 'bracket'], PRICE_LISTENERS)
-    if (armed.length === 0) return
-    const now = await deps.prices([...new Set(armed.map((a) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint))])
-    for (const a of armed) {
+    const mintOf = (a: { ctx: Record<string, unknown> }) => ((a.ctx as unknown as AutomationContext).trigger as { mint: string }).mint
+    const mints = [...new Set(armed.map(mintOf))]
+    const [{ tracked, traded }, eth] = await Promise.all([deps.store.tradedAmong(mints, from, block), deps.prices(['ETH']).then((m) => m.get('ETH') ?? null)])
+    const ethMoved = eth !== lastEth
+    const fresh = (a: { id: string; version: string }) => hot.has(a.id) || seen.get(a.id) !== a.version
+    const wanted = ethMoved
+      ? mints
+      : [...new Set(armed.filter((a) => fresh(a) || !tracked.has(mintOf(a).toLowerCase()) || traded.has(mintOf(a).toLowerCase())).map(mintOf))]
+    const now = wanted.length > 0 ? await deps.prices(wanted) : new Map<string, string | null>()
+    // Each order's event is in its own inbox, deduplicated by (order, block): sent side by side.
+    const sent = armed.map(async (a) => {
       const c = a.ctx as unknown as AutomationContext
-      const price = now.get((c.trigger as { mint: string }).mint)
-      if (!price || !priceMatters(c.trigger, c.high, price)) continue
-      await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.price', block: String(block), priceUsd: price }, `price:${a.id}:${block}`)
-    }
+      const price = now.get(mintOf(a))
+      if (!price) return undefined
+      if (c.trigger.type === 'price_threshold') {
+        const t = c.trigger
+        const met = t.operator === 'gte' ? Number(price) >= Number(t.priceUsd) : Number(price) <= Number(t.priceUsd)
+        if (!met) return undefined
+        await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.trigger', source: { source: 'price', block: String(block), priceUsd: price } }, `price:${a.id}:${block}`)
+      } else {
+        if (!priceMatters(c.trigger, c.high, price)) return undefined
+        await deps.runtime.enqueue(a.id, a.account_id, { type: 'automation.price', block: String(block), priceUsd: price }, `price:${a.id}:${block}`)
+      }
+      return a.id
+    })
+    const nextHot = new Set((await Promise.all(sent)).filter((id) => id !== undefined))
+    // Only once every event is in its inbox: a failed pass evaluates the same orders again.
+    lastEth = eth
+    seen = new Map(armed.map((a) => [a.id, a.version]))
+    hot = nextHot
   }
   async function launches(from: number, to: number) {
     const launched = await deps.store.launchedBetween(from, to)
@@ -121,7 +155,7 @@ export function createAutomationTriggers(deps: {
   async function catchUp(indexedTo: number) {
     const from = await deps.store.triggerCheckpoint(deps.chainId, indexedTo)
     if (from >= indexedTo) return
-    await Promise.all([prices(indexedTo), orders(indexedTo), launches(from, indexedTo)])
+    await Promise.all([priceOrders(from, indexedTo), launches(from, indexedTo)])
     await deps.store.advanceTriggerCheckpoint(deps.chainId, from, indexedTo)
   }
   // One evaluation at a time; what the indexer reached meanwhile is evaluated right after.

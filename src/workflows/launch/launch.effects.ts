@@ -9,7 +9,8 @@ import type { ChainHandle } from '../../adapters/chain/chain.ts'
 import type { TxSender } from '../../adapters/chain/txSender.ts'
 import { InsufficientFundsError, SimulationRevertedError, revertReason } from '../../adapters/chain/txSender.ts'
 import { launchOutcome, planLaunch, quoteAsset, seedOf, LAUNCH_SUPPLY } from '../../adapters/chain/launchTx.ts'
-import { gasCost } from '../walletOp/walletOp.effects.ts'
+import { gasCost, PAPER_TX_PREFIX } from '../walletOp/walletOp.effects.ts'
+import type { PaperLaunches } from '../../adapters/chain/paperLaunch.ts'
 
 type LaunchCtx = LaunchInput & { txHash: string | null }
 
@@ -19,6 +20,8 @@ export type LaunchEffectsDeps = {
   sender: TxSender
   loadAccount(agentId: string): Promise<LocalAccount>
   logger: Logger
+  /** Present: a paper agent's launch is filled by it (a virtual token and pool), never signed or sent. */
+  paper?: PaperLaunches | undefined
 }
 
 /**
@@ -90,6 +93,16 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
   return {
     async 'launch.simulate'(effect, effectCtx) {
       const ctx = await effectCtx.context<LaunchCtx>()
+      if (deps.paper && (await deps.paper.isPaper(ctx.agentId))) {
+        try {
+          await deps.paper.check(ctx)
+          return { type: 'launch.simulated', gas: '0' }
+        } catch (err) {
+          const r = asRejection(err)
+          if (r) return r
+          throw err
+        }
+      }
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const { gas } = await simulateLaunch(deps, ctx, account)
@@ -103,6 +116,16 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
 
     async 'launch.submit'(effect, effectCtx) {
       const ctx = await effectCtx.context<LaunchCtx>()
+      // A paper agent's launch is filled into its virtual ledger at this block, never signed or sent.
+      if (deps.paper && (await deps.paper.isPaper(ctx.agentId))) {
+        try {
+          return { type: 'launch.submitted', txHash: (await deps.paper.fill(ctx)).txHash }
+        } catch (err) {
+          const r = asRejection(err)
+          if (r) return r
+          throw err
+        }
+      }
       const account = await deps.loadAccount(ctx.agentId)
       try {
         const sent = await sender.send(
@@ -119,6 +142,19 @@ export function createLaunchEffects(deps: LaunchEffectsDeps): Record<string, Eff
 
     async 'launch.confirm'(effect, effectCtx) {
       const ctx = await effectCtx.context<LaunchCtx>()
+      const txHash = (effect.params as { txHash: string }).txHash
+      if (txHash.startsWith(PAPER_TX_PREFIX)) {
+        const fill = await deps.paper?.filled(ctx.launchId)
+        if (!fill) throw new Error(`no paper fill recorded for launch ${ctx.launchId}`)
+        // No pool contract exists: the virtual pool is the paper ledger's (paper_pool), keyed by the token.
+        return {
+          type: 'launch.confirmed',
+          tokenAddress: fill.tokenAddress,
+          poolAddress: null,
+          blockNumber: fill.blockNumber,
+          ledger: { gasWei: '0', gasUsd: '0.00', allocation: '0', seed: fill.seed },
+        }
+      }
       const account = await deps.loadAccount(ctx.agentId)
       // Every transaction of the request (an approval, then the launch) must land.
       const receipts = await sender.confirmRequest((effect.params as { txHash: `0x${string}` }).txHash, account)

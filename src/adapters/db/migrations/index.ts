@@ -35,6 +35,7 @@ import { Migration20261128010000_paper_agents } from './Migration20261128010000_
 import { Migration20261128030000_launch_approvals } from './Migration20261128030000_launch_approvals.ts'
 import { Migration20261128031000_hook_rotation } from './Migration20261128031000_hook_rotation.ts'
 import { Migration20261128032000_credits_low_setting } from './Migration20261128032000_credits_low_setting.ts'
+import { Migration20261129010000_paper_launches } from './Migration20261129010000_paper_launches.ts'
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
 import { Migration20261128000000_account_covers } from './Migration20261128000000_account_covers.ts'
 import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
@@ -81,4 +82,5 @@ export const migrations = [
   { name: 'Migration20261128030000_launch_approvals', class: Migration20261128030000_launch_approvals },
   { name: 'Migration20261128031000_hook_rotation', class: Migration20261128031000_hook_rotation },
   { name: 'Migration20261128032000_credits_low_setting', class: Migration20261128032000_credits_low_setting },
+  { name: 'Migration20261129010000_paper_launches', class: Migration20261129010000_paper_launches },
 ]
