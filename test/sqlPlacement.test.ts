@@ -109,7 +109,6 @@ const RUNTIME_TABLE_READERS: Array<{ path: string; reason: string }> = [
   { path: 'src/adapters/db/migrations/Migration20261127230000_more_account_events.ts', reason: 'agent.low_balance is written by a trigger on a wallet operation actor confirming' },
   { path: 'src/adapters/db/migrations/Migration20261128020000_mirror.ts', reason: "a leader's swap confirming puts it in its mirrors' inboxes, by a trigger on the wallet operation actor, in the confirmation's transaction" },
   { path: 'src/adapters/db/migrations/Migration20261128030000_launch_approvals.ts', reason: 'the approval triggers and index take launch actors too' },
-  { path: 'src/adapters/db/approvals.store.ts', reason: 'approvals are read from the wallet operation and launch actors that carry them (status and the machine context)' },
 ].map((e) => ({ ...e, path: join(...e.path.split('/')) }))
 
 describe('the runtime\'s tables', () => {

@@ -199,7 +199,7 @@ export function createCore(adapters: CoreAdapters): Core {
     ...intelUseCases(intelPorts),
     ...wallets,
     ...billingUseCases(adapters),
-    ...approvalUseCases({ pool, runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
+    ...approvalUseCases({ runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
