@@ -88,7 +88,6 @@ const MIGRATION = "the runtime's tables are created and changed by the service's
 const RUNTIME_TABLE_READERS: Array<{ path: string; reason: string }> = [
   { path: 'src/adapters/db/agents.repository.ts', reason: "an agent's status (running, stopped, deleted) is its actor row's, joined in every agent read" },
   { path: 'src/adapters/db/automations.store.ts', reason: "automations are read from their actor rows; a block's price and launch triggers tell many automations at once by inserting inbox rows in one statement" },
-  { path: 'src/adapters/db/customSkills.repository.ts', reason: "counts the live agents using a skill (actor status <> deleted)" },
   { path: 'src/adapters/db/idempotency.store.ts', reason: "a key's claim is taken over when its holder node is gone (service_node), in the claim's own statement" },
   { path: 'src/adapters/db/listings.repository.ts', reason: "a listing's agent status and its launches' status, read in the sale's statement under its lock" },
   { path: 'src/adapters/db/marketStats.store.ts', reason: "platform figures count the agents not deleted" },

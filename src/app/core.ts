@@ -87,6 +87,7 @@ import { accountUseCases, agentUseCases } from './identityUseCases.ts'
 import { createAgentRowCache } from '../domain/agents/agentRowCache.ts'
 import { readOwnedAgent } from '../domain/agents/getAgent.ts'
 import { createAgentActors } from '../workflows/agent/agentActors.ts'
+import { agentKind } from '../workflows/agent/agent.machine.ts'
 import { runtimeServiceErrorOf } from './runtimeErrors.ts'
 import type { Core } from './coreApi.ts'
 import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './coreAdapters.ts'
@@ -109,7 +110,7 @@ export function createCore(adapters: CoreAdapters): Core {
   const walletOps = createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf }) // swaps, transfers, claims as actors
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
   const skillPorts: SkillsDeps = {
-    skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
+    skills: createCustomSkillsRepository({ pool, em: adapters.identity.em, agentStates: (ids) => runtime.read.statesOf(agentKind.kind, ids) }),
     toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
     newId: randomUUID,
   }

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { contextField } from './inspect.store.ts'
+import { FOLD_AFTER_DELTAS, foldActorCounts } from './inspectCounts.store.ts'
 
 /**
  * The runtime's read model (`runtime.read`): actors of a kind read as the app's records, each
@@ -139,4 +140,36 @@ export async function actorsCarrying(db: Db, q: CarryingQuery): Promise<Array<Ac
     params,
   )
   return rows.map((r) => ({ id: r.id, kind: r.kind, accountId: r.account_id, status: r.status, context: r.context, createdAt: iso(r.created_at), updatedAt: iso(r.updated_at) }))
+}
+
+/**
+ * The state of each actor of `kind` among `ids`, in one statement (an id with no actor of that
+ * kind is absent from the map).
+ *
+ * @example
+ * const states = await statesOf(pool, 'agent', agentIds) // Map { 'a1' => 'running', 'a2' => 'deleted' }
+ */
+export async function statesOf(db: Db, kind: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map()
+  const { rows } = await db.query<{ id: string; status: string }>(`select id, status from actor where id = any($1::text[]) and kind = $2`, [ids, kind])
+  return new Map(rows.map((r) => [r.id, r.status]))
+}
+
+/**
+ * The number of actors of `kind` in each state, exact, from the totals the triggers on `actor`
+ * keep and their pending deltas (never a scan of the table); states with none are absent.
+ *
+ * @example
+ * const counts = await countsOf(pool, 'agent') // Map { 'running' => 12, 'stopped' => 3 }
+ */
+export async function countsOf(db: Db, kind: string): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ status: string; count: number; deltas: number }>(
+    `select status, sum(n)::int as count, sum(d)::int as deltas
+       from (select status, n, 0 as d from actor_count where kind = $1 union all select status, n, 1 from actor_count_delta where kind = $1) t
+      group by status`,
+    [kind],
+  )
+  // The deltas are folded into the totals once they pile up, as the operator's counts do (one folder at a time).
+  if (rows.reduce((sum, r) => sum + r.deltas, 0) > FOLD_AFTER_DELTAS) void foldActorCounts(db).catch(() => {})
+  return new Map(rows.filter((r) => r.count !== 0).map((r) => [r.status, r.count]))
 }

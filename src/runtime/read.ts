@@ -25,6 +25,10 @@ export function createReadModel(pool: pg.Pool) {
     firstInStates: (kind: string, statuses: readonly string[], named: read.ContextEquals) => read.firstInStates(pool, kind, statuses, named),
     /** One account's actors whose context carries an object at a path, ordered by a context path (keyset paged). */
     actorsCarrying: (q: read.CarryingQuery) => read.actorsCarrying(pool, q),
+    /** The state of each actor of `kind` among `ids`, in one statement (ids without one are absent). */
+    statesOf: (kind: string, ids: readonly string[]) => read.statesOf(pool, kind, ids),
+    /** The number of actors of `kind` in each state (exact, from the trigger-kept totals). */
+    countsOf: (kind: string) => read.countsOf(pool, kind),
   }
 }
 export type RuntimeReadModel = ReturnType<typeof createReadModel>
