@@ -90,7 +90,6 @@ const RUNTIME_TABLE_READERS: Array<{ path: string; reason: string }> = [
   { path: 'src/adapters/db/automations.store.ts', reason: "automations are read from their actor rows; a block's price and launch triggers tell many automations at once by inserting inbox rows in one statement" },
   { path: 'src/adapters/db/idempotency.store.ts', reason: "a key's claim is taken over when its holder node is gone (service_node), in the claim's own statement" },
   { path: 'src/adapters/db/listings.repository.ts', reason: "a listing's agent status and its launches' status, read in the sale's statement under its lock" },
-  { path: 'src/adapters/db/wallet.store.ts', reason: "wallet operations' outcomes read from their actor rows (portfolio tokens, PnL ledger)" },
   { path: 'src/adapters/db/walletOp.store.ts', reason: "a reservation counts while its operation's actor is not ended (today's spend), and one whose actor was never created is given back" },
   { path: 'src/adapters/db/migrations/Migration20261122000001_init.ts', reason: MIGRATION },
   { path: 'src/adapters/db/migrations/Migration20261123120000_effect_lease.ts', reason: MIGRATION },

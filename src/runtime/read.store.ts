@@ -173,3 +173,35 @@ export async function countsOf(db: Db, kind: string): Promise<Map<string, number
   if (rows.reduce((sum, r) => sum + r.deltas, 0) > FOLD_AFTER_DELTAS) void foldActorCounts(db).catch(() => {})
   return new Map(rows.filter((r) => r.count !== 0).map((r) => [r.status, r.count]))
 }
+
+export type InStatesQuery = {
+  /** Each kind asked for with the states it is read in: `{ walletop: ['confirmed'], launch: ['live'] }`. */
+  states: Readonly<Record<string, readonly string[]>>
+  /** Only actors whose context field is one of these values (the index on that field applies). */
+  named?: { key: string; values: readonly string[] } | undefined
+}
+
+/** An actor with its kind and its creation to the microsecond (`createdMicros`, since the epoch: an exact order). */
+export type KindRecord<C> = ActorRecord<C> & { kind: string; createdMicros: bigint }
+
+/**
+ * Actors of some kinds, each in the states asked for its kind, optionally whose context names
+ * one of some values, oldest first (created_at, id), with their contexts. Without `named` it
+ * reads every such actor (the index on kind and state).
+ *
+ * @example
+ * const done = await actorsInStates(pool, { states: { walletop: ['confirmed'] }, named: { key: 'agentId', values: [agentId] } })
+ */
+export async function actorsInStates<C>(db: Db, { states, named }: InStatesQuery): Promise<Array<KindRecord<C>>> {
+  const kinds = Object.entries(states).filter(([, s]) => s.length > 0)
+  if (kinds.length === 0 || (named && named.values.length === 0)) return []
+  const params: unknown[] = []
+  const where = [`(${kinds.map(([kind, s]) => `(kind = ${literal(kind)} and status in ${literals(s)})`).join(' or ')})`]
+  if (named) where.push(`${contextField(named.key)} = any($${params.push(named.values)}::text[])`)
+  const { rows } = await db.query<Row<C> & { id: string; kind: string; created_us: string }>(
+    `select id, kind, status, snapshot->'context' as ctx, created_at, updated_at, (extract(epoch from created_at) * 1000000)::bigint::text as created_us
+       from actor where ${where.join(' and ')} order by created_at, id`,
+    params,
+  )
+  return rows.map((r) => ({ ...recordOf(r.id, r), kind: r.kind, createdMicros: BigInt(r.created_us) }))
+}

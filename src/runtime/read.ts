@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import * as read from './read.store.ts'
 
-export type { ActorRecord, CarryingQuery, ContextEquals, NamingPage } from './read.store.ts'
+export type { ActorRecord, CarryingQuery, ContextEquals, InStatesQuery, KindRecord, NamingPage } from './read.store.ts'
 
 /**
  * The runtime's read model (`runtime.read`): actors of a kind read as the app's records (a run,
@@ -29,6 +29,8 @@ export function createReadModel(pool: pg.Pool) {
     statesOf: (kind: string, ids: readonly string[]) => read.statesOf(pool, kind, ids),
     /** The number of actors of `kind` in each state (exact, from the trigger-kept totals). */
     countsOf: (kind: string) => read.countsOf(pool, kind),
+    /** Actors of some kinds in the states asked for each, optionally naming one of some values, oldest first, with their contexts. */
+    actorsInStates: <C>(q: read.InStatesQuery) => read.actorsInStates<C>(pool, q),
   }
 }
 export type RuntimeReadModel = ReturnType<typeof createReadModel>
