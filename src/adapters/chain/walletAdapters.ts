@@ -63,8 +63,8 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
       if (weth) out.push({ ...weth, symbol: 'WETH', native: false })
       return out
     },
-    async otherTokenAddresses(agentId, owner) {
-      const known = await store.knownTokenAddresses(agentId, owner)
+    async otherTokenAddresses(agentId, owner, swappedTo) {
+      const known = new Set([...(await store.knownTokenAddresses(agentId, owner)), ...swappedTo])
       return [...known, ...(await receivedTokens(agentId, owner))]
     },
     confirmedSwaps: (agentId) => store.confirmedSwaps(agentId),

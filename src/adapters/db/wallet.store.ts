@@ -19,6 +19,15 @@ export function createWalletStore(pool: pg.Pool) {
       return rows[0]?.usd
     },
 
+    /** Tokens the agent launched or traded on chain (the indexer's tables); those it swapped to through this service are its ledger's. */
+    async knownTokenAddresses(agentId: string, owner: string): Promise<string[]> {
+      const { rows } = await pool.query<{ address: string | null }>(
+        `select address from token where creator_agent_id = $1 union select token_address from trade where trader = $2`,
+        [agentId, owner.toLowerCase()],
+      )
+      return rows.flatMap((r) => (r.address ? [r.address] : []))
+    },
+
     /** The index's prices of `tokens` over a range (readIndexedPrices). */
     indexedPrices: (p: IndexedPricesQuery) => readIndexedPrices(pool, p),
 
@@ -113,45 +122,37 @@ export type LedgerScope = { agentId: string } | { mode: 'live' | 'paper' }
 /**
  * The agent's (or a mode's agents') wallet operations as recorded, and launched tokens with their
  * launch's id (whether each confirmed or went live is its actor's state: the caller joins them),
- * and the transfers into its wallet and paper deposits in block order. Two statements, sent together.
+ * and the transfers into its wallet and paper deposits in block order, in one statement.
  */
 export async function recordedLedgerRows(pool: pg.Pool, scope: LedgerScope): Promise<{ ops: RecordedOpRow[]; ins: ReceiveRow[] }> {
   const one = 'agentId' in scope
-  const params = one ? [scope.agentId] : [scope.mode]
   const agentOf = (col: string) => (one ? `join agent a on a.id = ${col} where ${col} = $1` : `join agent a on a.id = ${col} and a.mode = $1 where true`)
-  const [ops, ins] = await Promise.all([
-    pool.query<RecordedOpRow>(
-      `select w.agent_id, a.name, a.wallet_address as wallet, w.kind, null as token, trunc(w.usd_value, 2)::text as usd, w.created_at as at,
-              (extract(epoch from w.created_at) * 1000000)::bigint::text as at_us, w.id as ord
+  const { rows } = await pool.query<RecordedOpRow & ReceiveRow & { src: 'op' | 'in' }>(
+    `select * from (
+       select 'op' as src, w.agent_id, a.name, a.wallet_address as wallet, w.kind, null::text as token_address, null::text as amount,
+              trunc(w.usd_value, 2)::text as usd, w.created_at as at, (extract(epoch from w.created_at) * 1000000)::bigint::text as at_us, w.id as ord,
+              null::bigint as block_number, null::text as h, null::bigint as li
          from wallet_op w ${agentOf('w.agent_id')} and w.kind in ('swap', 'transfer', 'claim')
        union all
-       select t.creator_agent_id, a.name, a.wallet_address, 'launch', t.address, null, null, null, t.launch_id
-         from token t ${agentOf('t.creator_agent_id')} and t.launch_id is not null`,
-      params,
-    ),
-    // Transfers in, and a paper agent's virtual deposits (as transfers in at the block they were made in).
-    pool.query<ReceiveRow>(
-      `select * from (
-         select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number, t.at, t.tx_hash as h, t.log_index::bigint as li
-           from agent_transfer_in t ${agentOf('t.agent_id')}
-         union all
-         select d.agent_id, a.name, d.token, d.amount::text, trunc(d.usd_value, 2)::text, d.block_number, d.created_at, '~paper', (extract(epoch from d.created_at) * 1000000)::bigint
-           from paper_deposit d ${agentOf('d.agent_id')}
-       ) i order by agent_id, block_number, h, li`,
-      params,
-    ),
-  ])
-  return { ops: ops.rows, ins: ins.rows }
+       select 'op', t.creator_agent_id, a.name, a.wallet_address, 'launch', t.address, null, null, null, null, t.launch_id, null, null, null
+         from token t ${agentOf('t.creator_agent_id')} and t.launch_id is not null
+       union all
+       -- Transfers in, and a paper agent's virtual deposits (as transfers in at the block they were made in).
+       select 'in', t.agent_id, a.name, null, null, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text, t.at, null, null, t.block_number, t.tx_hash, t.log_index::bigint
+         from agent_transfer_in t ${agentOf('t.agent_id')}
+       union all
+       select 'in', d.agent_id, a.name, null, null, d.token, d.amount::text, trunc(d.usd_value, 2)::text, d.created_at, null, null, d.block_number, '~paper',
+              (extract(epoch from d.created_at) * 1000000)::bigint
+         from paper_deposit d ${agentOf('d.agent_id')}
+     ) r order by src, agent_id, block_number, h, li`,
+    [one ? scope.agentId : scope.mode],
+  )
+  return {
+    ops: rows.filter((r) => r.src === 'op').map((r) => ({ ...r, token: r.token_address })),
+    ins: rows.filter((r) => r.src === 'in'),
+  }
 }
 
-/** Tokens the agent launched or traded on chain (the indexer's tables). */
-export async function indexedTokensOf(pool: pg.Pool, agentId: string, owner: string): Promise<string[]> {
-  const { rows } = await pool.query<{ address: string | null }>(
-    `select address from token where creator_agent_id = $1 union select token_address from trade where trader = $2`,
-    [agentId, owner.toLowerCase()],
-  )
-  return rows.flatMap((r) => (r.address ? [r.address] : []))
-}
 
 type OutboxRow = {
   id: string

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { SwapFill } from '../../domain/wallet/ports.ts'
 import type { LedgerOp } from '../../domain/wallet/ledgerOps.ts'
 import type { RuntimeReadModel } from '../../runtime/read.ts'
-import { indexedTokensOf, recordedLedgerRows, type LedgerScope, type ReceiveRow, type RecordedOpRow } from './wallet.store.ts'
+import { recordedLedgerRows, type LedgerScope, type ReceiveRow, type RecordedOpRow } from './wallet.store.ts'
 
 /** What the wallet's outcomes need of the runtime: the operations' and launches' actors, and the agents' states. */
 export type WalletActorReads = {
@@ -26,25 +26,19 @@ const DONE = { walletop: ['confirmed'], launch: ['live'] } as const
  * runtime's read model (`runtime.read.actorsInStates`: confirmed operations, live launches, by
  * the agent named in their context) and joined with what the service recorded of them (the
  * operation's USD value and time, the launched token): the portfolio's tokens, the cost basis's
- * swaps, the PnL ledger. The recorded rows and the actors are read together.
+ * swaps, the PnL ledger. The recorded rows and the actors are read together. (The tokens its
+ * swaps bought are the ledger's swaps' `tokenOut`: the portfolio takes them from there.)
  *
  * @example
  * const outcomes = createWalletOutcomes(pool, { actorsInStates: runtime.read.actorsInStates, agentStates })
  * const fills = await outcomes.confirmedSwaps(agentId)
  */
 export function createWalletOutcomes(pool: pg.Pool, actors: WalletActorReads) {
-  const confirmedSwapsOf = async (agentId: string) =>
-    (await actors.actorsInStates<Ctx>({ states: { walletop: DONE.walletop }, named: { key: 'agentId', values: [agentId] } })).filter((a) => a.context.kind === 'swap')
   return {
-    /** Tokens the agent launched, traded on chain (indexer), or swapped to through this service (no indexer lag). */
-    async knownTokenAddresses(agentId: string, owner: string): Promise<string[]> {
-      const [indexed, swaps] = await Promise.all([indexedTokensOf(pool, agentId, owner), confirmedSwapsOf(agentId)])
-      return [...new Set([...indexed, ...swaps.flatMap((s) => (s.context.params.tokenOut ? [s.context.params.tokenOut] : []))])]
-    },
-
     /** The agent's confirmed swaps, oldest first: tokens and base-unit amounts, and the USD paid. */
     async confirmedSwaps(agentId: string): Promise<SwapFill[]> {
-      return (await confirmedSwapsOf(agentId)).map(({ context: { params: p, result } }) => {
+      const done = await actors.actorsInStates<Ctx>({ states: { walletop: DONE.walletop }, named: { key: 'agentId', values: [agentId] } })
+      return done.filter((a) => a.context.kind === 'swap').map(({ context: { params: p, result } }) => {
         const r = result as Record<string, string | undefined> | null
         return { tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r?.amountOutBaseUnits, valueInUsd: p.valueInUsd }
       })

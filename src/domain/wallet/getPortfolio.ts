@@ -24,13 +24,15 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   const candidates = new Map<string, WalletToken>()
   const add = (t: WalletToken) => candidates.set(t.native ? 'ETH' : t.address, t)
   for (const t of await deps.portfolio.standardTokens()) add(t)
-  const others = paper ? [...paper.keys()].filter((k) => k !== 'eth') : await deps.portfolio.otherTokenAddresses(agent.id, owner)
+  const ops = await deps.portfolio.ledgerOps(agent.id)
+  const swappedTo = ops.flatMap((op) => (op.kind === 'swap' && op.tokenOut ? [op.tokenOut] : []))
+  const others = paper ? [...paper.keys()].filter((k) => k !== 'eth') : await deps.portfolio.otherTokenAddresses(agent.id, owner, swappedTo)
   for (const address of others) {
     if (!address || candidates.has(address.toLowerCase())) continue
     const t = await deps.tokens.resolve(address)
     if (t) add(t)
   }
-  const book = pnlLedger(await deps.portfolio.ledgerOps(agent.id))
+  const book = pnlLedger(ops)
   const prices = await deps.chain.prices(input.blockNumber)
   const held: Array<{ token: WalletToken; balance: bigint; priced: Awaited<ReturnType<typeof prices.usd>> }> = []
   for (const token of candidates.values()) {
