@@ -129,4 +129,18 @@ describe('cost basis and PnL', () => {
     expect(bad.status).toBe(422)
     expect(bad.body.field_errors).toHaveProperty('wallet')
   })
+
+  it('a deleted agent leaves the PnL leaderboard (its state is its actor\'s)', async () => {
+    const second = (await api('POST', '/agents', { name: 'pnl-2', skills: ['trading'], policy: { max_trade_usd: '5000', max_daily_usd: '10000' } })).body
+    expect((await api('POST', '/dev/faucet', { agentId: second.id, eth: '1', usdc: '100' })).status).toBe(200)
+    const res = await api('POST', '/swap/execute', { agentId: second.id, tokenIn: 'USDC', tokenOut: 'TSLAx', amountIn: '50', slippageBps: 300 })
+    expect(res.body, JSON.stringify(res.body)).toMatchObject({ status: 'confirmed' })
+    const board = async () => {
+      await new Promise((r) => setTimeout(r, 2100)) // past the figures' 2 s cache
+      return (await api('GET', '/leaderboard?sort_by=pnl&limit=10')).body.leaderboard.map((e: { agentId: string }) => e.agentId).sort()
+    }
+    expect(await board()).toEqual([agent.id, second.id].sort())
+    expect((await api('DELETE', `/agents/${second.id}`)).status).toBe(200)
+    expect(await board()).toEqual([agent.id])
+  })
 })

@@ -1,4 +1,3 @@
-import type pg from 'pg'
 import type { ActorRuntime } from '../runtime/actorRuntime.ts'
 import type { SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
 import type { SwapParams } from '../domain/swaps/swap.types.ts'
@@ -14,9 +13,9 @@ import { createApprovalOperations } from '../workflows/walletOp/approvalOps.ts'
  * reject. A swap is priced again at approval through the swap ports (absent without a chain:
  * then it is sent as approved and the sender's own simulation refuses a price that moved).
  */
-export function approvalUseCases({ pool, runtime, swapAgents, swapPorts }: { pool: pg.Pool; runtime: ActorRuntime; swapAgents: SwapAgents; swapPorts: SwapPorts | undefined }) {
+export function approvalUseCases({ runtime, swapAgents, swapPorts }: { runtime: ActorRuntime; swapAgents: SwapAgents; swapPorts: SwapPorts | undefined }) {
   const deps: ApprovalPorts = {
-    operations: createApprovalOperations({ pool, runtime }),
+    operations: createApprovalOperations({ runtime }),
     recheck: swapPorts ? { swap: (params) => recheckSwap(swapPorts, params as SwapParams) } : {},
     agentPaused: async (accountId, agentId) => ({ ...DEFAULT_POLICY, ...(await swapAgents.forSwap(accountId, agentId))?.policy }).paused,
   }

@@ -89,6 +89,7 @@ import { accountUseCases, agentUseCases } from './identityUseCases.ts'
 import { createAgentRowCache } from '../domain/agents/agentRowCache.ts'
 import { readOwnedAgent } from '../domain/agents/getAgent.ts'
 import { createAgentActors } from '../workflows/agent/agentActors.ts'
+import { agentKind } from '../workflows/agent/agent.machine.ts'
 import { runtimeServiceErrorOf } from './runtimeErrors.ts'
 import type { Core } from './coreApi.ts'
 import { PLATFORM_FIGURES_TTL_MS, type CoreAdapters } from './coreAdapters.ts'
@@ -109,9 +110,11 @@ export { PLATFORM_FIGURES_TTL_MS }
 export function createCore(adapters: CoreAdapters): Core {
   const { pool, runtime, wallet, agents, logger } = adapters
   const walletOps = createWalletOperations({ pool, runtime, usdValueOf: createWalletStore(pool).usdValueOf }) // swaps, transfers, claims as actors
+  // The agents' states are their actors': read through the runtime's read model.
+  const agentStateReads = { agentStates: (ids: readonly string[]) => runtime.read.statesOf(agentKind.kind, ids), agentCounts: () => runtime.read.countsOf(agentKind.kind) }
   // A skill may name any tool of the registry, and the planned ones the built-in skills name.
   const skillPorts: SkillsDeps = {
-    skills: createCustomSkillsRepository({ pool, em: adapters.identity.em }),
+    skills: createCustomSkillsRepository({ pool, em: adapters.identity.em, agentStates: agentStateReads.agentStates }),
     toolNames: new Set([...TOOL_NAMES, ...BUILTIN_TOOL_NAMES]),
     newId: randomUUID,
   }
@@ -141,7 +144,7 @@ export function createCore(adapters: CoreAdapters): Core {
   }
   const board = createTokenBoardStore(pool)
   const tokenPorts = { prices: createTokenPrices({ chain: wallet?.chain, logger }), board }
-  const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
+  const marketPorts = { prices: tokenPorts.prices, stats: createMarketStatsStore(pool, agentStateReads), memo: createMemo(PLATFORM_FIGURES_TTL_MS) }
   const intelPorts = createIntelPorts({ pool, prices: tokenPorts.prices, ttlMs: PLATFORM_FIGURES_TTL_MS })
   const feeChain = wallet && { ...createFeeChainPorts({ pool, wallet }), operations: walletOps.claims }
   const feePorts = (): FeePorts => {
@@ -201,7 +204,7 @@ export function createCore(adapters: CoreAdapters): Core {
     ...intelUseCases(intelPorts),
     ...wallets,
     ...billingUseCases(adapters),
-    ...approvalUseCases({ pool, runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
+    ...approvalUseCases({ runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),

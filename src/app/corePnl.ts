@@ -10,7 +10,7 @@ import { getPnlLeaderboard, type GetPnlLeaderboardDeps, type GetPnlLeaderboardIn
  * agent earned, from its PnL ledger (src/domain/wallet/pnlRules.ts).
  *
  * @example
- * const pnl = pnlUseCases({ withChain, ledgers: createWalletStore(pool), tokenFacts: () => tokenFacts(intelPorts), ttlMs: 2000 })
+ * const pnl = pnlUseCases({ withChain, ledgers: createWalletOutcomes(pool, actorReads), tokenFacts: () => tokenFacts(intelPorts), ttlMs: 2000 })
  */
 export function pnlUseCases({ withChain, ledgers, tokenFacts, ttlMs }: {
   withChain: () => WalletPorts

@@ -3,6 +3,8 @@ import type { tokenFacts } from './coreIntel.ts'
 import { pnlUseCases } from './corePnl.ts'
 import type { createWalletOperations } from '../workflows/walletOp/walletOps.ts'
 import { createWalletStore } from '../adapters/db/wallet.store.ts'
+import { createWalletOutcomes } from '../adapters/db/walletOutcomes.ts'
+import { agentKind } from '../workflows/agent/agent.machine.ts'
 import { ChainNotConfiguredError } from '../domain/errors.ts'
 import type { WalletPorts } from '../domain/wallet/ports.ts'
 import { transferFunds, type TransferFundsInput } from '../domain/wallet/transferFunds.ts'
@@ -16,8 +18,10 @@ import { createPaperStore } from '../adapters/db/paper.store.ts'
 import { depositPaper, type DepositPaperInput } from '../domain/paper/depositPaper.ts'
 
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
-export function walletUseCases({ pool, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>, facts: () => ReturnType<typeof tokenFacts>) {
-  const store = createWalletStore(pool)
+export function walletUseCases({ pool, runtime, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>, facts: () => ReturnType<typeof tokenFacts>) {
+  // What the service recorded, joined with what the operations' actors say (the runtime's read model).
+  const outcomes = createWalletOutcomes(pool, { actorsInStates: runtime.read.actorsInStates, agentStates: (ids) => runtime.read.statesOf(agentKind.kind, ids) })
+  const store = { ...createWalletStore(pool), ...outcomes }
   const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
   const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
   const withChain = () => {

@@ -24,6 +24,7 @@ import { createRemoteCommits } from './remoteCommits.ts'
 import type { NodeBus } from './nodeBus.ts'
 import { defaultRuntimeErrors, type RuntimeErrors } from './actorErrors.ts'
 import { createAdministration, createInspection } from './inspect.ts'
+import { createReadModel } from './read.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -170,6 +171,8 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** An operator's reads (actors, inbox, timers, effects, journal, dead letters, counts) and actions (src/runtime/inspect.ts). */
     inspect: createInspection(pool, kinds, opts.maxEffectAttempts ?? 8),
     admin: createAdministration(pool, enqueue),
+    /** The app's read models over actor rows: by kind and id, by a context value, paged (src/runtime/read.ts). */
+    read: createReadModel(pool),
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
       await leases.start()

@@ -16,7 +16,7 @@ export type RuntimeCounts = {
 export type EffectWork = Record<string, string>
 
 /** Deltas of `actor_count_delta` beyond which the counts fold them into `actor_count`. */
-const FOLD_AFTER_DELTAS = 2000
+export const FOLD_AFTER_DELTAS = 2000
 
 /**
  * Folds `actor_count_delta` into `actor_count` in one transaction, so a reader sees either both

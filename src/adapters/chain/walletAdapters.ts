@@ -3,6 +3,7 @@ import type pg from 'pg'
 import type { WalletDeps } from './walletDeps.ts'
 import type { PortfolioReads, TransferOperations, TransferParams, WalletChain, WalletToken, WalletTokens } from '../../domain/wallet/ports.ts'
 import type { WalletStore } from '../db/wallet.store.ts'
+import type { WalletOutcomes } from '../db/walletOutcomes.ts'
 import { createPaperStore } from '../db/paper.store.ts'
 import { SimulationRevertedError } from '../../domain/errors.ts'
 import { chainUnavailableOf, createPriceReader } from './priceReader.ts'
@@ -21,9 +22,9 @@ const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, addres
  * (waited for through its commits, never by reading the actor in a loop).
  *
  * @example
- * const ports = createWalletChainPorts({ pool, wallet, store: createWalletStore(pool) })
+ * const ports = createWalletChainPorts({ pool, wallet, store: { ...createWalletStore(pool), ...createWalletOutcomes(pool, actorReads) } })
  */
-export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool; wallet: WalletDeps; store: WalletStore }) {
+export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool; wallet: WalletDeps; store: WalletStore & WalletOutcomes }) {
   const { chain } = wallet
   const client = chain.publicClient
 
@@ -62,8 +63,8 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
       if (weth) out.push({ ...weth, symbol: 'WETH', native: false })
       return out
     },
-    async otherTokenAddresses(agentId, owner) {
-      const known = await store.knownTokenAddresses(agentId, owner)
+    async otherTokenAddresses(agentId, owner, swappedTo) {
+      const known = new Set([...(await store.knownTokenAddresses(agentId, owner)), ...swappedTo])
       return [...known, ...(await receivedTokens(agentId, owner))]
     },
     confirmedSwaps: (agentId) => store.confirmedSwaps(agentId),

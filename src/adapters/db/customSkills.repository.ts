@@ -66,15 +66,21 @@ const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 /**
  * Custom skills over MikroORM (`CustomSkill` entity) for one skill's reads and writes, and SQL for
  * the lists: their cursors keep PostgreSQL's microseconds (a JavaScript Date drops them, so a page
- * could repeat or skip a row), and the registry counts each skill's installs in the same statement
- * (agents, not deleted, whose `skills` name it: by slug in the author's account, as `author/slug`
- * in any), over the GIN index on `agent.skills`.
+ * could repeat or skip a row), and the registry finds each skill's users in the same statement
+ * (agents whose `skills` name it: by slug in the author's account, as `author/slug` in any), over
+ * the GIN index on `agent.skills`; the installs are those of them not deleted, whose states
+ * `agentStates` answers for the whole page in one read (an agent's state is its actor's).
  *
  * @example
- * const skills = createCustomSkillsRepository({ pool, em })
+ * const skills = createCustomSkillsRepository({ pool, em, agentStates: (ids) => runtime.read.statesOf('agent', ids) })
  * await skills.findUsable(accountId, [{ author: undefined, slug: 'dca' }])
  */
-export function createCustomSkillsRepository({ pool, em }: { pool: pg.Pool; em: EntityManager }): CustomSkillsRepository {
+export function createCustomSkillsRepository({ pool, em, agentStates }: {
+  pool: pg.Pool
+  em: EntityManager
+  /** The state of each agent among `ids` (absent: no such agent), in one read. */
+  agentStates: (ids: readonly string[]) => Promise<ReadonlyMap<string, string>>
+}): CustomSkillsRepository {
   async function flushOrSlugTaken(fork: EntityManager, slug: string) {
     try {
       await fork.flush()
@@ -148,21 +154,22 @@ export function createCustomSkillsRepository({ pool, em }: { pool: pg.Pool; em: 
       if (q) conds.push(`(s.slug ilike $${params.push(likePattern(q))} or s.name ilike $${params.length} or s.description ilike $${params.length})`)
       if (tag) conds.push(`s.tags @> array[$${params.push(tag)}::text]`)
       if (after) conds.push(`(s.created_at, s.id) < ($${params.push(after.createdAt)}::timestamptz, $${params.push(after.id)}::uuid)`)
-      const { rows } = await pool.query<SkillRow & { installs: string }>(
+      const { rows } = await pool.query<SkillRow & { users: string[] }>(
         `select s.id, s.account_id, s.slug, s.name, s.description, s.tags, s.version, s.created_at::text as cursor_at,
-                (select count(*) from agent a join actor x on x.id = a.id::text
-                  where x.status <> 'deleted'
-                    and (a.skills @> array[s.account_id::text || '/' || s.slug]
-                         or (a.account_id = s.account_id and a.skills @> array[s.slug]))) as installs
+                array(select a.id::text from agent a
+                  where a.skills @> array[s.account_id::text || '/' || s.slug]
+                     or (a.account_id = s.account_id and a.skills @> array[s.slug])) as users
            from custom_skill s
           where ${conds.join(' and ')}
           order by s.created_at desc, s.id desc
           limit $1`,
         params,
       )
+      const states = await agentStates([...new Set(rows.flatMap((r) => r.users))])
+      const live = (id: string) => states.has(id) && states.get(id) !== 'deleted'
       return rows.map((r): RegistryEntry => ({
         id: r.id, slug: r.slug, name: r.name, description: r.description, author: r.account_id, tags: r.tags,
-        version: r.version, installs: Number(r.installs), cursorAt: r.cursor_at,
+        version: r.version, installs: r.users.filter(live).length, cursorAt: r.cursor_at,
       }))
     },
   }

@@ -8,16 +8,26 @@ const big = (v: string | null) => (v === null ? null : BigInt(v))
 const EARNED_SQL = `(select sum(e.quote_amount) as quote, sum(e.token_amount) as token from creator_fee_event e
   where e.chain_id = t.chain_id and e.token_address = t.address and e.kind = 'earned')`
 
+/** What the figures need of the agents' states, which are their actors' (the runtime's read model). */
+export type AgentStateReads = {
+  /** The state of each agent among `ids` (absent: no such agent), in one read. */
+  agentStates: (ids: readonly string[]) => Promise<ReadonlyMap<string, string>>
+  /** The number of agents in each state, exact. */
+  agentCounts: () => Promise<ReadonlyMap<string, number>>
+}
+
 /**
  * Platform-wide sums over the indexer's tables (agents, tokens, trades, creator fee events), in
  * raw SQL: each answer is a handful of aggregates over whole tables, which the database sums in
- * one pass each instead of loading every row; the use cases keep the answers for 2 s.
+ * one pass each instead of loading every row; the use cases keep the answers for 2 s. The agents'
+ * states come from `AgentStateReads`: the ranking leaves out deleted agents with one read of the
+ * states of the agents it found, and the counts of agents are the runtime's counts by state.
  *
  * @example
- * const stats = createMarketStatsStore(pool)
+ * const stats = createMarketStatsStore(pool, { agentStates: (ids) => runtime.read.statesOf('agent', ids), agentCounts: () => runtime.read.countsOf('agent') })
  * const rows = await stats.ranking(chainId)
  */
-export function createMarketStatsStore(pool: pg.Pool): MarketStats {
+export function createMarketStatsStore(pool: pg.Pool, { agentStates, agentCounts }: AgentStateReads): MarketStats {
   const onChain = (chainId: number | undefined, first = 1) => (chainId === undefined ? { filter: '', params: [] } : { filter: `and t.chain_id = $${first}`, params: [chainId] })
   return {
     async ranking(chainId): Promise<RankingRow[]> {
@@ -26,21 +36,18 @@ export function createMarketStatsStore(pool: pg.Pool): MarketStats {
         `select a.id as agent_id, a.name, t.quote_symbol, coalesce(f.quote, 0)::text as quote, coalesce(f.token, 0)::text as token,
                 case when f.token > 0 then ${LATEST_PRICE_SQL} end::text as price
            from agent a
-           join actor x on x.id = a.id::text and x.status <> 'deleted'
            join token t on t.creator_agent_id = a.id ${c.filter}
            left join lateral ${EARNED_SQL} f on true`,
         c.params,
       )
-      return rows.map((r) => ({ agentId: r.agent_id, name: r.name, quoteSymbol: r.quote_symbol, quote: BigInt(r.quote), token: BigInt(r.token), price: big(r.price) }))
+      const states = await agentStates([...new Set(rows.map((r) => r.agent_id))])
+      return rows.filter((r) => states.has(r.agent_id) && states.get(r.agent_id) !== 'deleted').map((r) => ({ agentId: r.agent_id, name: r.name, quoteSymbol: r.quote_symbol, quote: BigInt(r.quote), token: BigInt(r.token), price: big(r.price) }))
     },
 
     async platformCounts(chainId): Promise<PlatformCounts> {
       const c = onChain(chainId)
       const [agents, tokens, volume, fees] = await Promise.all([
-        pool.query<{ agents: string; running: string }>(
-          `select count(*) filter (where x.status <> 'deleted')::text as agents, count(*) filter (where x.status = 'running')::text as running
-             from agent a join actor x on x.id = a.id::text`,
-        ),
+        agentCounts(),
         pool.query<{ launched: string; indexed: string }>(
           `select count(*) filter (where t.creator_agent_id is not null)::text as launched, count(*)::text as indexed
              from token t where true ${c.filter}`,
@@ -61,8 +68,8 @@ export function createMarketStatsStore(pool: pg.Pool): MarketStats {
         ),
       ])
       return {
-        agents: Number(agents.rows[0]!.agents),
-        runningAgents: Number(agents.rows[0]!.running),
+        agents: [...agents].reduce((sum, [status, n]) => (status === 'deleted' ? sum : sum + n), 0),
+        runningAgents: agents.get('running') ?? 0,
         tokensLaunched: Number(tokens.rows[0]!.launched),
         tokensIndexed: Number(tokens.rows[0]!.indexed),
         volume24h: volume.rows.map((v) => ({ quoteSymbol: v.quote_symbol, volume: BigInt(v.volume), trades: Number(v.trades) })),

@@ -1,15 +1,15 @@
 import type pg from 'pg'
-import type { IndexedPrice, OutboxTx, SwapFill, WalletOutbox } from '../../domain/wallet/ports.ts'
-import type { LedgerOp } from '../../domain/wallet/ledgerOps.ts'
+import type { IndexedPrice, OutboxTx, WalletOutbox } from '../../domain/wallet/ports.ts'
 
 /**
- * The wallet's reads and writes in Postgres: what wallet operations recorded (their USD value,
- * the swaps' tokens for the portfolio and cost basis), the tokens an agent received by plain
- * transfers (and how far its Transfer logs were scanned), and the transaction outbox.
+ * The wallet's reads and writes in Postgres: what wallet operations recorded (their USD value),
+ * the index's prices, the tokens an agent received by plain transfers (and how far its Transfer
+ * logs were scanned), and the transaction outbox. What the operations' actors say (confirmed, the
+ * swaps' tokens and amounts) is joined in `walletOutcomes.ts`.
  *
  * @example
  * const store = createWalletStore(pool)
- * const fills = await store.confirmedSwaps(agentId)
+ * const usd = await store.usdValueOf(opId)
  */
 export function createWalletStore(pool: pg.Pool) {
   return {
@@ -19,47 +19,13 @@ export function createWalletStore(pool: pg.Pool) {
       return rows[0]?.usd
     },
 
-    /** Tokens the agent launched, traded on chain (indexer), or swapped to through this service (no indexer lag). */
+    /** Tokens the agent launched or traded on chain (the indexer's tables); those it swapped to through this service are its ledger's. */
     async knownTokenAddresses(agentId: string, owner: string): Promise<string[]> {
       const { rows } = await pool.query<{ address: string | null }>(
-        `select address from token where creator_agent_id = $1
-         union select token_address from trade where trader = $2
-         union select x.snapshot->'context'->'params'->>'tokenOut' from wallet_op w join actor x on x.id = w.id
-          where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed'`,
+        `select address from token where creator_agent_id = $1 union select token_address from trade where trader = $2`,
         [agentId, owner.toLowerCase()],
       )
       return rows.flatMap((r) => (r.address ? [r.address] : []))
-    },
-
-    /** The agent's confirmed swaps, oldest first: tokens and base-unit amounts, and the USD paid. */
-    async confirmedSwaps(agentId: string): Promise<SwapFill[]> {
-      const { rows } = await pool.query<{ ctx: { params: Record<string, string | undefined>; result: Record<string, string | undefined> | null } }>(
-        `select x.snapshot->'context' as ctx from wallet_op w join actor x on x.id = w.id
-          where w.agent_id = $1 and w.kind = 'swap' and x.status = 'confirmed' order by w.created_at`,
-        [agentId],
-      )
-      return rows.map(({ ctx: { params: p, result: r } }) => ({
-        tokenIn: p.tokenIn,
-        tokenOut: p.tokenOut,
-        amountIn: p.amountIn,
-        amountOut: r?.amountOutBaseUnits,
-        valueInUsd: p.valueInUsd,
-      }))
-    },
-
-    /**
-     * The agent's PnL ledger (pnlRules.ts): its confirmed swaps, transfers out and creator-fee
-     * claims, its live launches, and the transfers into its wallet the indexer saw, in block
-     * order (a transfer in first within a block). `at` is when an operation was recorded or a
-     * transfer's block time, kept from going backwards in that order.
-     */
-    async ledgerOps(agentId: string): Promise<LedgerOp[]> {
-      return (await ledgerRows(pool, agentId)).get(agentId)?.ops ?? []
-    },
-
-    /** Every live agent's ledger (as ledgerOps), with its name (the PnL leaderboard), of agents of one mode (live or paper). */
-    async allLedgerOps(mode: 'live' | 'paper' = 'live'): Promise<Array<{ agentId: string; name: string; ops: LedgerOp[] }>> {
-      return [...(await ledgerRows(pool, undefined, mode)).values()]
     },
 
     /** The index's prices of `tokens` over a range (readIndexedPrices). */
@@ -143,113 +109,54 @@ async function readIndexedPrices(pool: pg.Pool, { tokens, from, to, stepSeconds,
   return rows.map((r) => ({ token: r.token, at: new Date(r.at), usd18: BigInt(r.usd18) }))
 }
 
-type Ctx = { params: Record<string, string | undefined>; result: Record<string, unknown> | null }
-type OpRow = { agent_id: string; name: string; wallet: string; kind: 'swap' | 'transfer' | 'claim' | 'launch'; token: string | null; usd: string | null; at: string | Date; ctx: Ctx }
-type ReceiveRow = { agent_id: string; name: string; token_address: string; amount: string; usd: string | null; block_number: string | number; at: string | Date }
-/** A ledger operation with the block it was mined in (null: unknown, kept in recorded order). */
-type Sorted = { op: LedgerOp; block: bigint | null }
-type Claimed = { token: string; amount: string; to: string; valueUsd?: string | null }
-type Launched = { gasUsd?: string; allocation: string; seed: { token: string; amount: string } | null }
+/** A wallet operation of an agent as recorded (swaps, transfers, claims), or a launched token with its launch's id. */
+export type RecordedOpRow = {
+  agent_id: string; name: string; wallet: string; kind: 'swap' | 'transfer' | 'claim' | 'launch'
+  token: string | null; usd: string | null; at: string | Date | null; at_us: string | null; ord: string
+}
+export type ReceiveRow = { agent_id: string; name: string; token_address: string; amount: string; usd: string | null; block_number: string | number; at: string | Date }
+
+/** The agents whose rows are read: one agent, or every agent of a mode (live or paper). */
+export type LedgerScope = { agentId: string } | { mode: 'live' | 'paper' }
 
 /**
- * The ledgers of one agent (or of every live agent): wallet operations and launches in recorded
- * order, transfers in by block, merged (mergeLedger).
+ * The agent's (or a mode's agents') wallet operations as recorded, and launched tokens with their
+ * launch's id (whether each confirmed or went live is its actor's state: the caller joins them),
+ * and the transfers into its wallet and paper deposits in block order, in one statement.
  */
-async function ledgerRows(pool: pg.Pool, agentId: string | undefined, mode: 'live' | 'paper' = 'live') {
-  const one = agentId !== undefined
-  const params = one ? [agentId] : [mode]
-  const live = `join agent a on a.id = %s and a.mode = $1 join actor ax on ax.id = a.id::text and ax.status <> 'deleted'`
-  const { rows } = await pool.query<OpRow>(
+export async function recordedLedgerRows(pool: pg.Pool, scope: LedgerScope): Promise<{ ops: RecordedOpRow[]; ins: ReceiveRow[] }> {
+  const one = 'agentId' in scope
+  const agentOf = (col: string) => (one ? `join agent a on a.id = ${col} where ${col} = $1` : `join agent a on a.id = ${col} and a.mode = $1 where true`)
+  const { rows } = await pool.query<RecordedOpRow & ReceiveRow & { src: 'op' | 'in' }>(
     `select * from (
-       select w.agent_id, a.name, a.wallet_address as wallet, w.kind, null as token, trunc(w.usd_value, 2)::text as usd, w.created_at as at, w.id as ord,
-              x.snapshot->'context' as ctx
-         from wallet_op w join actor x on x.id = w.id ${one ? 'join agent a on a.id = w.agent_id' : live.replace('%s', 'w.agent_id')}
-        where ${one ? 'w.agent_id = $1 and' : ''} w.kind in ('swap', 'transfer', 'claim') and x.status = 'confirmed'
+       select 'op' as src, w.agent_id, a.name, a.wallet_address as wallet, w.kind, null::text as token_address, null::text as amount,
+              trunc(w.usd_value, 2)::text as usd, w.created_at as at, (extract(epoch from w.created_at) * 1000000)::bigint::text as at_us, w.id as ord,
+              null::bigint as block_number, null::text as h, null::bigint as li
+         from wallet_op w ${agentOf('w.agent_id')} and w.kind in ('swap', 'transfer', 'claim')
        union all
-       select t.creator_agent_id, a.name, a.wallet_address, 'launch', t.address, null, x.created_at, x.id, x.snapshot->'context'
-         from token t join actor x on x.id = t.launch_id and x.kind = 'launch' ${one ? 'join agent a on a.id = t.creator_agent_id' : live.replace('%s', 't.creator_agent_id')}
-        where ${one ? 't.creator_agent_id = $1 and' : ''} x.status = 'live'
+       select 'op', t.creator_agent_id, a.name, a.wallet_address, 'launch', t.address, null, null, null, null, t.launch_id, null, null, null
+         from token t ${agentOf('t.creator_agent_id')} and t.launch_id is not null
        union all
        -- A paper agent's launches (its virtual pools): their seed leaves the ledger as a live launch's does.
-       select p.agent_id, a.name, a.wallet_address, 'launch', p.token, null, x.created_at, x.id, x.snapshot->'context'
-         from paper_pool p join actor x on x.id = p.launch_id and x.kind = 'launch' ${one ? 'join agent a on a.id = p.agent_id' : live.replace('%s', 'p.agent_id')}
-        where ${one ? 'p.agent_id = $1 and' : ''} x.status = 'live'
-     ) o order by agent_id, at, ord`,
-    params,
-  )
-  // Transfers in, and a paper agent's virtual deposits (as transfers in at the block they were made in).
-  const { rows: ins } = await pool.query<ReceiveRow>(
-    `select * from (
-       select t.agent_id, a.name, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text as usd, t.block_number, t.at, t.tx_hash as h, t.log_index::bigint as li
-         from agent_transfer_in t ${one ? 'join agent a on a.id = t.agent_id' : live.replace('%s', 't.agent_id')}
-        ${one ? 'where t.agent_id = $1' : ''}
+       select 'op', p.agent_id, a.name, a.wallet_address, 'launch', p.token, null, null, null, null, p.launch_id, null, null, null
+         from paper_pool p ${agentOf('p.agent_id')}
        union all
-       select d.agent_id, a.name, d.token, d.amount::text, trunc(d.usd_value, 2)::text, d.block_number, d.created_at, '~paper', (extract(epoch from d.created_at) * 1000000)::bigint
-         from paper_deposit d ${one ? 'join agent a on a.id = d.agent_id' : live.replace('%s', 'd.agent_id')}
-        ${one ? 'where d.agent_id = $1' : ''}
-     ) i order by agent_id, block_number, h, li`,
-    params,
+       -- Transfers in, and a paper agent's virtual deposits (as transfers in at the block they were made in).
+       select 'in', t.agent_id, a.name, null, null, t.token_address, t.amount::text, trunc(t.usd_value, 2)::text, t.at, null, null, t.block_number, t.tx_hash, t.log_index::bigint
+         from agent_transfer_in t ${agentOf('t.agent_id')}
+       union all
+       select 'in', d.agent_id, a.name, null, null, d.token, d.amount::text, trunc(d.usd_value, 2)::text, d.created_at, null, null, d.block_number, '~paper',
+              (extract(epoch from d.created_at) * 1000000)::bigint
+         from paper_deposit d ${agentOf('d.agent_id')}
+     ) r order by src, agent_id, block_number, h, li`,
+    [one ? scope.agentId : scope.mode],
   )
-  const by = new Map<string, { agentId: string; name: string; ops: Sorted[]; ins: Sorted[] }>()
-  const entry = (agentId: string, name: string) => {
-    const e = by.get(agentId) ?? { agentId, name, ops: [], ins: [] }
-    by.set(agentId, e)
-    return e
+  return {
+    ops: rows.filter((r) => r.src === 'op').map((r) => ({ ...r, token: r.token_address })),
+    ins: rows.filter((r) => r.src === 'in'),
   }
-  for (const r of rows) entry(r.agent_id, r.name).ops.push(opOf(r))
-  for (const r of ins) entry(r.agent_id, r.name).ins.push(receiveOf(r))
-  return new Map([...by].map(([id, e]) => [id, { agentId: e.agentId, name: e.name, ops: mergeLedger(e.ops, e.ins) }]))
 }
 
-function opOf({ kind, usd, at, wallet, token, ctx }: OpRow): Sorted {
-  const p = ctx.params
-  const r = (ctx.result ?? {}) as Record<string, string | undefined>
-  const when = new Date(at)
-  if (kind === 'launch') {
-    const c = ctx as unknown as { blockNumber?: string | null; ledger?: Launched | null }
-    const l = c.ledger
-    return {
-      op: { kind, at: when, gasUsd: l?.gasUsd, token: token ?? '', allocation: l?.allocation ?? '0', seed: l?.seed ?? null },
-      block: c.blockNumber ? BigInt(c.blockNumber) : null,
-    }
-  }
-  const block = r.blockNumber ? BigInt(r.blockNumber) : null
-  if (kind === 'claim') {
-    const claimed = ((ctx.result?.claimed ?? []) as Claimed[]).map((c) => ({ token: c.token, amount: c.amount, valueUsd: c.valueUsd ?? null, held: c.to === wallet }))
-    return { op: { kind, at: when, gasUsd: r.gasUsd, claimed }, block }
-  }
-  const op: LedgerOp = kind === 'swap'
-    ? { kind, at: when, gasUsd: r.gasUsd, tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOut: r.amountOutBaseUnits, valueInUsd: p.valueInUsd }
-    : { kind, at: when, gasUsd: r.gasUsd, token: p.token ?? '', amount: p.amount ?? '0', valueUsd: usd ?? '0' }
-  return { op, block }
-}
-
-const receiveOf = (r: ReceiveRow): Sorted => ({
-  op: { kind: 'receive', at: new Date(r.at), token: r.token_address, amount: r.amount, valueUsd: r.usd },
-  block: BigInt(r.block_number),
-})
-
-/** Wallet operations (recorded order) and transfers in (block order) merged by block; `at` never goes backwards. */
-function mergeLedger(ops: Sorted[], ins: Sorted[]): LedgerOp[] {
-  const out: LedgerOp[] = []
-  let i = 0
-  let j = 0
-  while (i < ops.length || j < ins.length) {
-    const a = ops[i]
-    const b = ins[j]
-    const takeIn = b !== undefined && (a === undefined || (a.block !== null && b.block! <= a.block))
-    out.push(takeIn ? b.op : a!.op)
-    if (takeIn) j++
-    else i++
-  }
-  let latest = 0
-  for (const op of out) {
-    const t = op.at?.getTime() ?? 0
-    if (t < latest) op.at = new Date(latest)
-    else latest = t
-  }
-  return out
-}
 
 type OutboxRow = {
   id: string

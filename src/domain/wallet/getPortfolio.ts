@@ -25,7 +25,9 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
   const candidates = new Map<string, WalletToken>()
   const add = (t: WalletToken) => candidates.set(t.native ? 'ETH' : t.address, t)
   for (const t of await deps.portfolio.standardTokens()) add(t)
-  const others = paper ? [...paper.keys()].filter((k) => k !== 'eth') : await deps.portfolio.otherTokenAddresses(agent.id, owner)
+  const ops = await deps.portfolio.ledgerOps(agent.id)
+  const swappedTo = ops.flatMap((op) => (op.kind === 'swap' && op.tokenOut ? [op.tokenOut] : []))
+  const others = paper ? [...paper.keys()].filter((k) => k !== 'eth') : await deps.portfolio.otherTokenAddresses(agent.id, owner, swappedTo)
   // A paper launch's virtual token is no token of the chain's: its line is its virtual pool's (valued at the pool's price).
   const pools = paper ? ((await deps.portfolio.paperPools?.(agent.id)) ?? new Map<string, PaperPoolView>()) : new Map<string, PaperPoolView>()
   for (const address of others) {
@@ -34,7 +36,7 @@ export async function portfolioLines(deps: GetPortfolioDeps, input: GetPortfolio
     const t = pool ? { address: address.toLowerCase() as Address, symbol: pool.symbol, decimals: 18, native: false, verified: false } : await deps.tokens.resolve(address)
     if (t) add(t)
   }
-  const book = pnlLedger(await deps.portfolio.ledgerOps(agent.id))
+  const book = pnlLedger(ops)
   const prices = await deps.chain.prices(input.blockNumber)
   const held: Array<{ token: WalletToken; balance: bigint; priced: Awaited<ReturnType<typeof prices.usd>> }> = []
   for (const token of candidates.values()) {

@@ -79,11 +79,12 @@ export interface PortfolioReads {
   /** ETH, USDC, the stocks and WETH, in this order: what any wallet may hold. */
   standardTokens(): Promise<WalletToken[]>
   /**
-   * Addresses of other tokens the wallet may hold: those the agent launched, traded on chain or
-   * swapped to through this service, and those it received by plain transfers (scanned from the
-   * chain's Transfer logs since the last scan).
+   * Addresses of other tokens the wallet may hold: those the agent launched or traded on chain,
+   * `swappedTo` (what its confirmed swaps through this service bought, from its ledger: no
+   * indexer lag), and those it received by plain transfers (scanned from the chain's Transfer
+   * logs since the last scan), in this order, each once.
    */
-  otherTokenAddresses(agentId: string, owner: Address): Promise<string[]>
+  otherTokenAddresses(agentId: string, owner: Address, swappedTo: readonly string[]): Promise<string[]>
   /** The agent's confirmed swaps, oldest first. */
   confirmedSwaps(agentId: string): Promise<SwapFill[]>
   /** The agent's cost basis and PnL ledger (pnlRules.ts): confirmed swaps, transfers out, claims, live launches and indexed transfers in, in block order. */

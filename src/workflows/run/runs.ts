@@ -1,5 +1,4 @@
 import type pg from 'pg'
-import { findActiveRun, findRunRow, findRunRows, listRunRows, type RunRow } from '../../adapters/db/runs.store.ts'
 import { scheduleFactsOf } from '../../adapters/db/agents.repository.ts'
 import { coverRefusalOf, coversGuard } from '../../adapters/db/credits.repository.ts'
 import { InvalidStateError, RunInProgressError } from '../../domain/errors.ts'
@@ -12,17 +11,18 @@ import { InsufficientCreditsError } from '../../domain/errors.ts'
 import { mergeWrites, type SqlWrite } from '../../runtime/sql.ts'
 import type { NewEffect } from '../../runtime/actorRows.ts'
 import { heldCallIdOf } from '../conversation/conversation.effects.ts'
+import type { ActorRecord } from '../../runtime/read.ts'
 import { ActorEventRefusedError } from '../../runtime/actorErrors.ts'
 import { childOfRunningEffect } from '../../runtime/effectScope.ts'
 
-type Row = RunRow<RunContext>
-
 /** The unique index that allows one run not ended per agent (Migration20261123210000_runs). */
 const ONE_ACTIVE_RUN = 'actor_run_one_active'
+/** The states of a run not ended (the states `actor_run_one_active` covers). */
+const ACTIVE = ['queued', 'running'] as const
 
-function stateOf(row: Row): RunState {
-  const { transcript: _t, pending: _p, timeUp: _u, stepsUsed: _s, ...c } = row.ctx
-  return { ...c, status: row.status as RunStatus, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() }
+function stateOf(row: Pick<ActorRecord<RunContext>, 'status' | 'context' | 'createdAt' | 'updatedAt'>): RunState {
+  const { transcript: _t, pending: _p, timeUp: _u, stepsUsed: _s, ...c } = row.context
+  return { ...c, status: row.status as RunStatus, createdAt: row.createdAt, updatedAt: row.updatedAt }
 }
 
 /**
@@ -34,7 +34,7 @@ function stateOf(row: Row): RunState {
  */
 export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: ActorRuntime; hold?: FirstCallHold | undefined }): Runs {
   async function get(runId: string): Promise<RunState | undefined> {
-    const row = await findRunRow<RunContext>(pool, runKind.kind, runId)
+    const row = await runtime.read.actorOfKind<RunContext>(runKind.kind, runId)
     return row && stateOf(row)
   }
   return {
@@ -54,7 +54,8 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
         const entry = asChild ? runtime.createWithOutcome(asChild, runKind.kind, args) : await runtime.create(runKind.kind, args)
         // The run as created, without reading its row back.
         const at: Date = ('createdAt' in entry ? (entry.createdAt as Date | undefined) : undefined) ?? new Date()
-        return stateOf({ status: entry.status, ctx: entry.snapshot.context as RunContext, created_at: at, updated_at: at })
+        const iso = new Date(at).toISOString()
+        return stateOf({ status: entry.status, context: entry.snapshot.context as RunContext, createdAt: iso, updatedAt: iso })
       } catch (err) {
         // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return (await get(run.runId))!
@@ -66,10 +67,11 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
     },
     get,
     async getMany(runIds) {
-      return runIds.length === 0 ? [] : (await findRunRows<RunContext>(pool, runKind.kind, runIds)).map(stateOf)
+      return (await runtime.read.actorsOfKind<RunContext>(runKind.kind, runIds)).map(stateOf)
     },
     async list(agentId, { accountId, limit, status, before }) {
-      return (await listRunRows<RunContext>(pool, runKind.kind, agentId, { accountId, limit, status, before })).map(stateOf)
+      const named = { key: 'agentId', value: agentId }
+      return (await runtime.read.pageNaming<RunContext>({ kind: runKind.kind, named, accountId, limit, status, before })).map(stateOf)
     },
     async stop(runId, accountId, waitMs) {
       const entry = await runtime.get(runId)
@@ -79,7 +81,7 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
       return get(runId)
     },
     async tellAgentAtEnd(agentId) {
-      const run = await findActiveRun(pool, runKind.kind, agentId)
+      const run = await runtime.read.firstInStates(runKind.kind, ACTIVE, { key: 'agentId', value: agentId })
       if (!run) return false
       // Refused once the run has ended (it ended untold): the caller checks again.
       return runtime.send(run.id, { type: RUN_TELL_PARENT }).then(() => true, (err: unknown) => {
@@ -88,9 +90,9 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
       })
     },
     async stopActive(agentId) {
-      const run = await findActiveRun(pool, runKind.kind, agentId)
+      const run = await runtime.read.firstInStates(runKind.kind, ACTIVE, { key: 'agentId', value: agentId })
       if (!run) return null
-      await runtime.enqueue(run.id, run.account_id, { type: 'run.stop' }, `run.stop:${run.id}`)
+      await runtime.enqueue(run.id, run.accountId, { type: 'run.stop' }, `run.stop:${run.id}`)
       return run.id
     },
     async scheduleFacts(accountId, agentId) {

@@ -1,8 +1,6 @@
-import type pg from 'pg'
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
 import type { ApprovalOperation, ApprovalOperations } from '../../domain/approvals/ports.ts'
 import type { LaunchContext } from '../../domain/launches/ports.ts'
-import { listApprovalRows } from '../../adapters/db/approvals.store.ts'
 import type { WalletOpContext } from './walletOp.machine.ts'
 
 /**
@@ -23,22 +21,36 @@ function approvalOperation(id: string, actorKind: string, accountId: string, sta
 }
 
 /**
+ * The kinds that carry an approval, read newest request first (the partial index `actor_approval`,
+ * Migration20261128030000_launch_approvals, is on these kinds and that order).
+ */
+const APPROVAL_KINDS = ['walletop', 'launch']
+
+/**
  * The approval use cases' operations over the actor runtime: an approval is its wallet
  * operation's (or launch's) `approval`, read from the actor; a decision is an event to that
  * actor, so it is taken only in `awaiting_approval` (else 409 `invalid_state`: it expired or was
  * decided meanwhile).
  *
  * @example
- * const operations = createApprovalOperations({ pool, runtime })
+ * const operations = createApprovalOperations({ runtime })
  */
-export function createApprovalOperations({ pool, runtime }: { pool: pg.Pool; runtime: ActorRuntime }): ApprovalOperations {
+export function createApprovalOperations({ runtime }: { runtime: ActorRuntime }): ApprovalOperations {
   const read = (entry: Awaited<ReturnType<ActorRuntime['get']>>) =>
     entry ? approvalOperation(entry.id, entry.kind.kind, entry.accountId, entry.status, entry.snapshot.context) : undefined
   return {
     get: async (id) => read(await runtime.get(id)),
     async list(accountId, query) {
-      const rows = await listApprovalRows(pool, accountId, query)
-      return rows.flatMap((r) => approvalOperation(r.id, r.kind, r.account_id, r.status, r.context) ?? [])
+      const rows = await runtime.read.actorsCarrying({
+        accountId,
+        kinds: APPROVAL_KINDS,
+        carrying: ['approval'],
+        equal: [{ path: ['approval', 'status'], value: query.status }, { path: ['agentId'], value: query.agentId }],
+        orderBy: ['approval', 'requestedAt'],
+        after: query.after,
+        limit: query.limit,
+      })
+      return rows.flatMap((r) => approvalOperation(r.id, r.kind, r.accountId, r.status, r.context) ?? [])
     },
     async decide(id, decision) {
       const op = read(await runtime.send(id, decision))
