@@ -244,7 +244,10 @@ async function pollOnce(
   )
   const effects = await worker.claimAndRun(scope.shards, batches.effects.size)
   // A claim that came back full leaves more waiting: poll again at once (no read of the next timer).
-  const more = [batches.timers.took(timerRows.length), batches.inboxes.took(pending.length), batches.effects.took(effects)]
+  // The inbox scan claims nothing (the same actors would be found again while their drains run):
+  // its size follows its backlog, but a full scan waits for the next poll.
+  batches.inboxes.took(pending.length)
+  const more = [batches.timers.took(timerRows.length), batches.effects.took(effects)]
   if (more.some(Boolean)) return 0
   return store.nextTimerDelay(pool)
 }
