@@ -10,7 +10,9 @@
  * measures a tree that ticks (AGENT_TICK_SECONDS) and one with a due timer per agent.
  *
  *   npm run -s bench:runs        (BENCH_RUNS_AGENTS: agents, default 10000; BENCH_RUNS_INTERVAL: run interval in seconds, at
- *                                 least 60, default 60; BENCH_RUNS_IDLE_SECONDS: idle window, default 20)
+ *                                 least 60, default 60; BENCH_RUNS_IDLE_SECONDS: idle window, default 20;
+ *                                 BENCH_RUNS_SUSTAIN_SECONDS: after the second round, keep measuring every later
+ *                                 round this long, minute by minute, default 0)
  */
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -22,6 +24,7 @@ import { cpuWindow, percentile, round } from './lib.ts'
 const N = Number(process.env.BENCH_RUNS_AGENTS ?? 10_000)
 const IDLE_SECONDS = Number(process.env.BENCH_RUNS_IDLE_SECONDS ?? 20)
 const INTERVAL = Number(process.env.BENCH_RUNS_INTERVAL ?? 60)
+const SUSTAIN_SECONDS = Number(process.env.BENCH_RUNS_SUSTAIN_SECONDS ?? 0)
 const progress = (m: string) => process.stderr.write(`[runs] ${m}\n`)
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
@@ -167,6 +170,44 @@ async function main() {
         process.stdout.write(`  second round: ${result.secondRound.runs} runs in ${result.secondRound.seconds} s, ${result.secondRound.transactionsPerRun} transactions per run, Postgres ${result.secondRound.postgresCpuMsPerRun} ms and the service ${result.secondRound.serviceCpuMsPerRun} ms of CPU per run (machine ${result.secondRound.machineCpuPct}% busy)\n`)
         process.stdout.write(`  idle between rounds (${result.idle.seconds} s): service CPU ${result.idle.serverCpuPctOfOneCore}% of a core, postgres ${result.idle.postgresCpuPct}%, service RSS ${result.idle.serverRssMb} MB\n`)
         process.stdout.write(`${JSON.stringify(result)}\n`)
+        if (SUSTAIN_SECONDS > 0) {
+          // Every later round, for SUSTAIN_SECONDS: each run's delay past its due time (its agent's
+          // previous run's start plus the interval), per minute, so a schedule falling behind shows
+          // as delays that grow from one minute to the next.
+          progress(`sustaining for ${SUSTAIN_SECONDS} s`)
+          const w0 = Date.now()
+          const [sx0, sr0] = [await xacts(), await runCount()]
+          const sustainCpu = cpuWindow(pid)
+          while (Date.now() - w0 < SUSTAIN_SECONDS * 1000) {
+            alive()
+            await new Promise((r) => setTimeout(r, 5000))
+          }
+          const used = sustainCpu()
+          const windowS = (Date.now() - w0) / 1000
+          const [sx1, sr1] = [await xacts(), await runCount()]
+          const late = (await runsOf()).flatMap((r) => {
+            const at = r.at.map((t) => new Date(t).getTime())
+            return at.flatMap((t, i) => (i > 0 && t >= w0 && t < w0 + SUSTAIN_SECONDS * 1000 ? [{ at: t, delay: t - at[i - 1]! - INTERVAL * 1000 }] : []))
+          })
+          const byMinute = new Map<number, number[]>()
+          for (const l of late) byMinute.set(Math.floor((l.at - w0) / 60_000), [...(byMinute.get(Math.floor((l.at - w0) / 60_000)) ?? []), l.delay])
+          const minutes = [...byMinute].sort(([a], [b]) => a - b).map(([m, d]) => {
+            d.sort((a, b) => a - b)
+            return { minute: m + 1, runs: d.length, p50: round(percentile(d, 50)), p99: round(percentile(d, 99)), max: round(d[d.length - 1]!) }
+          })
+          const delays = late.map((l) => l.delay).sort((a, b) => a - b)
+          const sustained = {
+            seconds: round(windowS, 1), runs: sr1 - sr0, runsPerSecond: round((sr1 - sr0) / windowS, 1),
+            dueToStartMs: { p50: round(percentile(delays, 50)), p99: round(percentile(delays, 99)), max: round(delays[delays.length - 1]!) },
+            transactionsPerRun: round((sx1 - sx0) / Math.max(1, sr1 - sr0), 2),
+            postgresCpuMsPerRun: round((used.postgres / 100) * windowS * 1000 / Math.max(1, sr1 - sr0), 2),
+            serviceCpuMsPerRun: round((used.server / 100) * windowS * 1000 / Math.max(1, sr1 - sr0), 2), machineCpuPct: used.machine,
+            minutes,
+          }
+          process.stdout.write(`  sustained ${sustained.seconds} s: ${sustained.runs} runs, ${sustained.runsPerSecond} runs/s; due-to-start p50 ${sustained.dueToStartMs.p50} ms, p99 ${sustained.dueToStartMs.p99} ms, max ${sustained.dueToStartMs.max} ms; ${sustained.transactionsPerRun} transactions, Postgres ${sustained.postgresCpuMsPerRun} ms and the service ${sustained.serviceCpuMsPerRun} ms of CPU per run (machine ${sustained.machineCpuPct}% busy)\n`)
+          for (const m of minutes) process.stdout.write(`    minute ${m.minute}: ${m.runs} runs, due-to-start p50 ${m.p50} ms, p99 ${m.p99} ms, max ${m.max} ms\n`)
+          process.stdout.write(`${JSON.stringify({ sustained })}\n`)
+        }
       } finally {
         await db.end()
       }
