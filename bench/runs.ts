@@ -12,7 +12,8 @@
  *   npm run -s bench:runs        (BENCH_RUNS_AGENTS: agents, default 10000; BENCH_RUNS_INTERVAL: run interval in seconds, at
  *                                 least 60, default 60; BENCH_RUNS_IDLE_SECONDS: idle window, default 20;
  *                                 BENCH_RUNS_SUSTAIN_SECONDS: after the second round, keep measuring every later
- *                                 round this long, minute by minute, default 0)
+ *                                 round this long, minute by minute, default 0; BENCH_RUNS_ACCOUNTS: accounts
+ *                                 the agents are spread over, default 1)
  */
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -25,6 +26,7 @@ const N = Number(process.env.BENCH_RUNS_AGENTS ?? 10_000)
 const IDLE_SECONDS = Number(process.env.BENCH_RUNS_IDLE_SECONDS ?? 20)
 const INTERVAL = Number(process.env.BENCH_RUNS_INTERVAL ?? 60)
 const SUSTAIN_SECONDS = Number(process.env.BENCH_RUNS_SUSTAIN_SECONDS ?? 0)
+const ACCOUNTS = Math.max(1, Number(process.env.BENCH_RUNS_ACCOUNTS ?? 1))
 const progress = (m: string) => process.stderr.write(`[runs] ${m}\n`)
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
@@ -45,24 +47,29 @@ async function main() {
     RUN_MIN_INTERVAL_SECONDS: '60', ACTOR_CACHE_SIZE: String(Math.max(10_000, 3 * N)),
   }
   try {
-    await withService('runs', async ({ api, pid, databaseUrl, logs }) => {
+    await withService('runs', async ({ api, pid, databaseUrl, logs, newAccountApi }) => {
       const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
       try {
         // Created first, then started as fast as the service takes starts: a started agent's first
         // run begins at once, so the second round falls due about as densely as the starts came
         // (10,000 agents started within 60 s: more than the 167 runs/s a 60 s interval needs).
-        progress(`creating ${N} agents (interval ${INTERVAL} s)`)
+        // The agents spread over ACCOUNTS accounts, round robin (one account's row is otherwise held
+        // and charged by every run).
+        const apis = [api]
+        await pool(8, ACCOUNTS - 1, async () => void apis.push(await newAccountApi()))
+        progress(`creating ${N} agents (interval ${INTERVAL} s) in ${apis.length} account(s)`)
         const t0 = performance.now()
         const ids: string[] = new Array(N)
+        const apiOf = (i: number) => apis[i % apis.length]!
         await pool(16, N, async (i) => {
-          const created = await api('POST', '/agents', { name: `bench-${i}`, skills: [], run_interval_seconds: INTERVAL })
+          const created = await apiOf(i)('POST', '/agents', { name: `bench-${i}`, skills: [], run_interval_seconds: INTERVAL })
           if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`)
           ids[i] = created.body.id
         })
         progress(`created in ${round((performance.now() - t0) / 1000, 1)} s; starting them`)
         const t1 = performance.now()
         await pool(32, N, async (i) => {
-          const started = await api('POST', `/agents/${ids[i]}/start`)
+          const started = await apiOf(i)('POST', `/agents/${ids[i]}/start`)
           if (started.status !== 200) throw new Error(`start answered ${started.status}`)
         })
         progress(`started in ${round((performance.now() - t1) / 1000, 1)} s`)
@@ -142,6 +149,7 @@ async function main() {
         const result = {
           machine: { cores: cpus().length, node: process.version, load1: round(loadavg()[0]!, 1) },
           agents: N,
+          accounts: ACCOUNTS,
           intervalSeconds: INTERVAL,
           agentsWithTimer: due.size,
           runs: seconds.length,

@@ -10,7 +10,7 @@ import { apiClient, type Api } from '../test/support/app.ts'
  * machine's Postgres or DATABASE_URL, rate limits out of the way) with one account's key, and
  * cleans everything up afterwards, even on failure.
  */
-export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api; pid: number | undefined; databaseUrl: string; logs(): string }) => Promise<void>, extraEnv: Record<string, string> = {}): Promise<void> {
+export async function withService(name: string, fn: (s: { url: string; apiKey: string; api: Api; pid: number | undefined; databaseUrl: string; logs(): string; newAccountApi(): Promise<Api> }) => Promise<void>, extraEnv: Record<string, string> = {}): Promise<void> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
   const dbName = `bench_${name}_${Date.now()}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -24,7 +24,9 @@ export async function withService(name: string, fn: (s: { url: string; apiKey: s
   const server = await startServer(env, { nodeArgs: (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean) })
   try {
     const { apiKey } = await adminCreateAccount(env)
-    await fn({ url: server.url, apiKey, api: apiClient(`${server.url}/api/v1`, apiKey), pid: server.child.pid, databaseUrl: url.toString(), logs: server.logs })
+    // Another account (the admin CLI, as an operator would make one), answered as a client with its key.
+    const newAccountApi = async () => apiClient(`${server.url}/api/v1`, (await adminCreateAccount(env)).apiKey)
+    await fn({ url: server.url, apiKey, api: apiClient(`${server.url}/api/v1`, apiKey), pid: server.child.pid, databaseUrl: url.toString(), logs: server.logs, newAccountApi })
   } finally {
     await stopServer(server)
     await admin.query(`drop database if exists ${dbName} with (force)`)
