@@ -19,20 +19,10 @@ type QueryFn = (this: unknown, config: unknown, ...rest: unknown[]) => unknown
 export function watchStatements() {
   const context = new AsyncLocalStorage<string>()
   const seen = new Map<string, string[]>()
-  const restores: Array<() => void> = []
-  const copies = new Set([pg, createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg') as typeof pg])
-  for (const copy of copies) {
-    const proto = copy.Client.prototype as unknown as { query: QueryFn }
-    const original = proto.query
-    proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
-      const tag = context.getStore()
-      if (tag !== undefined) seen.get(tag)?.push(describe(config))
-      return original.call(this, config, ...rest)
-    }
-    restores.push(() => {
-      proto.query = original
-    })
-  }
+  const restore = onEveryQuery((config) => {
+    const tag = context.getStore()
+    if (tag !== undefined) seen.get(tag)?.push(describe(config))
+  })
   let next: string | undefined
   return {
     /** The next request served is counted under `tag`. */
@@ -51,7 +41,7 @@ export function watchStatements() {
     },
     /** The statements sent so far for `tag` (each a prepared statement's name or its first words). */
     statements: (tag: string): string[] => [...(seen.get(tag) ?? [])],
-    restore: () => restores.forEach((r) => r()),
+    restore,
   }
 }
 
@@ -69,19 +59,9 @@ function describe(config: unknown): string {
 export function watchAllStatements() {
   const seen: string[] = []
   let on = false
-  const restores: Array<() => void> = []
-  const copies = new Set([pg, createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg') as typeof pg])
-  for (const copy of copies) {
-    const proto = copy.Client.prototype as unknown as { query: QueryFn }
-    const original = proto.query
-    proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
-      if (on) seen.push(describe(config))
-      return original.call(this, config, ...rest)
-    }
-    restores.push(() => {
-      proto.query = original
-    })
-  }
+  const restore = onEveryQuery((config) => {
+    if (on) seen.push(describe(config))
+  })
   return {
     start: () => {
       seen.length = 0
@@ -92,6 +72,27 @@ export function watchAllStatements() {
       on = false
       return [...seen]
     },
-    restore: () => restores.forEach((r) => r()),
+    restore,
   }
+}
+
+/**
+ * Calls `record` with every statement any `pg` client sends (the app's copy of pg and
+ * MikroORM's, when they differ), before sending it; answers the function that undoes it.
+ */
+function onEveryQuery(record: (config: unknown) => void): () => void {
+  const restores: Array<() => void> = []
+  const copies = new Set([pg, createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg') as typeof pg])
+  for (const copy of copies) {
+    const proto = copy.Client.prototype as unknown as { query: QueryFn }
+    const original = proto.query
+    proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+      record(config)
+      return original.call(this, config, ...rest)
+    }
+    restores.push(() => {
+      proto.query = original
+    })
+  }
+  return () => restores.forEach((r) => r())
 }

@@ -53,8 +53,11 @@ export type Conversation = {
  * tools, no history) as the model-call effect will hold it, and the hold's id for that call's
  * effect: a run holds them in its own insert, and its first call finds them held.
  */
-export function firstCallHoldOf(c: { system: string; firstMessage: string; tools: readonly string[]; model: TokenPrices; maxTokens: number }): number {
-  return callCredits({ messages: [{ role: 'system', content: c.system }, { role: 'user', content: c.firstMessage }], tools: modelToolsOf(c.tools), model: c.model }, c.maxTokens)
+export function firstCallHoldOf(c: { system: string; firstMessage: string; tools: readonly string[]; model: TokenPrices & { contextWindow: number }; maxTokens: number }): number {
+  // The prompt composed as the call will compose it (`requestOf` below), with no history.
+  const tools = modelToolsOf(c.tools)
+  const messages = composePrompt({ system: c.system, history: [], turn: [{ role: 'user', content: c.firstMessage }], tools, contextWindow: c.model.contextWindow, maxTokens: c.maxTokens })
+  return callCredits({ messages, tools, model: c.model }, c.maxTokens)
 }
 
 /** The id of the hold made for a model call's effect at its actor's creation. */
