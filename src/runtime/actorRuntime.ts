@@ -137,7 +137,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const poller = createPoller({
     pollMs: opts.pollMs ?? 250,
     logger,
-    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, worker, logger, batches }),
+    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, unloadable, worker, logger, batches }),
   })
 
   const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)))
@@ -226,7 +226,13 @@ const enqueueInTransaction = (wake: () => void) => (db: Queryable, id: string, a
 async function pollOnce(
   pool: pg.Pool,
   scope: store.ShardScope,
-  { drain, worker, logger, batches }: { drain(id: string, known?: readonly store.InboxRow[]): Promise<void>; worker: { claimAndRun(shards: number[] | null, limit?: number): Promise<number> }; logger: Logger; batches: PollBatches },
+  { drain, unloadable, worker, logger, batches }: {
+    drain(id: string, known?: readonly store.InboxRow[]): Promise<void>
+    unloadable: ReadonlySet<string>
+    worker: { claimAndRun(shards: number[] | null, limit?: number): Promise<number> }
+    logger: Logger
+    batches: PollBatches
+  },
 ): Promise<number | undefined> {
   if (scope.shards?.length === 0) return undefined
   // A fired timer's actor with nothing older in its inbox applies the claimed rows as they are.
@@ -237,7 +243,7 @@ async function pollOnce(
     if (r.behind || rows === null) fired.set(r.actor_id, null)
     else fired.set(r.actor_id, [...(rows ?? []), r])
   }
-  const pending = await store.actorsWithPendingInbox(pool, scope, batches.inboxes.size)
+  const pending = await store.actorsWithPendingInbox(pool, scope, batches.inboxes.size, [...unloadable])
   for (const id of pending) if (!fired.has(id)) fired.set(id, null)
   await Promise.all(
     [...fired].map(([id, known]) => drain(id, known ?? undefined).catch((err) => logger.error({ err, actorId: id }, 'inbox drain failed'))),

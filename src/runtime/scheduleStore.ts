@@ -73,12 +73,19 @@ export async function nextTimerDelay(db: Queryable): Promise<number | undefined>
   return rows[0]?.ms ?? undefined
 }
 
-export async function actorsWithPendingInbox(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500): Promise<string[]> {
+/**
+ * Actors of the held shards with inbox rows not processed yet (written outside the runtime, or
+ * left by a drain that died), at most `limit`. `skip`: actors this node knows it cannot load
+ * (marked stuck, awaiting an operator): their rows stay, and left in the scan they would fill it
+ * poll after poll and hide every other inbox behind them.
+ */
+export async function actorsWithPendingInbox(db: Queryable, scope: ShardScope = { shards: null, node: null }, limit = 500, skip: readonly string[] = []): Promise<string[]> {
   const { rows } = await db.query<{ actor_id: string }>(
     `select distinct actor_id from actor_inbox
       where processed_at is null and ${heldShardSql('actor_id', '$2', '$3')}
+        and ($4::text[] is null or actor_id <> all($4::text[]))
       limit $1`,
-    [limit, scope.shards, scope.node],
+    [limit, scope.shards, scope.node, skip.length > 0 ? skip : null],
   )
   return rows.map((r) => r.actor_id)
 }
