@@ -22,11 +22,12 @@ type Row<C> = { status: string; ctx: C; created_at: Date | string; updated_at: D
 const recordOf = <C>(id: string, r: Row<C>): ActorRecord<C> => ({ id, status: r.status, context: r.ctx, createdAt: iso(r.created_at), updatedAt: iso(r.updated_at) })
 
 /** A literal of SQL for a kind or state name (letters, digits, `.`, `_`, `-` only), so a partial index on it applies. */
-function literal(v: string): string {
+export function literal(v: string): string {
   if (!/^[A-Za-z0-9._-]+$/.test(v)) throw new Error(`Not a kind or state name: ${v}`)
   return `'${v}'`
 }
-const literals = (vs: readonly string[]) => {
+/** A list of such literals in parentheses, for `in`/`not in` (never empty). */
+export const literals = (vs: readonly string[]) => {
   if (vs.length === 0) throw new Error('An empty list of names')
   return `(${vs.map(literal).join(', ')})`
 }

@@ -5,6 +5,7 @@ import type { PendingChangeRow } from '../../domain/agents/pendingChanges.ts'
 import type { AgentRecord, AgentsRepository, NewAgent, WhitelistEntry } from '../../domain/agents/ports.ts'
 import type { Policy } from '../../domain/agents/policy.ts'
 import { isoTimestamp } from '../../domain/util/isoTimestamp.ts'
+import { actorRowsSql } from '../../runtime/sqlApi.ts'
 
 type AgentRow = {
   id: string
@@ -33,12 +34,14 @@ type AgentRow = {
 }
 
 // The policy and payout wallet as they apply now (matured pending changes included), the actor's
-// status, and the changes still in their hold: one statement, so a read is one round trip.
+// status, and the changes still in their hold: one statement, so a read is one round trip. The
+// actor's side is the runtime's relation of actor rows (src/runtime/sqlApi.ts), joined on its key.
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
   a.strategy, a.temperature, a.is_public, a.allow_copy, a.public_description, a.run_interval_seconds, a.mode, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
-  a.updated_at, x.status, x.snapshot->'context'->>'reason' as reason, ${pendingChangesSql('a')} as pending,
+  a.updated_at, x.status, x.context->>'reason' as reason, ${pendingChangesSql('a')} as pending,
   (select l.id from listing l where l.agent_id = a.id and l.status = 'active') as listing_id`
-const FROM = 'from agent a join actor x on x.id = a.id::text'
+const ACTORS = actorRowsSql()
+const FROM = `from agent a join ${ACTORS} x on x.id = a.id::text`
 /** The columns `updateConfig` may set: names are never taken from anywhere else. */
 const CONFIG_COLUMNS = new Set(['name', 'model', 'skills', 'system_prompt', 'persona', 'strategy', 'temperature', 'is_public', 'public_description', 'run_interval_seconds', 'allow_copy'])
 
@@ -81,10 +84,10 @@ export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: s
   const { rows } = await db.query<AgentRow & { last_run_at: Date | null; active_run: boolean; acc_credits: string; acc_reserved: string }>({
     name: 'agent.schedule_facts',
     text: `select ${COLUMNS},
-              (select max(r.created_at) from actor r where r.kind = $3 and r.snapshot->'context'->>'agentId' = a.id::text
-                  and r.snapshot->'context'->>'trigger' = 'schedule') as last_run_at,
-              exists (select 1 from actor r where r.kind = $3 and r.status in ('queued', 'running')
-                  and r.snapshot->'context'->>'agentId' = a.id::text) as active_run,
+              (select max(r.created_at) from ${ACTORS} r where r.kind = $3 and r.context->>'agentId' = a.id::text
+                  and r.context->>'trigger' = 'schedule') as last_run_at,
+              exists (select 1 from ${ACTORS} r where r.kind = $3 and r.status in ('queued', 'running')
+                  and r.context->>'agentId' = a.id::text) as active_run,
               acc.credits as acc_credits, acc.credits_reserved as acc_reserved
            ${FROM} join account acc on acc.id = a.account_id where a.id = $1 and a.account_id = $2`,
     values: [agentId, accountId, runKind],
@@ -95,9 +98,9 @@ export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: s
 
 /**
  * The agent aggregate (the `agent` and `agent_whitelist` tables) in plain SQL on the pool, one
- * style for both tables. The agent-and-actor read joins the actor row (not an entity: the actor
- * store owns it) and lays the matured pending guardrail changes over the policy in the same round
- * trip. That read is the hot path of every authenticated agent request (GET /agents/:id,
+ * style for both tables. The agent-and-actor read joins the actor row (not an entity: the
+ * runtime owns it and publishes it as a relation, `actorRowsSql`) and lays the matured pending
+ * guardrail changes over the policy in the same round trip. That read is the hot path of every authenticated agent request (GET /agents/:id,
  * transfers, launches, claims, swaps). Measured with bench/experiments/agentRead.ts (2,000
  * sequential reads, one connection, on the shared 2-core machine under load): this prepared
  * statement on the pool 2.68 ms per read, the same statement through MikroORM's `em.execute`
@@ -214,7 +217,7 @@ export function createAgentsRepository({ pool }: { pool: pg.Pool }): AgentsRepos
       const { rowCount } = await tx.query(
         `update agent set ${[...sets, 'updated_at = now()'].join(', ')}
           where id = $1 and account_id = $2
-            and exists (select 1 from actor where id = $1::text and status <> 'deleted')`,
+            and exists (select 1 from ${ACTORS} x where x.id = $1::text and x.status <> 'deleted')`,
         params,
       )
       return !!rowCount

@@ -1,13 +1,17 @@
 import type pg from 'pg'
 import type { Queryable } from '../../domain/billing/ports.ts'
 import { COUNTED_SQL } from './walletOp.store.ts'
+import { actorRowsSql, tellMatching } from '../../runtime/sqlApi.ts'
 
 type Db = Queryable
 
 /** An automation's actor row as the lists and the trigger sources read it. */
 export type AutomationRow = { id: string; account_id: string; status: string; ctx: Record<string, unknown>; created_at: Date | string; updated_at: Date | string; cursor_at: string }
 
-const SELECT = `select id, account_id, status, snapshot->'context' as ctx, created_at, updated_at, created_at::text as cursor_at from actor`
+/** The runtime's actor rows (src/runtime/sqlApi.ts): automations, and any actor. */
+const AUTOMATIONS = actorRowsSql({ kind: 'automation' })
+const ACTORS = actorRowsSql()
+const SELECT = `select id, account_id, status, context as ctx, created_at, updated_at, created_at::text as cursor_at from ${AUTOMATIONS} a`
 
 /**
  * Automations are actors (kind `automation`); their definition and state live in the actor's
@@ -20,11 +24,11 @@ export function createAutomationsStore(pool: pg.Pool) {
     /** The account's automations, newest first, after the cursor (created_at, id). */
     async list(q: { accountId: string; agentId?: string | undefined; status?: string | undefined; kind?: string | undefined; limit: number; after?: { at: string; id: string } | undefined }) {
       const { rows } = await pool.query<AutomationRow>(
-        `${SELECT} where kind = 'automation' and account_id = $1
-           and ($2::text is null or snapshot->'context'->>'agentId' = $2)
+        `${SELECT} where account_id = $1
+           and ($2::text is null or context->>'agentId' = $2)
            and ($3::text is null or status = $3)
            and ($4::timestamptz is null or (created_at, id) < ($4, $5))
-           and ($7::text is null or snapshot->'context'->>'kind' = $7)
+           and ($7::text is null or context->>'kind' = $7)
          order by created_at desc, id desc limit $6`,
         [q.accountId, q.agentId ?? null, q.status ?? null, q.after?.at ?? null, q.after?.id ?? '', q.limit, q.kind ?? null],
       )
@@ -33,7 +37,7 @@ export function createAutomationsStore(pool: pg.Pool) {
 
     /** One automation's row, whoever owns it (the caller checks the account). */
     async get(id: string): Promise<AutomationRow | undefined> {
-      const { rows } = await pool.query<AutomationRow>(`${SELECT} where id = $1 and kind = 'automation'`, [id])
+      const { rows } = await pool.query<AutomationRow>(`${SELECT} where id = $1`, [id])
       return rows[0]
     },
 
@@ -45,10 +49,10 @@ export function createAutomationsStore(pool: pg.Pool) {
      */
     async ofRunningAgents(triggerTypes: ReadonlyArray<'price_threshold' | 'new_launch' | 'trailing_stop' | 'bracket'>, statuses: readonly string[]): Promise<Array<AutomationRow & { version: string }>> {
       const { rows } = await pool.query<AutomationRow & { version: string }>(
-        `select a.id, a.account_id, a.status, jsonb_build_object('trigger', a.snapshot->'context'->'trigger', 'high', a.snapshot->'context'->'high') as ctx,
+        `select a.id, a.account_id, a.status, jsonb_build_object('trigger', a.context->'trigger', 'high', a.context->'high') as ctx,
                 a.created_at, a.updated_at, a.created_at::text as cursor_at, a.version::text as version
-           from actor a join actor g on g.id = a.snapshot->'context'->>'agentId' and g.kind = 'agent' and g.status = 'running'
-          where a.kind = 'automation' and a.status = any($2::text[]) and a.snapshot->'context'->'trigger'->>'type' = any($1::text[])`,
+           from ${AUTOMATIONS} a join ${ACTORS} g on g.id = a.context->>'agentId' and g.kind = 'agent' and g.status = 'running'
+          where a.status = any($2::text[]) and a.context->'trigger'->>'type' = any($1::text[])`,
         [triggerTypes, statuses],
       )
       return rows
@@ -79,7 +83,7 @@ export function createAutomationsStore(pool: pg.Pool) {
     async mirrorLeader(agentId: string): Promise<{ accountId: string; isPublic: boolean; allowCopy: boolean; status: string } | undefined> {
       const { rows } = await pool.query<{ accountId: string; isPublic: boolean; allowCopy: boolean; status: string }>(
         `select a.account_id as "accountId", a.is_public as "isPublic", a.allow_copy as "allowCopy", x.status
-           from agent a join actor x on x.id = a.id::text where a.id = $1`,
+           from agent a join ${ACTORS} x on x.id = a.id::text where a.id = $1`,
         [agentId],
       )
       return rows[0]
@@ -88,15 +92,15 @@ export function createAutomationsStore(pool: pg.Pool) {
     /** Every live mirror (not completed or cancelled) as follower -> leader agent ids (index `actor_mirror_leader`). */
     async mirrorEdges(): Promise<Array<{ follower: string; leader: string }>> {
       const { rows } = await pool.query<{ follower: string; leader: string }>(
-        `select distinct snapshot->'context'->>'agentId' as follower, snapshot->'context'->'trigger'->>'leaderAgentId' as leader from actor
-          where kind = 'automation' and snapshot->'context'->'trigger'->>'type' = 'leader_swap' and status not in ('completed', 'cancelled')`,
+        `select distinct context->>'agentId' as follower, context->'trigger'->>'leaderAgentId' as leader from ${AUTOMATIONS} a
+          where context->'trigger'->>'type' = 'leader_swap' and status not in ('completed', 'cancelled')`,
       )
       return rows
     },
 
     /** The first actor there is among `ids` (the ids a firing's child or run may have): what an earlier attempt of the firing started. */
     async startedAmong(ids: readonly string[]): Promise<{ id: string; status: string } | undefined> {
-      const { rows } = await pool.query<{ id: string; status: string }>(`select id, status from actor where id = any($1::text[]) order by created_at limit 1`, [ids])
+      const { rows } = await pool.query<{ id: string; status: string }>(`select id, status from ${ACTORS} x where id = any($1::text[]) order by created_at limit 1`, [ids])
       return rows[0]
     },
 
@@ -158,15 +162,15 @@ export async function parentBudgetRefusal(db: Db, { parentId, opId, usdValue }: 
 async function budgetOf(db: Db, parentId: string, opId: string): Promise<{ max: string | null; spent: string } | undefined> {
   const { rows } = await db.query<{ max: string | null; spent: string }>(
     `with owner as (
-       select a.id, a.snapshot->'context'->>'maxSpendUsd' as max
-         from actor p join actor a on a.kind = 'automation'
-          and a.id = case p.kind when 'automation' then p.id when 'run' then p.snapshot->'context'->>'automationId' end
+       select a.id, a.context->>'maxSpendUsd' as max
+         from ${ACTORS} p join ${AUTOMATIONS} a
+           on a.id = case p.kind when 'automation' then p.id when 'run' then p.context->>'automationId' end
         where p.id = $1
      )
      select o.max,
-            (select coalesce(sum(w.usd_value), 0)::text from wallet_op w left join actor x on x.id = w.id
+            (select coalesce(sum(w.usd_value), 0)::text from wallet_op w left join ${ACTORS} x on x.id = w.id
               where w.id <> $2 and ${COUNTED_SQL}
-                and w.parent_id in (select o.id union all select r.id from actor r where r.kind = 'run' and r.snapshot->'context'->>'automationId' = o.id)) as spent
+                and w.parent_id in (select o.id union all select r.id from ${actorRowsSql({ kind: 'run' })} r where r.context->>'automationId' = o.id)) as spent
        from owner o`,
     [parentId, opId],
   )
@@ -185,16 +189,10 @@ export async function spentBudgetRefusal(db: Db, automationId: string): Promise<
 
 /**
  * Puts `event` in the inbox of each of the agent's automations that have not ended (the agent
- * started, was deleted, or was sold), in one statement, deduplicated by `<dedupePrefix>:<id>`;
- * the runtime's inbox poll delivers them. Answers how many were told.
+ * started, was deleted, or was sold), in one statement, deduplicated by `<dedupePrefix>:<id>`,
+ * through the runtime's `tellMatching`; the runtime's inbox poll delivers them. Answers how many
+ * were told.
  */
-export async function tellAgentAutomations(db: Db, { agentId, event, dedupePrefix }: { agentId: string; event: { type: string }; dedupePrefix: string }): Promise<number> {
-  const { rowCount } = await db.query(
-    `insert into actor_inbox (actor_id, account_id, event, dedupe_key)
-     select id, account_id, $2::jsonb, $3 || ':' || id from actor
-      where kind = 'automation' and snapshot->'context'->>'agentId' = $1 and status not in ('completed', 'cancelled')
-     on conflict (dedupe_key) do nothing`,
-    [agentId, JSON.stringify(event), dedupePrefix],
-  )
-  return rowCount ?? 0
+export function tellAgentAutomations(db: Db, { agentId, event, dedupePrefix }: { agentId: string; event: { type: string }; dedupePrefix: string }): Promise<number> {
+  return tellMatching(db, { kind: 'automation', named: { key: 'agentId', value: agentId }, statusNotIn: ['completed', 'cancelled'], event, dedupePrefix })
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
+import { nodeGoneSql, nodeLiveSql } from '../../runtime/sqlApi.ts'
 
 type Db = Pick<pg.Pool, 'query'>
 
@@ -30,10 +31,11 @@ export type KeyHolder = { node: string; claim: string }
 /**
  * Whether the holder of an in-flight key is gone: its node was retired (a clean stop, its
  * process seen gone from its host) or its heartbeat ran out. A holder with no node row (a claim
- * made before claims named a node, or a runtime that never registered) is not gone.
+ * made before claims named a node, or a runtime that never registered) is not gone. What makes a
+ * node gone or live is the runtime's (its node registry): these are its SQL fragments.
  */
-const HOLDER_GONE = `exists (select 1 from service_node n where n.id = idempotency_key.holder_node
-                                and (n.stopped_at is not null or n.expires_at <= now()))`
+const HOLDER_GONE = nodeGoneSql('idempotency_key.holder_node')
+const HOLDER_LIVE = nodeLiveSql('idempotency_key.holder_node')
 
 /**
  * Claims a key as in flight for `leaseSeconds` in the name of `holder`, or takes over an
@@ -63,8 +65,7 @@ export async function findIdempotencyKey(db: Db, accountId: string, route: strin
   const { rows } = await db.query<IdempotencyKeyRow>(
     `select fingerprint, status, response_status, response_body,
             greatest(1, ceil(extract(epoch from (locked_until - now()))))::int as retry_after,
-            exists (select 1 from service_node n where n.id = idempotency_key.holder_node
-                       and n.stopped_at is null and n.expires_at > now()) as holder_live,
+            ${HOLDER_LIVE} as holder_live,
             ${HOLDER_GONE} as holder_gone
        from idempotency_key where account_id = $1 and route = $2 and key = $3`,
     [accountId, route, key],

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { withTransaction } from './transaction.ts'
 import { tellAgentAutomations } from './automations.store.ts'
+import { actorRowsSql } from '../../runtime/sqlApi.ts'
 import { InvalidStateError, NotFoundError } from '../../domain/errors.ts'
 import { isoTimestamp } from '../../domain/util/isoTimestamp.ts'
 import type { CreditsRepository, Queryable } from '../../domain/billing/ports.ts'
@@ -37,7 +38,9 @@ type Row = {
   ended_card: EndedCard | null
 }
 
-const LAUNCHES_SQL = (agentId: string) => `(select count(*) from wallet_op w join actor x on x.id = w.id where w.agent_id = ${agentId} and w.kind = 'launch' and x.status = 'live')`
+/** The runtime's actor rows (src/runtime/sqlApi.ts): an agent's, a launch's (a wallet_op row's id is its actor's). */
+const ACTORS = actorRowsSql()
+const LAUNCHES_SQL = (agentId: string) => `(select count(*) from wallet_op w join ${ACTORS} x on x.id = w.id where w.agent_id = ${agentId} and w.kind = 'launch' and x.status = 'live')`
 
 // The listing, its seller's display name and the agent's public card as it is now (launches: its
 // live ones), and the card kept when it ended (shown instead once the listing is sold or cancelled).
@@ -102,7 +105,7 @@ const bidRef = (bidId: string) => `bid:${bidId}`
 // with its parent's step; a retry reserves it again; a crash in between leaves such a row
 // behind, which must not block the agent for ever).
 const IN_FLIGHT_SQL = `
-  select 1 from wallet_op w left join actor x on x.id = w.id
+  select 1 from wallet_op w left join ${ACTORS} x on x.id = w.id
    where w.agent_id = $1
      and ((x.id is null and w.created_at > now() - interval '1 minute') or x.status not in ('confirmed', 'failed', 'live'))
    limit 1`
@@ -179,7 +182,7 @@ export function createListingsRepository({ pool, em, credits, sold }: { pool: pg
       await withTransaction(pool, async (db) => {
         await db.query('select pg_advisory_xact_lock(hashtext($1))', [agentId])
         const { rows } = await db.query<{ account_id: string; status: string }>(
-          'select a.account_id, x.status from agent a join actor x on x.id = a.id::text where a.id = $1 for update of a',
+          `select a.account_id, x.status from agent a join ${ACTORS} x on x.id = a.id::text where a.id = $1 for update of a`,
           [agentId],
         )
         if (!rows[0] || rows[0].account_id !== sellerAccountId) throw new NotFoundError('Agent')

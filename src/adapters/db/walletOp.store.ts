@@ -2,8 +2,12 @@ import type pg from 'pg'
 import { OperationInProgressError } from '../../domain/errors.ts'
 import { withTransaction } from './transaction.ts'
 import type { SqlWrite } from '../../runtime/sql.ts'
+import { actorRowsSql } from '../../runtime/sqlApi.ts'
 
 type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+/** The runtime's actor rows (src/runtime/sqlApi.ts): an operation's actor is the one of the row's id. */
+const ACTORS = actorRowsSql()
 
 /**
  * The record of an agent's money moves (`wallet_op`): one row per wallet operation or
@@ -49,7 +53,7 @@ export async function reserveSpend<T = void>(
     // Reserved again by a retry whose first attempt left it without an actor: it counts from now.
     await db.query(
       `insert into wallet_op (id, account_id, agent_id, kind, usd_value, parent_id) values ($1, $2, $3, $4, $5, $6)
-       on conflict (id) do update set created_at = now() where not exists (select 1 from actor x where x.id = wallet_op.id)`,
+       on conflict (id) do update set created_at = now() where not exists (select 1 from ${ACTORS} x where x.id = wallet_op.id)`,
       [input.id, input.accountId, input.agentId, input.kind, input.usdValue, input.parentId ?? null],
     )
     return (await input.after?.(db)) as T
@@ -57,7 +61,7 @@ export async function reserveSpend<T = void>(
 }
 
 /**
- * Whether a `wallet_op` row `w` (its actor `x`, left-joined) counts as spent: its operation did
+ * Whether a `wallet_op` row `w` (its actor `x`, left-joined from the runtime's `actorRowsSql`) counts as spent: its operation did
  * not fail. A move whose actor is not created yet counts (a launch seed is recorded just before
  * its actor; a parent's step reserves, then creates its child with its outcome), for 10 minutes
  * after it was last reserved: one still without an actor then was abandoned (its step died and
@@ -72,7 +76,7 @@ export const COUNTED_SQL = `(case when x.id is null then w.created_at > now() - 
  */
 export async function spentTodayUsd(db: Db, agentId: string, { exceptId = '' }: { exceptId?: string } = {}): Promise<string> {
   const { rows } = await db.query<{ usd: string }>(
-    `select coalesce(sum(w.usd_value), 0)::text as usd from wallet_op w left join actor x on x.id = w.id
+    `select coalesce(sum(w.usd_value), 0)::text as usd from wallet_op w left join ${ACTORS} x on x.id = w.id
       where w.agent_id = $1 and w.id <> $2 and w.created_at > now() - interval '24 hours' and ${COUNTED_SQL}`,
     [agentId, exceptId],
   )
@@ -88,7 +92,7 @@ export async function spentTodayUsd(db: Db, agentId: string, { exceptId = '' }: 
  */
 export async function assertNoneInFlight(db: Db, { agentId, kind, exceptId = '' }: { agentId: string; kind: string; exceptId?: string }): Promise<void> {
   const { rowCount } = await db.query(
-    `select 1 from wallet_op w left join actor x on x.id = w.id
+    `select 1 from wallet_op w left join ${ACTORS} x on x.id = w.id
       where w.agent_id = $1 and w.kind = $2 and w.id <> $3
         and (x.id is null and w.created_at > now() - interval '1 minute' or x.status not in ('confirmed', 'failed'))
       limit 1`,
@@ -105,7 +109,7 @@ export async function assertNoneInFlight(db: Db, { agentId, kind, exceptId = '' 
 export function releaseUnstartedWrite(ids: readonly string[]): SqlWrite {
   return {
     name: 'walletop.release-unstarted',
-    with: [{ as: 'wallet_op_released', sql: `delete from wallet_op w where w.id = any($1::text[]) and not exists (select 1 from actor x where x.id = w.id)` }],
+    with: [{ as: 'wallet_op_released', sql: `delete from wallet_op w where w.id = any($1::text[]) and not exists (select 1 from ${ACTORS} x where x.id = w.id)` }],
     values: [ids],
   }
 }
