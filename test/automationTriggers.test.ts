@@ -4,6 +4,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { planLaunch } from '../src/adapters/chain/launchTx.ts'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
+import { expectReplaysFromMigration } from './support/replayCheck.ts'
+import { automationKind } from '../src/workflows/automation/automation.machine.ts'
 import { automationUntil } from './support/automations.ts'
 
 /**
@@ -152,5 +154,7 @@ describe('automations fired by the chain', () => {
     expect((await api('GET', `/automations/${id}`)).body).toMatchObject({ status: 'armed', runCount: 2, nextRunAt: next })
     const [timer] = await q(`select extract(epoch from due_at) * 1000 as ms from actor_timer where actor_id = $1`, [id])
     expect(Math.abs(Number(timer.ms) - Date.parse(next))).toBeLessThan(5_000)
+    // Its journal spans the bump (the loader journaled the migration) and replays to what is stored.
+    await expectReplaysFromMigration(app.services.pool, automationKind, id, 1)
   })
 })

@@ -139,7 +139,9 @@ describe('replay', () => {
       // Nothing missing: one entry per committed version, from the creation on.
       expect(journal.map((j) => j.seq)).toEqual(journal.map((_, i) => i + 1))
       expect(journal).toHaveLength(Number(a.version))
-      const { persisted, status, snapshot, effects } = replayJournal(kind!, journal.map((j) => j.event), a.id)
+      const { persisted, status, snapshot, effects, foldedFrom } = replayJournal(kind!, journal.map((j) => j.event), a.id)
+      // Written by this build's machines alone: no migration, so the fold covers the whole journal.
+      expect(foldedFrom).toBe(1)
       const what = `${a.kind} ${a.id} (${journal.map((j) => j.event.type).join(', ')})`
       expect(persisted, what).toEqual(a.snapshot)
       expect(status, what).toBe(a.status)

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
+import { expectReplaysFromMigration } from './support/replayCheck.ts'
+import { agentKind } from '../src/workflows/agent/agent.machine.ts'
 import { GENERIC_RUN_GOAL } from '../src/domain/runs/startScheduledRun.ts'
 import { STRATEGY_PRESETS } from '../src/domain/skills/builtinSkills.ts'
 
@@ -145,6 +147,8 @@ describe('agents that run on their own', () => {
     expect(await ticks()).toBe(1)
     expect((await api('POST', `/agents/${a}/stop`)).status).toBe(200)
     expect(await timersOf(a)).toEqual([])
+    // Its journal spans the bump (the loader journaled the migration) and replays to what is stored.
+    await expectReplaysFromMigration(pool, agentKind, a, 1)
   })
 
   it('a run due during a run in progress is skipped and journaled; the next starts as soon as that run ends', async () => {

@@ -225,14 +225,25 @@ export async function deadLetter(db: Queryable, { seq, actorId, error }: { seq: 
   )
 }
 
-/** Stores a snapshot migrated to the kind's current machine version, if the row has not moved. */
+/**
+ * Commits a snapshot migrated to the kind's current machine version as a version of its own, if
+ * the row has not moved: the row takes the migrated snapshot (and the status and state value it
+ * resolves to), and the journal the migration entry at the new version, so the journal keeps one
+ * entry per version and replay sees where the machine changed (`replay.ts`).
+ */
 export async function saveMigratedSnapshot(
   db: Queryable,
-  { id, version, snapshot, machineVersion }: { id: string; version: number; snapshot: unknown; machineVersion: number },
+  { id, version, snapshot, machineVersion, status, stateValue, event }:
+    { id: string; version: number; snapshot: unknown; machineVersion: number; status: string; stateValue: unknown; event: unknown },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    'update actor set snapshot = $3::jsonb, machine_version = $4 where id = $1 and version = $2',
-    [id, version, JSON.stringify(snapshot), machineVersion],
+    `with upd as (
+       update actor set snapshot = $3::jsonb, machine_version = $4, status = $5, state_value = $6::jsonb, version = version + 1
+        where id = $1 and version = $2
+       returning id, account_id, version)
+     insert into actor_journal (actor_id, seq, account_id, event, state_value)
+     select id, version, account_id, $7::jsonb, $6::jsonb from upd`,
+    [id, version, JSON.stringify(snapshot), machineVersion, status, JSON.stringify(stateValue), JSON.stringify(event)],
   )
   return (rowCount ?? 0) > 0
 }

@@ -4,6 +4,7 @@ import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, ActorKind } from './actorKind.ts'
 import { ActorUnloadableError } from './actorErrors.ts'
 import * as store from './actorStore.ts'
+import { migratedEvent } from './replay.ts'
 
 /** The shape every persisted xstate snapshot has; the machine checks the state value itself. */
 const persistedSnapshot = z.looseObject({
@@ -14,8 +15,11 @@ const persistedSnapshot = z.looseObject({
 
 /**
  * Turns a stored row into an entry: the snapshot is migrated when it was written by another
- * machine version (and the migrated one stored), then parsed and resolved against the machine.
- * An actor that cannot be read is marked stuck and refused with an error naming it.
+ * machine version, then parsed and resolved against the machine; a migrated one is committed at
+ * once as a version of its own, with a journal entry of the migration (`MIGRATED_EVENT`), so
+ * the next load needs no migration and replay knows where the machine changed. An actor that
+ * cannot be read is marked stuck and refused with an error naming it (its stored snapshot left
+ * as the older version wrote it, for an operator).
  */
 export async function entryFromRow(db: store.Queryable, kind: ActorKind, row: store.ActorRow, logger: Logger): Promise<ActorEntry> {
   const refuse = async (reason: string, err?: unknown) => {
@@ -23,10 +27,12 @@ export async function entryFromRow(db: store.Queryable, kind: ActorKind, row: st
     await store.markStuck(db, row.id, reason)
     return new ActorUnloadableError(row.id, reason)
   }
-  const version = Number(row.version)
+  let version = Number(row.version)
+  let status = row.status
   let raw = row.snapshot
   const stored = Number(row.machine_version)
-  if (stored !== kind.machineVersion) {
+  const migrating = stored !== kind.machineVersion
+  if (migrating) {
     const from = `its snapshot was written by ${kind.kind} machine version ${stored}; this build runs version ${kind.machineVersion}`
     if (!kind.migrate) throw await refuse(`${from} and declares no migration from it.`)
     try {
@@ -34,9 +40,6 @@ export async function entryFromRow(db: store.Queryable, kind: ActorKind, row: st
     } catch (err) {
       throw await refuse(`${from} and its migration failed: ${err instanceof Error ? err.message : String(err)}`, err)
     }
-    // Written at once (same version: the content means the same), so the next load needs no migration.
-    await store.saveMigratedSnapshot(db, { id: row.id, version, snapshot: raw, machineVersion: kind.machineVersion })
-    logger.info({ actorId: row.id, from: stored, to: kind.machineVersion }, 'actor snapshot migrated')
   }
   const parsed = persistedSnapshot.safeParse(raw)
   if (!parsed.success) throw await refuse(`its snapshot is malformed (${parsed.error.issues.map((i) => `${i.path.join('.') || 'snapshot'}: ${i.message}`).join('; ')}).`)
@@ -46,13 +49,26 @@ export async function entryFromRow(db: store.Queryable, kind: ActorKind, row: st
   } catch (err) {
     throw await refuse(`its snapshot does not fit the ${kind.kind} machine: ${err instanceof Error ? err.message : String(err)}`, err)
   }
+  if (migrating) {
+    // The row takes the snapshot as a commit would store it (the machine's persisted form of the
+    // resolved one). The journal entry records the snapshot as the older version stored it: the
+    // one thing replay cannot compute once this build no longer has the older machine. When another
+    // writer moved the row first, nothing is written and this entry keeps the version it read:
+    // its commit then loses the version race, and the actor is loaded again.
+    const saved = await store.saveMigratedSnapshot(db, {
+      id: row.id, version, snapshot: kind.machine.getPersistedSnapshot(snapshot), machineVersion: kind.machineVersion, status: kind.statusOf(snapshot), stateValue: snapshot.value,
+      event: migratedEvent(stored, kind.machineVersion, row.snapshot),
+    })
+    if (saved) [version, status] = [version + 1, kind.statusOf(snapshot)]
+    logger.info({ actorId: row.id, from: stored, to: kind.machineVersion, saved }, 'actor snapshot migrated')
+  }
   return {
     id: row.id,
     kind,
     accountId: row.account_id,
     snapshot,
     version,
-    status: row.status,
+    status,
     timers: row.timers ?? {},
     parentId: row.parent_id ?? null,
   }

@@ -1,10 +1,10 @@
-import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
 import type { ApprovalRecord } from '../../domain/approvals/approval.types.ts'
-import { APPROVAL_EXPIRE, approvalEventSchemas, decidedApproval } from '../walletOp/walletOp.machine.ts'
+import { approvalEventSchemas, awaitingApprovalState, pendingApproval } from '../walletOp/awaitingApproval.ts'
 import { stampApprovalEvent } from '../walletOp/approvalStamp.ts'
 
 const error = z.object({ code: z.string(), message: z.string() })
@@ -75,43 +75,13 @@ export const launchMachine = setup({
     poolAddress: null,
     blockNumber: null,
     error: null,
-    approval: input.approval ? { ...input.approval, status: 'pending', reason: null, decidedBy: null, decidedAt: null } : null,
+    approval: pendingApproval(input.approval),
   }),
   // What a parent (a chat turn, a run) hears in `child.done` / `child.failed`.
   output: ({ context }) => ({ tokenAddress: context.tokenAddress, poolAddress: context.poolAddress, txHash: context.txHash, error: context.error }),
   states: {
     pending: { on: { 'launch.begin': [{ guard: ({ context }) => context.approval !== null, target: 'awaiting_approval' }, { target: 'simulating' }] } },
-    awaiting_approval: {
-      entry: enqueueActions(({ context, enqueue }) => {
-        const a = context.approval!
-        enqueue.raise({ type: APPROVAL_EXPIRE }, { id: APPROVAL_EXPIRE, delay: Math.max(0, Date.parse(a.expiresAt) - Date.parse(a.requestedAt)) })
-      }),
-      exit: enqueueActions(({ enqueue }) => enqueue.cancel(APPROVAL_EXPIRE)),
-      on: {
-        'approval.approve': [
-          {
-            guard: ({ event }) => event.failure !== undefined,
-            target: 'failed',
-            actions: assign(({ context, event }) => ({ approval: decidedApproval(context.approval!, 'approved', event), error: event.failure! })),
-          },
-          { target: 'simulating', actions: assign(({ context, event }) => ({ approval: decidedApproval(context.approval!, 'approved', event) })) },
-        ],
-        'approval.reject': {
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            approval: decidedApproval(context.approval!, 'rejected', event),
-            error: { code: 'approval_rejected', message: `The owner rejected this launch${event.reason ? `: ${event.reason}` : ''}; nothing was sent.` },
-          })),
-        },
-        [APPROVAL_EXPIRE]: {
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            approval: decidedApproval(context.approval!, 'rejected', { reason: 'expired', at: event.at }),
-            error: { code: 'approval_expired', message: `No one approved this launch before ${context.approval!.expiresAt}; nothing was sent.` },
-          })),
-        },
-      },
-    },
+    awaiting_approval: awaitingApprovalState<Ctx>({ approved: 'simulating', failed: 'failed', subject: 'launch' }),
     simulating: {
       entry: { type: 'launch.simulate', params: ({ context }) => ({ launchId: context.launchId }) },
       on: {

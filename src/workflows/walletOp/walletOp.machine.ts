@@ -1,9 +1,10 @@
-import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
+import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../../runtime/actorKind.ts'
 import type { ApprovalRecord, ApprovalRequest } from '../../domain/approvals/approval.types.ts'
 import { stampApprovalEvent } from './approvalStamp.ts'
+import { approvalEventSchemas, awaitingApprovalState, pendingApproval } from './awaitingApproval.ts'
 
 export type WalletOpInput = {
   opId: string
@@ -17,27 +18,7 @@ export type WalletOpInput = {
   approval?: ApprovalRequest | null | undefined
 }
 
-/** The approval's expiry: a durable timer of `awaiting_approval`. */
-export const APPROVAL_EXPIRE = 'approval.expire'
-
 const error = z.object({ code: z.string(), message: z.string() })
-
-/** An owner's decision and the approval's expiry: events of every machine that waits in `awaiting_approval` (a wallet operation, a launch). */
-export const approvalEventSchemas = [
-  // An owner's decision (`by`: who), and the quote re-checked at approval: `params` to send with
-  // (a fresh deadline), or `failure` (the price moved beyond the slippage) to fail with instead.
-  z.object({
-    type: z.literal('approval.approve'), by: z.string(), reason: z.string().nullable().optional(), at: z.string().optional(),
-    params: z.record(z.string(), z.unknown()).optional(), failure: error.optional(),
-  }),
-  z.object({ type: z.literal('approval.reject'), by: z.string(), reason: z.string().nullable().optional(), at: z.string().optional() }),
-  z.object({ type: z.literal(APPROVAL_EXPIRE), at: z.string().optional() }),
-] as const
-
-/** The approval decided by `e` (at its `at`, stamped as the runtime took it in). */
-export function decidedApproval(a: ApprovalRecord, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }): ApprovalRecord {
-  return { ...a, status, reason: e.reason ?? null, decidedBy: e.by ?? null, decidedAt: e.at ?? null }
-}
 
 export const walletOpEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('op.submitted'), effectId: z.string(), txHash: z.string() }),
@@ -55,9 +36,6 @@ export type WalletOpContext = WalletOpInput & {
   error: { code: string; message: string } | null
   approval: ApprovalRecord | null
 }
-
-const decided = (c: WalletOpContext, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }) =>
-  decidedApproval(c.approval!, status, e)
 
 /**
  * One money-moving operation from an agent wallet (swap, transfer, fee claim):
@@ -83,46 +61,17 @@ export const walletOpMachine = setup({
   context: ({ input }) => ({
     ...input,
     txHash: null, result: null, error: null,
-    approval: input.approval ? { ...input.approval, status: 'pending', reason: null, decidedBy: null, decidedAt: null } : null,
+    approval: pendingApproval(input.approval),
   }),
   // What a parent (a chat turn, a run) hears in `child.done` / `child.failed`.
   output: ({ context }) => ({ txHash: context.txHash, ...(context.result ?? {}), error: context.error }),
   states: {
     start: { always: [{ guard: ({ context }) => context.approval !== null, target: 'awaiting_approval' }, { target: 'submitting' }] },
-    awaiting_approval: {
-      entry: enqueueActions(({ context, enqueue }) => {
-        const a = context.approval!
-        enqueue.raise({ type: APPROVAL_EXPIRE }, { id: APPROVAL_EXPIRE, delay: Math.max(0, Date.parse(a.expiresAt) - Date.parse(a.requestedAt)) })
-      }),
-      exit: enqueueActions(({ enqueue }) => enqueue.cancel(APPROVAL_EXPIRE)),
-      on: {
-        'approval.approve': [
-          {
-            guard: ({ event }) => event.failure !== undefined,
-            target: 'failed',
-            actions: assign(({ context, event }) => ({ approval: decided(context, 'approved', event), error: event.failure! })),
-          },
-          {
-            target: 'submitting',
-            actions: assign(({ context, event }) => ({ approval: decided(context, 'approved', event), params: { ...context.params, ...event.params } })),
-          },
-        ],
-        'approval.reject': {
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            approval: decided(context, 'rejected', event),
-            error: { code: 'approval_rejected', message: `The owner rejected this operation${event.reason ? `: ${event.reason}` : ''}; nothing was sent.` },
-          })),
-        },
-        [APPROVAL_EXPIRE]: {
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            approval: decided(context, 'rejected', { reason: 'expired', at: event.at }),
-            error: { code: 'approval_expired', message: `No one approved this operation before ${context.approval!.expiresAt}; nothing was sent.` },
-          })),
-        },
-      },
-    },
+    // Approved, it is submitted with the quote re-checked at approval (a fresh deadline).
+    awaiting_approval: awaitingApprovalState<WalletOpContext>({
+      approved: 'submitting', failed: 'failed', subject: 'operation',
+      onApproved: (context, event) => ({ params: { ...context.params, ...event.params } }),
+    }),
     submitting: {
       entry: { type: 'op.submit', params: ({ context }) => ({ opId: context.opId }) },
       on: {
