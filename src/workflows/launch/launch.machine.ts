@@ -81,7 +81,7 @@ export const launchMachine = setup({
   output: ({ context }) => ({ tokenAddress: context.tokenAddress, poolAddress: context.poolAddress, txHash: context.txHash, error: context.error }),
   states: {
     pending: { on: { 'launch.begin': [{ guard: ({ context }) => context.approval !== null, target: 'awaiting_approval' }, { target: 'simulating' }] } },
-    awaiting_approval: awaitingApprovalState<Ctx>({ approved: 'simulating', failed: 'failed', subject: 'launch' }),
+    awaiting_approval: awaitingApprovalState<Ctx, LaunchEvent>({ approved: 'simulating', failed: 'failed', subject: 'launch' }),
     simulating: {
       entry: { type: 'launch.simulate', params: ({ context }) => ({ launchId: context.launchId }) },
       on: {

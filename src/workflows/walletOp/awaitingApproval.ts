@@ -1,4 +1,4 @@
-import { assign, enqueueActions } from 'xstate'
+import { assign, enqueueActions, type EventObject } from 'xstate'
 import { z } from 'zod'
 import type { ApprovalRecord, ApprovalRequest } from '../../domain/approvals/approval.types.ts'
 
@@ -21,7 +21,6 @@ export const approvalEventSchemas = [
 type ApproveEvent = z.infer<(typeof approvalEventSchemas)[0]>
 type RejectEvent = z.infer<(typeof approvalEventSchemas)[1]>
 type ExpireEvent = z.infer<(typeof approvalEventSchemas)[2]>
-type ApprovalEvent = ApproveEvent | RejectEvent | ExpireEvent
 
 /** What a machine that waits for approval keeps in its context. */
 export type ApprovalContext = { approval: ApprovalRecord | null; error: { code: string; message: string } | null }
@@ -56,39 +55,41 @@ export type AwaitingApprovalOptions<TContext extends ApprovalContext> = {
  * @example
  * states: { awaiting_approval: awaitingApprovalState<Ctx>({ approved: 'simulating', failed: 'failed', subject: 'launch' }) }
  */
-export function awaitingApprovalState<TContext extends ApprovalContext>({ approved, failed, subject, onApproved }: AwaitingApprovalOptions<TContext>) {
+export function awaitingApprovalState<TContext extends ApprovalContext, TEvent extends EventObject>({ approved, failed, subject, onApproved }: AwaitingApprovalOptions<TContext>) {
   // Each assignment sets only `approval`, `error` and what `onApproved` gives: fields of every
   // such context, which TypeScript cannot see a generic `Partial<TContext>` holds (hence the casts).
+  // `TEvent` is the machine's whole event union (xstate types a state's actions by it), of which
+  // the approval events are a part.
   const decide = (context: TContext, status: 'approved' | 'rejected', e: { by?: string; reason?: string | null | undefined; at?: string | undefined }) =>
     decidedApproval(context.approval!, status, e)
   return {
-    entry: enqueueActions<TContext, ApprovalEvent, undefined, ApprovalEvent, never, never, never, never, never>(({ context, enqueue }) => {
+    entry: enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>(({ context, enqueue }) => {
       const a = context.approval!
-      enqueue.raise({ type: APPROVAL_EXPIRE }, { id: APPROVAL_EXPIRE, delay: Math.max(0, Date.parse(a.expiresAt) - Date.parse(a.requestedAt)) })
+      enqueue.raise({ type: APPROVAL_EXPIRE } as TEvent, { id: APPROVAL_EXPIRE, delay: Math.max(0, Date.parse(a.expiresAt) - Date.parse(a.requestedAt)) })
     }),
-    exit: enqueueActions<TContext, ApprovalEvent, undefined, ApprovalEvent, never, never, never, never, never>(({ enqueue }) => enqueue.cancel(APPROVAL_EXPIRE)),
+    exit: enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>(({ enqueue }) => enqueue.cancel(APPROVAL_EXPIRE)),
     on: {
       'approval.approve': [
         {
           guard: ({ event }: { event: ApproveEvent }) => event.failure !== undefined,
           target: failed,
-          actions: assign<TContext, ApproveEvent, undefined, ApprovalEvent, never>(({ context, event }) => ({ approval: decide(context, 'approved', event), error: event.failure! }) as Partial<TContext>),
+          actions: assign<TContext, ApproveEvent, undefined, TEvent, never>(({ context, event }) => ({ approval: decide(context, 'approved', event), error: event.failure! }) as Partial<TContext>),
         },
         {
           target: approved,
-          actions: assign<TContext, ApproveEvent, undefined, ApprovalEvent, never>(({ context, event }) => ({ approval: decide(context, 'approved', event), ...onApproved?.(context, event) }) as Partial<TContext>),
+          actions: assign<TContext, ApproveEvent, undefined, TEvent, never>(({ context, event }) => ({ approval: decide(context, 'approved', event), ...onApproved?.(context, event) }) as Partial<TContext>),
         },
       ],
       'approval.reject': {
         target: failed,
-        actions: assign<TContext, RejectEvent, undefined, ApprovalEvent, never>(({ context, event }) => ({
+        actions: assign<TContext, RejectEvent, undefined, TEvent, never>(({ context, event }) => ({
           approval: decide(context, 'rejected', event),
           error: { code: 'approval_rejected', message: `The owner rejected this ${subject}${event.reason ? `: ${event.reason}` : ''}; nothing was sent.` },
         }) as Partial<TContext>),
       },
       [APPROVAL_EXPIRE]: {
         target: failed,
-        actions: assign<TContext, ExpireEvent, undefined, ApprovalEvent, never>(({ context, event }) => ({
+        actions: assign<TContext, ExpireEvent, undefined, TEvent, never>(({ context, event }) => ({
           approval: decide(context, 'rejected', { reason: 'expired', at: event.at }),
           error: { code: 'approval_expired', message: `No one approved this ${subject} before ${context.approval!.expiresAt}; nothing was sent.` },
         }) as Partial<TContext>),

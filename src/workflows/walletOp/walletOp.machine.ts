@@ -68,7 +68,7 @@ export const walletOpMachine = setup({
   states: {
     start: { always: [{ guard: ({ context }) => context.approval !== null, target: 'awaiting_approval' }, { target: 'submitting' }] },
     // Approved, it is submitted with the quote re-checked at approval (a fresh deadline).
-    awaiting_approval: awaitingApprovalState<WalletOpContext>({
+    awaiting_approval: awaitingApprovalState<WalletOpContext, WalletOpEvent>({
       approved: 'submitting', failed: 'failed', subject: 'operation',
       onApproved: (context, event) => ({ params: { ...context.params, ...event.params } }),
     }),
