@@ -46,7 +46,7 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   COOKIE_SECURE: bool.default(false),
   TRUST_PROXY: bool.default(false),
   ACTOR_CACHE_SIZE: z.coerce.number().int().min(1).default(10_000),
-  ACTOR_COMMIT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  ACTOR_COMMIT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SHARD_LEASE_SECONDS: z.coerce.number().min(0.3).max(300).default(10),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).default(1200),

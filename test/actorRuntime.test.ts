@@ -237,6 +237,46 @@ describe('group commit', () => {
     expect(commits.length).toBeLessThanOrEqual(15)
   })
 
+  it('group commit sends a second statement beside one in flight only while a full batch waits', async () => {
+    const { createGroupCommitter } = await import('../src/runtime/groupCommit.ts')
+    const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
+    const accountId = randomUUID()
+    const ids = Array.from({ length: 300 }, () => randomUUID())
+    for (const id of ids) await rt.create('agent', { id, accountId, input: { agentId: id, accountId } })
+    // The statements in flight at once, on the real pool.
+    let inFlight = 0
+    let most = 0
+    const sizes: number[] = []
+    const pool = {
+      query: async (q: { values?: unknown[] }) => {
+        most = Math.max(most, ++inFlight)
+        sizes.push(JSON.parse(String(q.values?.[0] ?? '[]')).length)
+        try {
+          return await db().pool.query(q as never)
+        } finally {
+          inFlight--
+        }
+      },
+    }
+    const committer = createGroupCommitter(pool as never, { maxConcurrent: 2 })
+    const params = (id: string, expectedVersion: number) => ({
+      id, expectedVersion, snapshot: {}, status: 'stopped', stateValue: 'stopped', timers: {}, event: { type: 'test' },
+      inboxSeq: null, effects: [], timerDeletes: [], timerUpserts: [],
+    })
+    // Fewer than a batch behind one in flight: they wait for it and share the next statement.
+    const first = committer.commit(params(ids[0]!, 1))
+    await new Promise((r) => setImmediate(r))
+    expect(inFlight).toBe(1)
+    const few = await Promise.all([first, ...ids.slice(1, 40).map((id) => committer.commit(params(id, 1)))])
+    expect(few.every((v) => v === 2)).toBe(true)
+    expect(most).toBe(1)
+    // A burst: a second statement goes out beside the first.
+    const burst = await Promise.all(ids.map((id, i) => committer.commit(params(id, i < 40 ? 2 : 1))))
+    expect(burst.every((v, i) => v === (i < 40 ? 3 : 2))).toBe(true)
+    expect(most).toBe(2)
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(64)
+  })
+
   it('a transition that lost its version race in a shared statement is retried alone; the others commit', async () => {
     const { createGroupCommitter } = await import('../src/runtime/groupCommit.ts')
     const a = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, commitConcurrency: 1 })

@@ -48,7 +48,7 @@ async function attemptThatDies(automation: string) {
   const store = createAutomationsStore(app.services.pool)
   const fire = createAutomationEffects({ core: () => app.services.core, store })[AUTOMATION_FIRE]!
   const row = (await store.get(automation))!
-  const effect = { id: 'lost-attempt', actorId: automation, accountId, kind: AUTOMATION_FIRE, params: { number: 1, source: { source: 'timer' } }, status: 'pending', externalRef: null, result: null, attempts: 0 } as EffectRow
+  const effect = { id: 'lost-attempt', actorId: automation, accountId, kind: AUTOMATION_FIRE, params: { number: 1, source: { source: 'timer' } }, status: 'pending', externalRef: null, result: null, attempts: 0, firstRun: false } as EffectRow
   const lost: FinishWrite[] = []
   const ctx = { context: async () => row.ctx, finishWith: (w: FinishWrite) => void lost.push(w) } as unknown as EffectContext
   const event = await runInEffectScope({ actorId: automation, finishWith: ctx.finishWith }, () => fire(effect, ctx))

@@ -6,7 +6,8 @@ import type pg from 'pg'
 import { createLogger } from '../src/logger.ts'
 import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
 import type { ActorKind, EffectHandler } from '../src/runtime/actorKind.ts'
-import { claimEffects, finishEffect } from '../src/runtime/effectStore.ts'
+import { claimEffects, finishEffect, renewLease } from '../src/runtime/effectStore.ts'
+import { retireNode } from '../src/runtime/shardLease.store.ts'
 import { useMigratedDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 
@@ -97,7 +98,7 @@ describe('effect leases across two runtimes on one database', () => {
     // Node A claims the effect with a short lease, then stalls (as a crashed or frozen node would).
     const ra = createActorRuntime({
       pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-a', effectLeaseMs: 400, pollMs: 60_000,
-      effectHandlers: { 'slow.work': async () => (entries.push('a'), hang) },
+      effectHandlers: { 'slow.work': async (e) => (entries.push(`a first run: ${e.firstRun}`), hang) },
     })
     await ra.start()
     const id = randomUUID()
@@ -107,13 +108,14 @@ describe('effect leases across two runtimes on one database', () => {
     void ra.stop() // stops renewing the lease; its handler never returns (so stop would wait its 5 s grace)
     const rb = createActorRuntime({
       pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-b', pollMs: 30, shardLeaseMs: 600,
-      effectHandlers: { 'slow.work': async (e) => (entries.push('b'), { type: 'slow.done', value: `b-${e.id}` }) },
+      effectHandlers: { 'slow.work': async (e) => (entries.push(`b first run: ${e.firstRun}`), { type: 'slow.done', value: `b-${e.id}` }) },
     })
     await rb.start()
     // Node B polls meanwhile but takes the effect only once A's lease has run out.
     const leaseEnd = (await db().pool.query('select lease_until from effect where actor_id = $1', [id])).rows[0].lease_until as Date
     await waitFor(async () => (await status(id)) === 'done')
-    expect(entries).toEqual(['a', 'b'])
+    // A ran it as the commit that planned it wrote it; B knows it takes over a run that may have begun.
+    expect(entries).toEqual(['a first run: true', 'b first run: false'])
     const { rows } = await db().pool.query(
       `select e.claimed_by, e.status, e.updated_at >= $2 as after_lease, x.snapshot->'context'->>'result' as result
          from effect e join actor x on x.id = e.actor_id where e.actor_id = $1`,
@@ -128,6 +130,28 @@ describe('effect leases across two runtimes on one database', () => {
     expect((await db().pool.query(`select count(*)::int as n from actor_journal where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(1)
     expect((await db().pool.query(`select count(*)::int as n from actor_inbox where actor_id = $1 and event->>'type' = 'slow.done'`, [id])).rows[0].n).toBe(0)
     await rb.stop()
+  })
+
+  it('an effect its retired node held is claimed again as a run that may have begun, never as a first run', async () => {
+    const hang = new Promise<never>(() => {})
+    const runs: Array<boolean | undefined> = []
+    const ra = createActorRuntime({
+      pool: db().pool, kinds: [slowKind], logger, nodeId: 'node-r', pollMs: 60_000,
+      effectHandlers: { 'slow.work': async (e) => (runs.push(e.firstRun), hang) },
+    })
+    await ra.start()
+    const id = randomUUID()
+    await ra.create('slow', { id, accountId: randomUUID(), input: {} })
+    await ra.send(id, { type: 'slow.run' })
+    await waitFor(() => runs.length === 1)
+    expect(runs).toEqual([true])
+    // Its node retired (a clean stop, or its process seen gone): the effect is free at once.
+    expect(await retireNode(db().pool, 'node-r')).toBe(1)
+    // The retired node can no longer keep it.
+    expect(await renewLease(db().pool, `${id}:2:0`, { owner: 'node-r', leaseMs: 1000 })).toBe(false)
+    const [taken] = await claimEffects(db().pool, { owner: 'probe', leaseMs: 1000, actorId: id })
+    expect(taken).toMatchObject({ id: `${id}:2:0`, firstRun: false })
+    void ra.stop()
   })
 
   it('a node restarted on the same host takes over its crashed predecessor\'s shards and effect at once', async () => {

@@ -96,6 +96,13 @@ export type EffectRow = {
   externalRef: string | null
   result: unknown
   attempts: number
+  /**
+   * No earlier run of this effect can have begun: it was written by the commit that planned it
+   * and is run at once by the node that wrote it, or it is claimed for the first time (no claim
+   * before, no recorded attempt). False for a retry and for a row taken over from a node that
+   * died holding it. A handler may skip its look for what an earlier run started when true.
+   */
+  firstRun?: boolean
 }
 
 /**

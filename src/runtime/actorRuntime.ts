@@ -39,7 +39,7 @@ export type ActorRuntimeOptions = {
   pollMs?: number
   /** Attempts an effect gets before it fails for good (default 8; `persistentEffects` have no limit). The runtime answers it as `maxEffectAttempts`. */
   maxEffectAttempts?: number
-  /** Group commit: statements in flight at once (default 1); more commits wait and go out together. */
+  /** Group commit: statements in flight at once under a burst (default 2; a second only while a full batch waits); more commits wait and go out together. */
   commitConcurrency?: number
   /** How long a claimed effect stays this runtime's without a renewal (default 30 s; renewed every third of it). */
   effectLeaseMs?: number
@@ -90,7 +90,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     logger,
     errors: opts.errors ?? defaultRuntimeErrors,
     kindOf: (name) => kinds.get(name) ?? unknownKind(name),
-    committer: createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 1 }),
+    committer: createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 2 }),
     async load(id, { fresh = false } = {}) {
       const cached = cache.get(id)
       if (cached && !fresh) return cache.remember(cached)
@@ -264,7 +264,7 @@ type PollBatches = { timers: AdaptiveBatch; inboxes: AdaptiveBatch; effects: Ada
 /** An effect row as this runtime wrote it, claimed (params as stored: through JSON). */
 function claimedRow(entry: ActorEntry, e: NewEffect): EffectRow {
   const params: unknown = JSON.parse(JSON.stringify(e.params ?? {}))
-  return { id: e.id, actorId: entry.id, accountId: entry.accountId, kind: e.kind, params, status: 'pending', externalRef: null, result: null, attempts: 0 }
+  return { id: e.id, actorId: entry.id, accountId: entry.accountId, kind: e.kind, params, status: 'pending', externalRef: null, result: null, attempts: 0, firstRun: true }
 }
 
 /**

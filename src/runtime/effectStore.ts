@@ -12,6 +12,7 @@ type EffectDbRow = {
   external_ref: string | null
   result: unknown
   attempts: number
+  first_run: boolean
 }
 
 const toEffect = (r: EffectDbRow): EffectRow => ({
@@ -24,6 +25,7 @@ const toEffect = (r: EffectDbRow): EffectRow => ({
   externalRef: r.external_ref,
   result: r.result,
   attempts: r.attempts,
+  firstRun: r.first_run,
 })
 
 const OPEN = `status in ('pending', 'prepared', 'sent')`
@@ -42,22 +44,22 @@ export async function claimEffects(
   const { rows } = await db.query<EffectDbRow>({
     name: `effect.claim.${actorId ? 'actor' : 'due'}`,
     text: `with c as (
-             select id from effect
+             select id, claimed_by is null and attempts = 0 as first_run from effect
               where ${OPEN} and ${pick} and (lease_until is null or lease_until < now())
               order by next_attempt_at limit $3 for update skip locked
            )
            update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
              from c where e.id = c.id
-           returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts`,
+           returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts, c.first_run`,
     values: actorId ? [owner, leaseMs, limit, actorId] : [owner, leaseMs, limit, scope.shards, scope.node],
   })
   return rows.map(toEffect)
 }
 
-/** Extends a held lease; false when this worker no longer holds it (it expired and was taken over). */
+/** Extends a held lease; false when this worker no longer holds it (it expired and was taken over, or its node was retired). */
 export async function renewLease(db: Queryable, id: string, { owner, leaseMs }: { owner: string; leaseMs: number }): Promise<boolean> {
   const { rowCount } = await db.query(
-    `update effect set lease_until = now() + $3 * interval '1 millisecond' where id = $1 and claimed_by = $2 and ${OPEN}`,
+    `update effect set lease_until = now() + $3 * interval '1 millisecond' where id = $1 and claimed_by = $2 and lease_until is not null and ${OPEN}`,
     [id, owner, leaseMs],
   )
   return (rowCount ?? 0) > 0

@@ -90,7 +90,8 @@ export async function releaseShards(db: Queryable, nodeId: string, shards: numbe
 /**
  * A node is gone (a clean stop, its heartbeat expired, or its process is gone from this host):
  * its row is marked stopped, its shard and role leases are freed and the effects it held are
- * released, so other nodes take them now instead of when the leases end.
+ * released, so other nodes take them now instead of when the leases end (their lease ends now;
+ * `claimed_by` keeps the node that held them, so the next claim knows it is not their first run).
  */
 export async function retireNode(db: Queryable, nodeId: string): Promise<number> {
   const { rows } = await db.query<{ released: string }>(
@@ -101,7 +102,7 @@ export async function retireNode(db: Queryable, nodeId: string): Promise<number>
      ), r as (
        update role_lease set owner = null, expires_at = '-infinity' where owner = $1
      ), e as (
-       update effect e set claimed_by = null, lease_until = null where e.claimed_by = $1 and ${OPEN_EFFECT}
+       update effect e set lease_until = null where e.claimed_by = $1 and e.lease_until is not null and ${OPEN_EFFECT}
        returning 1
      )
      select count(*) as released from e`,

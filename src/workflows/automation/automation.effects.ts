@@ -70,7 +70,10 @@ async function fire(
   const { source } = params
   const c = core()
   const runId = stableUuid(a.accountId, 'automation/run', firingKey)
-  const started = await store.startedAmong([runId, ...operationIdsOf(a.accountId, firingKey)])
+  // What an earlier run of this firing started (its ids are derived from the firing): none can
+  // have begun when this is the effect's first run, so the look is skipped then (a child created
+  // twice would still be refused by its id, and the retry would find it).
+  const started = effect.firstRun ? undefined : await store.startedAmong([runId, ...operationIdsOf(a.accountId, firingKey)])
   // The firing's run: its end (heard as the automation is the run's watcher) is the firing's outcome.
   if (started?.id === runId) return { type: 'fire.started', childId: runId, result: { runId, status: started.status } }
   if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
