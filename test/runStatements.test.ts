@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { watchAllStatements } from './support/statementCounter.ts'
+import { preparedName } from '../src/runtime/sql.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 
 /**
@@ -28,7 +29,8 @@ const RUN_PATH = [
   'agent.schedule_facts', // the check's one read
   // The check's outcome on the agent, with the run it started, its goal and its first model
   // call's worst case held (the call then holds nothing itself).
-  'actor.commit+actor.insert+chat.message.insert+credits.reserve.write',
+  // (its name past Postgres's 63 bytes: sent shortened, with a hash of the whole)
+  preparedName('actor.commit+actor.insert+chat.message.insert+credits.reserve.write'),
   'actor.commit+chat.message.insert+credits.settle.write', // the model's answer, the run ends
 ]
 const counter = watchAllStatements()
@@ -75,7 +77,7 @@ describe('statements per scheduled run', () => {
     expect(own.filter((s) => s === 'agent.owned' || s.startsWith('select max(created_at)') || s.startsWith('select credits, credits_reserved')).length).toBe(0)
     // The run is created in the statement that records the check's outcome on the agent (no
     // insert of its own, no transaction), and its outcome is one statement.
-    expect(count('actor.commit+actor.insert+chat.message.insert+credits.reserve.write')).toBe(runs)
+    expect(count(preparedName('actor.commit+actor.insert+chat.message.insert+credits.reserve.write'))).toBe(runs)
     expect(own.filter((s) => s.startsWith('actor.insert') || s === 'begin' || s === 'credits.reserve').length).toBe(0)
     expect(count('actor.commit+chat.message.insert+credits.settle.write')).toBe(runs)
     // The run's path: 4 a run. Anything else in the window is work that is not a run's (a lease

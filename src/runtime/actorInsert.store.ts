@@ -1,5 +1,5 @@
 import { timerRows, type CommitParams, type Queryable } from './actorRows.ts'
-import { shiftedBranches, shiftParams, type SqlGuard, type SqlWrite } from './sql.ts'
+import { preparedName, shiftedBranches, shiftParams, type SqlGuard, type SqlWrite } from './sql.ts'
 
 /**
  * A write that goes out in the same statement as an actor's insert (a chat turn's user message):
@@ -91,7 +91,7 @@ export function insertActorWrite(p: InsertActorParams, prefix = '', onlyIf?: { s
 export async function insertActor(db: Queryable, p: InsertActorParams): Promise<Date> {
   const w = insertActorWrite(p)
   const { rows } = await db.query<{ created_at: Date }>({
-    name: w.name,
+    name: preparedName(w.name),
     text: `with ${w.with.map((b) => `${b.as} as (${b.sql})`).join(',\n')}\nselect created_at from ins`,
     values: w.values,
   })

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { withBranches, type SqlWrite } from './sql.ts'
+import { preparedName, withBranches, type SqlWrite } from './sql.ts'
 import { timerRows, type CommitParams, type Queryable, type ActorRow, type Notify } from './actorRows.ts'
 
 export type { Queryable, ActorRow, TimerUpsert, NewEffect, EffectClaim, CommitParams, EffectFinish, Notify } from './actorRows.ts'
@@ -97,7 +97,7 @@ export async function commitTransitionWith(db: Queryable, p: CommitParams, write
   const more = withBranches(writes, 1)
   try {
     const { rows } = await db.query<{ version: number }>({
-      name: `actor.commit+${writes.map((w) => w.name).join('+')}`,
+      name: preparedName(`actor.commit+${writes.map((w) => w.name).join('+')}`),
       text: `${COMMIT_WITH}${more.text}
 select id, version::int as version from upd
 union all select null, actor_commit_refused() where not exists (select 1 from upd)`,

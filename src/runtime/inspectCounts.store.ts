@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { preparedName } from './sql.ts'
 
 type Db = Pick<pg.Pool, 'query'>
 
@@ -76,7 +77,7 @@ export function countsStatement(work: EffectWork): string {
  * const counts = await runtimeCounts(pool, { firing: 'automation.fire' })
  */
 export async function runtimeCounts(db: Db, work: EffectWork): Promise<RuntimeCounts> {
-  const { rows } = await db.query<Record<string, unknown>>({ name: `runtime.counts:${Object.keys(work).join(',')}`, text: countsStatement(work) })
+  const { rows } = await db.query<Record<string, unknown>>({ name: preparedName(`runtime.counts:${Object.keys(work).join(',')}`), text: countsStatement(work) })
   const r = rows[0]!
   if (Number(r.deltas) > FOLD_AFTER_DELTAS) void foldActorCounts(db).catch(() => {})
   const open = r.effects_open as { pending: number; retrying: number }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type pg from 'pg'
 
 /*
@@ -69,7 +70,7 @@ export function mergeWrites(name: string, writes: readonly SqlWrite[]): SqlWrite
 export async function runSqlWrite(db: Queryable, w: SqlWrite): Promise<void> {
   const [only] = w.with
   const text = w.with.length === 1 ? only!.sql : `with ${w.with.map((b) => `${b.as} as (${b.sql})`).join(', ')} select 1`
-  await db.query({ name: w.name, text, values: w.values })
+  await db.query({ name: preparedName(w.name), text, values: w.values })
 }
 
 /**
@@ -95,4 +96,19 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) 
   } finally {
     db.release()
   }
+}
+
+/** Postgres keeps the first 63 bytes of an identifier, a prepared statement's name included. */
+const MAX_NAME = 63
+
+/**
+ * A prepared statement's name as Postgres will keep it: `name` itself when it fits in 63 bytes,
+ * else its first 54 characters, `~` and 8 hex digits of its hash. Names composed of a write's
+ * parts (`actor.commit+actor.insert+…`) grow past the limit, and Postgres would cut them
+ * silently: two statements whose names share their first 63 bytes would then collide on one
+ * connection ("prepared statement already exists").
+ */
+export function preparedName(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_NAME) return name
+  return `${name.slice(0, 54)}~${createHash('sha1').update(name).digest('hex').slice(0, 8)}`
 }
