@@ -31,6 +31,9 @@ describe('account event retention', () => {
     receiver.trust(hook.body.secret)
     for (let i = 0; i < 3; i++) expect((await api('POST', `/webhooks/${hook.body.id}/test`)).status).toBeLessThan(300)
     await expect.poll(() => receiver.ofType('webhook.test').length, { timeout: 10_000 }).toBe(3)
+    // The sender records each delivery after its answer: the rows are changed below only once all
+    // three are recorded, or a late record would undo the change (the third taken for delivered).
+    await expect.poll(async () => (await q(`select 1 from webhook_delivery d join account_event e on e.seq = d.event_seq where e.type = 'webhook.test' and d.status = 'delivered'`)).length, { timeout: 10_000 }).toBe(3)
     const events = await q(`select e.seq, e.id, d.id as delivery from account_event e join webhook_delivery d on d.event_seq = e.seq where e.type = 'webhook.test' order by e.seq`)
     expect(events).toHaveLength(3)
     const [old, recent, retrying] = events as Array<{ seq: string; id: string; delivery: string }>
