@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
+import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
 
 /**
  * Human approval (docs/api.md, "Approvals"). An approval is the `approval` of a wallet operation
@@ -29,9 +30,8 @@ create trigger account_event_approval_requested after insert on actor for each r
   when (new.kind = 'walletop' and new.status = 'awaiting_approval') execute function account_event_from_approval();
 create trigger account_event_approval_decided after update of status on actor for each row
   when (old.status = 'awaiting_approval' and new.status is distinct from old.status) execute function account_event_from_approval();
-create index actor_approval on actor (account_id, (snapshot #>> '{context,approval,requestedAt}') desc)
-  where kind = 'walletop' and jsonb_typeof(snapshot #> '{context,approval}') = 'object';
 `)
+    this.addSql(contextIndexSql({ name: 'actor_approval', kind: 'walletop', leading: ['account_id'], path: ['approval', 'requestedAt'], form: 'brace', descending: true, where: [{ path: ['approval'], is: 'object' }] }))
   }
 
   override down(): void {

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
+import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
 
 /**
  * Copy trading (`kind: "mirror"`, docs/api.md "Automations"):
@@ -12,12 +13,9 @@ import { Migration } from '@mikro-orm/migrations'
 export class Migration20261128020000_mirror extends Migration {
   override name = 'Migration20261128020000_mirror'
   override up(): void {
+    this.addSql('alter table agent add column if not exists allow_copy boolean not null default false;')
+    this.addSql(contextIndexSql({ name: 'actor_mirror_leader', kind: 'automation', path: ['trigger', 'leaderAgentId'], where: [{ path: ['trigger', 'type'], equals: 'leader_swap' }] }))
     this.addSql(`
-alter table agent add column if not exists allow_copy boolean not null default false;
-
-create index if not exists actor_mirror_leader on actor ((snapshot->'context'->'trigger'->>'leaderAgentId'))
-  where kind = 'automation' and snapshot->'context'->'trigger'->>'type' = 'leader_swap';
-
 create function mirror_leader_swap() returns trigger language plpgsql as $fn$
 declare
   ctx jsonb := new.snapshot->'context';

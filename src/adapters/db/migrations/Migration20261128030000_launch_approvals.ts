@@ -1,4 +1,8 @@
 import { Migration } from '@mikro-orm/migrations'
+import { contextIndexSql, type ContextIndex } from '../../../runtime/schema/indexSql.ts'
+
+/** `GET /approvals`' index: an account's actors that carry an approval, newest request first. */
+const APPROVAL_INDEX = { name: 'actor_approval', leading: ['account_id'], path: ['approval', 'requestedAt'], form: 'brace', descending: true, where: [{ path: ['approval'], is: 'object' }] } satisfies ContextIndex
 
 /**
  * Approvals of launches (docs/api.md, "Approvals"): a self-funded launch whose seed is above the
@@ -35,16 +39,14 @@ create trigger account_event_approval_decided after update of status on actor fo
   when (new.kind in ('walletop', 'launch') and new.status is distinct from old.status
         and (old.status = 'awaiting_approval' or new.status = 'awaiting_approval')) execute function account_event_from_approval();
 drop index if exists actor_approval;
-create index actor_approval on actor (account_id, (snapshot #>> '{context,approval,requestedAt}') desc)
-  where kind in ('walletop', 'launch') and jsonb_typeof(snapshot #> '{context,approval}') = 'object';
 `)
+    this.addSql(contextIndexSql({ ...APPROVAL_INDEX, kind: ['walletop', 'launch'] }))
   }
 
   override down(): void {
+    this.addSql('drop index if exists actor_approval;')
+    this.addSql(contextIndexSql({ ...APPROVAL_INDEX, kind: 'walletop' }))
     this.addSql(`
-drop index if exists actor_approval;
-create index actor_approval on actor (account_id, (snapshot #>> '{context,approval,requestedAt}') desc)
-  where kind = 'walletop' and jsonb_typeof(snapshot #> '{context,approval}') = 'object';
 drop trigger if exists account_event_approval_decided on actor;
 create trigger account_event_approval_decided after update of status on actor for each row
   when (old.status = 'awaiting_approval' and new.status is distinct from old.status) execute function account_event_from_approval();
