@@ -8,15 +8,32 @@ import { createAutomationsStore, spentBudgetRefusal, tellAgentAutomations } from
 import { createLogger } from '../src/logger.ts'
 import { actorsCarrying, actorsInStates, firstInStates, pageNaming } from '../src/runtime/read.store.ts'
 import { migrateRuntimeSchema, RUNTIME_MIGRATIONS } from '../src/runtime/schema/migrate.ts'
+import { actorRowsSql } from '../src/runtime/sqlApi.ts'
 import { catalogOf } from './support/catalog.ts'
 import { createTestDatabase } from './support/db.ts'
 import { RUNTIME_DDL_BEFORE } from './fixtures/runtimeDdlBefore.ts'
+import { TRIGGER_MIGRATIONS_BEFORE } from './fixtures/appTriggersBefore.ts'
 
+const json = (name: string) => JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as string[]
 /**
  * The schema the service's migrations made before the runtime owned its tables: generated once,
  * with `catalogOf`, from a database the previous build (commit 63ba1d9) migrated.
  */
-const SNAPSHOT = JSON.parse(readFileSync(new URL('./schemaCatalog.snapshot.json', import.meta.url), 'utf8')) as string[]
+const BEFORE = json('./schemaCatalog.before.json')
+/**
+ * The schema now: `BEFORE` with the runtime's status hooks (their registry, the runtime's two
+ * triggers and its dispatcher) in place of the service's triggers on `actor`, and the service's
+ * hook functions in place of its trigger functions. Generated with `catalogOf` from a fresh
+ * database; its difference from `BEFORE` is that and nothing else.
+ */
+const SNAPSHOT = json('./schemaCatalog.snapshot.json')
+/** The status hooks registered on a database that ran every migration. */
+const HOOKS = [
+  'account_event_actor {walletop,launch,run,chatturn,automation,agent} account_event_on_status',
+  'account_event_approval {walletop,launch} account_event_on_approval',
+  'account_event_low_balance {walletop} account_event_on_low_balance',
+  'mirror_leader_swap {walletop} mirror_on_leader_swap',
+]
 
 const logger = createLogger({ level: 'silent' })
 const drops: Array<() => Promise<void>> = []
@@ -34,6 +51,8 @@ async function freshDatabase(): Promise<string> {
 async function boot(url: string): Promise<string[]> {
   const db = await openDatabase({ url, poolSize: 2, logger })
   try {
+    const { rows } = await db.pool.query<{ line: string }>(`select name || ' ' || kinds::text || ' ' || fn as line from actor_status_hook order by name`)
+    expect(rows.map((r) => r.line)).toEqual(HOOKS)
     return await catalogOf(db.pool)
   } finally {
     await db.close()
@@ -43,16 +62,21 @@ async function boot(url: string): Promise<string[]> {
 /**
  * A database as the previous build left it once it had run its migrations up to `last`: each of
  * them in order, its part on the runtime's tables as it then was (the fixture) and the rest as
- * it still is. `before` runs after the migrations, on the database as that build left it.
+ * it still is, except the ones that put triggers on `actor`, run whole as they then were (and
+ * recorded as run). `before` runs after the migrations, on the database as that build left it.
  */
 async function olderBuildDatabase(last: string, before?: (pool: pg.Pool) => Promise<void>): Promise<string> {
   const url = await freshDatabase()
   const db = await openDatabase({ url, poolSize: 2, logger, migrate: false })
   try {
-    for (const m of migrations) {
+    for (const m of migrations.filter((m) => m.name <= PREVIOUS_LAST)) {
       const ddl = RUNTIME_DDL_BEFORE.find((d) => d.migration === m.name)
       if (ddl) await db.pool.query(ddl.sql)
-      await db.orm.migrator.up({ to: m.name })
+      const whole = TRIGGER_MIGRATIONS_BEFORE.find((d) => d.migration === m.name)
+      if (whole) {
+        await db.pool.query(whole.sql)
+        await db.pool.query('insert into mikro_orm_migrations (name) values ($1)', [m.name])
+      } else await db.orm.migrator.up({ to: m.name })
       if (m.name === last) break
     }
     await before?.(db.pool)
@@ -62,17 +86,20 @@ async function olderBuildDatabase(last: string, before?: (pool: pg.Pool) => Prom
   return url
 }
 
+/** The last migration of the previous build. */
+const PREVIOUS_LAST = 'Migration20261129010000_paper_launches'
+
 describe("the runtime's schema", () => {
-  it('a fresh database gets exactly the schema the previous build made', async () => {
+  it('a fresh database gets exactly the schema of the snapshot (the previous build\'s, the status hooks in place of the triggers on actor)', async () => {
     expect(await boot(await freshDatabase())).toEqual(SNAPSHOT)
   })
 
   it('the fixture of the previous migrations reproduces the previous schema (so the upgrades below start from real states)', async () => {
-    const url = await olderBuildDatabase(migrations.at(-1)!.name)
+    const url = await olderBuildDatabase(PREVIOUS_LAST)
     const c = new pg.Client({ connectionString: url })
     await c.connect()
     try {
-      expect(await catalogOf(c)).toEqual(SNAPSHOT)
+      expect(await catalogOf(c)).toEqual(BEFORE)
       expect((await c.query('select to_regclass($1) as t', ['runtime_schema_migration'])).rows[0].t).toBeNull()
     } finally {
       await c.end()
@@ -81,8 +108,9 @@ describe("the runtime's schema", () => {
 
   // Databases an older build migrated, at points where the runtime's tables were each time in
   // another shape: before the actor counts, the shards, the timers' due times and the fence
-  // function, and after everything. The boot path brings each to the same schema.
-  for (const last of ['Migration20261122000001_init', 'Migration20261125100000_market_intel', 'Migration20261125130000_shards', 'Migration20261126170000_ops_timeline', migrations.at(-1)!.name]) {
+  // function, between the service's triggers on `actor` (after the first, after the approvals'
+  // first version), and after everything. The boot path brings each to the same schema.
+  for (const last of ['Migration20261122000001_init', 'Migration20261125100000_market_intel', 'Migration20261125130000_shards', 'Migration20261126170000_ops_timeline', 'Migration20261127190000_webhooks', 'Migration20261127220000_automation_hooks', PREVIOUS_LAST]) {
     it(`a database migrated by the previous build up to ${last} ends in the same schema`, async () => {
       const url = await olderBuildDatabase(last)
       expect(await boot(url)).toEqual(SNAPSHOT)
@@ -137,6 +165,54 @@ describe("the runtime's schema", () => {
   })
 })
 
+/**
+ * Actors created and moved through the states the service's hooks (once its triggers) write on:
+ * a swap that waits for approval, is approved and confirms leaving the wallet short of gas, a
+ * mirror of its agent, a transfer created without approval, a launch moved into approval and
+ * out. Answers the account events and inbox rows written, in order (a mirror's `confirmedAt` is
+ * the clock's, left out).
+ */
+async function hookScenario(url: string): Promise<unknown[]> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    const account = '00000000-0000-0000-0000-000000000001'
+    const put = (id: string, kind: string, status: string, context: object) =>
+      c.query(`insert into actor (id, kind, account_id, machine_version, status, state_value, snapshot, version) values ($1, $2, $3, 1, $4, '"x"', $5, 1)`, [id, kind, account, status, { context }])
+    const move = (id: string, status: string, context?: object) =>
+      c.query(`update actor set status = $2, version = version + 1, snapshot = coalesce($3, snapshot) where id = $1`, [id, status, context ? { context } : null])
+    const swap = { agentId: 'leader', kind: 'swap', approval: { requestedAt: 't' }, params: { tokenIn: '0xa', tokenOut: '0xb', amountIn: '1', tokenInInfo: { native: true, symbol: 'ETH', decimals: 18 } } }
+    await put('m1', 'automation', 'armed', { agentId: 'follower', trigger: { type: 'leader_swap', leaderAgentId: 'leader' } })
+    await put('w1', 'walletop', 'awaiting_approval', swap)
+    await put('w2', 'walletop', 'submitting', { agentId: 'leader', kind: 'transfer' })
+    await move('w1', 'submitting')
+    await move('w1', 'confirmed', { ...swap, txHash: '0x1', result: { lowBalance: { balanceWei: '1' } } })
+    await move('w2', 'failed')
+    await put('l1', 'launch', 'pending', { agentId: 'leader', approval: { requestedAt: 't' } })
+    await move('l1', 'awaiting_approval')
+    await move('l1', 'live')
+    await move('m1', 'executing')
+    const events = await c.query('select id, type, resource_kind, resource_id, detail, data from account_event order by seq')
+    const inbox = await c.query(`select actor_id, event #- '{source,swap,confirmedAt}' as event, dedupe_key from actor_inbox order by seq`)
+    return [...events.rows, ...inbox.rows]
+  } finally {
+    await c.end()
+  }
+}
+
+describe("the service's writes on an actor's status change (status hooks)", () => {
+  it("write what the service's triggers on actor wrote, on a fresh database and on one upgraded from them", async () => {
+    const triggers = await hookScenario(await olderBuildDatabase(PREVIOUS_LAST))
+    expect(triggers.length).toBeGreaterThanOrEqual(10)
+    const fresh = await freshDatabase()
+    await boot(fresh)
+    expect(await hookScenario(fresh)).toEqual(triggers)
+    const upgraded = await olderBuildDatabase(PREVIOUS_LAST)
+    await boot(upgraded)
+    expect(await hookScenario(upgraded)).toEqual(triggers)
+  })
+})
+
 describe("the app's indexes on the actor's context, written by the runtime", () => {
   /** A pool whose queries are explained instead of run (sequential scans off): the plans, in order. */
   function explaining(pool: pg.Pool): { db: pg.Pool; plans: string[] } {
@@ -174,10 +250,10 @@ describe("the app's indexes on the actor's context, written by the runtime", () 
       // Every live mirror: a partial index on automations (which one depends on the table's statistics).
       uses(plans[5], /using actor_(automation_agent|automation_status|mirror_leader)\b/)
       uses(plans.slice(6).join('\n'), /using actor_run_automation\b/)
-      // The mirrors of a leader, as the trigger of Migration20261128020000_mirror finds them.
-      const mirrors = await client.query<{ 'QUERY PLAN': string }>(`explain (costs off) select m.id from actor m
-         where m.kind = 'automation' and m.status in ('armed', 'executing')
-           and m.snapshot->'context'->'trigger'->>'type' = 'leader_swap' and m.snapshot->'context'->'trigger'->>'leaderAgentId' = $1`, ['g'])
+      // The mirrors of a leader, as the status hook of Migration20261128020000_mirror finds them.
+      const mirrors = await client.query<{ 'QUERY PLAN': string }>(`explain (costs off) select m.id from ${actorRowsSql({ kind: 'automation' })} m
+         where m.status in ('armed', 'executing')
+           and m.context->'trigger'->>'type' = 'leader_swap' and m.context->'trigger'->>'leaderAgentId' = $1`, ['g'])
       uses(mirrors.rows.map((r) => r['QUERY PLAN']).join('\n'), /using actor_mirror_leader\b/)
     } finally {
       client.release()

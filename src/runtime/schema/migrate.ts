@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { BASELINE_SQL } from './baseline.ts'
+import { STATUS_HOOKS_SQL } from './statusHooks.ts'
 
 /** A migration of the runtime's schema: applied once per database, in a transaction, in list order. */
 export type RuntimeMigration = { name: string; sql: string }
@@ -8,9 +9,13 @@ export type RuntimeMigration = { name: string; sql: string }
  * The runtime's migrations, in order. A new one goes at the end under a new name; one applied
  * somewhere is never edited (its name is what a database records). The first is the whole
  * schema as the service's migrations made it before the runtime owned it, idempotent, so it also
- * brings a database an older build migrated to the same shape.
+ * brings a database an older build migrated to the same shape. The second lets the app write in
+ * the statement that changes an actor's status (statusHooks.ts).
  */
-export const RUNTIME_MIGRATIONS: readonly RuntimeMigration[] = [{ name: 'runtime_0001_baseline', sql: BASELINE_SQL }]
+export const RUNTIME_MIGRATIONS: readonly RuntimeMigration[] = [
+  { name: 'runtime_0001_baseline', sql: BASELINE_SQL },
+  { name: 'runtime_0002_status_hooks', sql: STATUS_HOOKS_SQL },
+]
 
 /**
  * The advisory lock that serialises the runtime's migrations across processes: a fixed number
@@ -26,7 +31,7 @@ const RUNTIME_MIGRATION_LOCK_KEY = 7_307_073
  * transaction, so a crash between two leaves the first applied and recorded and the second
  * neither. Nodes that start together take turns under an advisory lock: the next one finds
  * nothing left to do. Runs before the service's own migrations, which may refer to the
- * runtime's tables (a trigger on `actor`, an index on an actor's context). Answers the names
+ * runtime's tables (a status hook, an index on an actor's context). Answers the names
  * applied now. A name recorded by a newer build and unknown here is left alone.
  *
  * @example
