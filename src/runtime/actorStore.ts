@@ -84,7 +84,7 @@ export async function commitTransitions(db: Queryable, ps: CommitParams[]): Prom
   return ps.map((p) => versions.get(p.id))
 }
 
-/** SQLSTATE of `actor_commit_refused()` (migration Migration20261127000000_commit_refused). */
+/** SQLSTATE of `actor_commit_refused()` (the runtime's schema, src/runtime/schema/baseline.ts). */
 const COMMIT_REFUSED = 'AR409'
 
 /**

@@ -89,3 +89,18 @@ export async function tellMatching(db: Queryable, { kind, named, statusNotIn, ev
   )
   return rowCount ?? 0
 }
+
+/**
+ * Sends an event to each actor a query names, as a statement: `rowsSql` is a `select` of
+ * `(actor id, account id, event jsonb, dedupe key)` rows, each an inbox row (one already sent
+ * under its dedupe key adds nothing); the runtime's inbox poll delivers them. For the app's SQL
+ * that runs inside a statement of the runtime's (a status hook, src/runtime/schema/statusHooks.ts).
+ *
+ * @example
+ * sendEachSql(`select m.id, m.account_id, $1::jsonb, 'x:' || m.id from ${actorRowsSql({ kind: 'automation' })} m where m.status = 'armed'`)
+ */
+export function sendEachSql(rowsSql: string): string {
+  return `insert into actor_inbox (actor_id, account_id, event, dedupe_key)
+  ${rowsSql}
+  on conflict (dedupe_key) do nothing`
+}

@@ -10,6 +10,7 @@ import { CustomSkillSchema } from '../../domain/skills/customSkill.entity.ts'
 import { CreditEntrySchema } from '../../domain/billing/creditEntry.entity.ts'
 import { ListingBidSchema, ListingSchema } from '../../domain/marketplace/listing.entity.ts'
 import { migrations } from './migrations/index.ts'
+import { migrateRuntimeSchema } from '../../runtime/schema/migrate.ts'
 
 export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema, ListingSchema, ListingBidSchema]
 
@@ -24,7 +25,8 @@ export type Database = {
 const MIGRATION_LOCK_KEY = 7_307_072
 
 /**
- * Connects MikroORM to `url`, runs the committed migrations, and exposes the native pool.
+ * Connects MikroORM to `url`, runs the runtime's schema migrations then the service's, and
+ * exposes the native pool.
  *
  * @example
  * const db = await openDatabase({ url, poolSize: 20, logger })
@@ -60,6 +62,10 @@ export async function openDatabase({
   })
   const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool
   if (migrate) {
+    // The runtime's schema first: the service's migrations refer to its tables (triggers on
+    // `actor`, indexes on an actor's context). Each set takes its own advisory lock.
+    const runtime = await migrateRuntimeSchema(pool)
+    if (runtime.length > 0) logger.info({ migrations: runtime }, 'runtime schema migrations applied')
     // Nodes that start together migrate one after the other: the next finds nothing left to do.
     const lock = await pool.connect()
     try {

@@ -1,6 +1,10 @@
 import { Migration } from '@mikro-orm/migrations'
 
-/** Accounts, keys, sessions, agents and the durable actor runtime tables. */
+/**
+ * Accounts, keys, sessions and agents. The durable actor runtime's tables were made here too
+ * until the runtime owned its schema: they are the runtime's own migrations now
+ * (src/runtime/schema/), run before these.
+ */
 export class Migration20261122000001_init extends Migration {
   override name = 'Migration20261122000001_init'
 
@@ -82,75 +86,6 @@ create table audit_log (
   at timestamptz not null default now()
 );
 create index audit_log_subject on audit_log(subject_id, id);
-
-create table actor (
-  id text primary key,
-  kind text not null,
-  account_id uuid not null,
-  machine_version int not null,
-  status text not null,
-  state_value jsonb not null,
-  snapshot jsonb not null,
-  timers jsonb not null default '{}',
-  version bigint not null,
-  owner_epoch bigint not null default 0,
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
-);
-create index actor_kind_status on actor(kind, status);
-create index actor_account on actor(account_id);
-
-create table actor_inbox (
-  seq bigserial primary key,
-  actor_id text not null,
-  account_id uuid not null,
-  event jsonb not null,
-  dedupe_key text unique,
-  timer_key text,
-  timer_generation bigint,
-  created_at timestamptz not null default now(),
-  processed_at timestamptz
-);
-create index actor_inbox_pending on actor_inbox(actor_id, seq) where processed_at is null;
-
-create table actor_timer (
-  actor_id text not null,
-  timer_key text not null,
-  account_id uuid not null,
-  generation bigint not null,
-  due_at timestamptz not null,
-  event jsonb not null,
-  primary key (actor_id, timer_key)
-);
-create index actor_timer_due on actor_timer(due_at);
-
-create table effect (
-  id text primary key,
-  actor_id text not null,
-  account_id uuid not null,
-  kind text not null,
-  params jsonb not null,
-  status text not null,
-  external_ref text,
-  result jsonb,
-  attempts int not null default 0,
-  last_error text,
-  next_attempt_at timestamptz not null default now(),
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
-);
-create index effect_open on effect(next_attempt_at) where status in ('pending', 'prepared', 'sent');
-create index effect_actor on effect(actor_id);
-
-create table actor_journal (
-  actor_id text not null,
-  seq bigint not null,
-  account_id uuid not null,
-  event jsonb not null,
-  state_value jsonb not null,
-  at timestamptz not null default now(),
-  primary key (actor_id, seq)
-);
 `)
   }
 }

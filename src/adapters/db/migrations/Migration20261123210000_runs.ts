@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
+import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
 
 /**
  * Runs. A run is a `run` actor (its steps in the actor's snapshot, its messages in
@@ -8,10 +9,8 @@ import { Migration } from '@mikro-orm/migrations'
 export class Migration20261123210000_runs extends Migration {
   override name = 'Migration20261123210000_runs'
   override up(): void {
-    this.addSql(`
-create unique index actor_run_one_active on actor ((snapshot->'context'->>'agentId')) where kind = 'run' and status in ('queued', 'running');
-create index actor_run_agent on actor ((snapshot->'context'->>'agentId'), created_at desc, id desc) where kind = 'run';
-`)
+    this.addSql(contextIndexSql({ name: 'actor_run_one_active', unique: true, kind: 'run', status: ['queued', 'running'], path: ['agentId'] }))
+    this.addSql(contextIndexSql({ name: 'actor_run_agent', kind: 'run', path: ['agentId'], newestFirst: true }))
   }
 
   override down(): void {

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
+import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
 
 /**
  * The runs an automation's `agent_prompt` firings started, by the automation's id (the run's
@@ -7,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations'
 export class Migration20261126190000_run_automation extends Migration {
   override name = 'Migration20261126190000_run_automation'
   override up(): void {
-    this.addSql(`create index actor_run_automation on actor ((snapshot->'context'->>'automationId')) where kind = 'run' and snapshot->'context'->>'automationId' is not null;`)
+    this.addSql(contextIndexSql({ name: 'actor_run_automation', kind: 'run', path: ['automationId'], where: [{ path: ['automationId'], is: 'set' }] }))
   }
 
   override down(): void {

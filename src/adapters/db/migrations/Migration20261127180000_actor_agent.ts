@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
+import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
 
 /**
  * Every actor that names an agent in its context (its wallet operations, launches, chat turns,
@@ -8,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations'
 export class Migration20261127180000_actor_agent extends Migration {
   override name = 'Migration20261127180000_actor_agent'
   override up(): void {
-    this.addSql(`create index actor_named_agent on actor ((snapshot->'context'->>'agentId'), created_at desc, id desc) where snapshot->'context'->>'agentId' is not null;`)
+    this.addSql(contextIndexSql({ name: 'actor_named_agent', path: ['agentId'], newestFirst: true, where: [{ path: ['agentId'], is: 'set' }] }))
   }
 
   override down(): void {

@@ -1,4 +1,20 @@
 import { Migration } from '@mikro-orm/migrations'
+import { dropStatusHookSql, statusHookSql } from '../../../runtime/schema/statusHooks.ts'
+
+/** `agent.low_balance` when a wallet operation confirms leaving the wallet short of gas (a status hook). */
+export const ACCOUNT_EVENT_ON_LOW_BALANCE = `
+create or replace function account_event_on_low_balance(actor_id text, kind text, account_id uuid, old_status text, new_status text, version bigint, context jsonb)
+returns void language plpgsql as $fn$
+begin
+  if old_status is null or new_status <> 'confirmed' or jsonb_typeof(context #> '{result,lowBalance}') is distinct from 'object' then return; end if;
+  insert into account_event (id, account_id, type, resource_kind, resource_id, data)
+  values ('evt_' || md5('low_balance:' || actor_id), account_id, 'agent.low_balance', 'agent', context->>'agentId',
+          jsonb_build_object('agentId', context->>'agentId', 'operationId', actor_id) || (context #> '{result,lowBalance}'))
+  on conflict (id) do nothing;
+end
+$fn$;
+`
+export const LOW_BALANCE_HOOK = { name: 'account_event_low_balance', kinds: ['walletop'], fn: 'account_event_on_low_balance' }
 
 /**
  * More account events (docs/api.md, "Events"), each written by a trigger on the row whose change
@@ -11,7 +27,8 @@ import { Migration } from '@mikro-orm/migrations'
  * - `credits.low`: the account's credit balance fell below 200 credits (0.20 USD), once per
  *   crossing (a top-up above it and a new fall send it again);
  * - `agent.low_balance`: a wallet operation confirmed leaving the agent's wallet less ETH than
- *   gas needs (its result's `lowBalance`, src/workflows/walletOp/walletOp.effects.ts).
+ *   gas needs (its result's `lowBalance`, src/workflows/walletOp/walletOp.effects.ts), by a status
+ *   hook (src/runtime/schema/statusHooks.ts) on the operation's change to `confirmed`.
  */
 export class Migration20261127230000_more_account_events extends Migration {
   override name = 'Migration20261127230000_more_account_events'
@@ -60,27 +77,15 @@ $fn$;
 create trigger account_event_credits_low after update of credits on account for each row
   when (old.credits >= 200 and new.credits < 200) execute function account_event_credits_low();
 
-create function account_event_low_balance() returns trigger language plpgsql as $fn$
-declare
-  ctx jsonb := new.snapshot->'context';
-begin
-  insert into account_event (id, account_id, type, resource_kind, resource_id, data)
-  values ('evt_' || md5('low_balance:' || new.id), new.account_id, 'agent.low_balance', 'agent', ctx->>'agentId',
-          jsonb_build_object('agentId', ctx->>'agentId', 'operationId', new.id) || (ctx #> '{result,lowBalance}'))
-  on conflict (id) do nothing;
-  return null;
-end
-$fn$;
-create trigger account_event_low_balance after update of status on actor for each row
-  when (new.kind = 'walletop' and new.status = 'confirmed' and old.status is distinct from new.status
-        and jsonb_typeof(new.snapshot #> '{context,result,lowBalance}') = 'object') execute function account_event_low_balance();
 `)
+    this.addSql(ACCOUNT_EVENT_ON_LOW_BALANCE)
+    this.addSql(statusHookSql(LOW_BALANCE_HOOK))
   }
 
   override down(): void {
+    this.addSql(dropStatusHookSql(LOW_BALANCE_HOOK.name))
     this.addSql(`
-drop trigger if exists account_event_low_balance on actor;
-drop function if exists account_event_low_balance();
+drop function if exists account_event_on_low_balance(text, text, uuid, text, text, bigint, jsonb);
 drop trigger if exists account_event_credits_low on account;
 drop function if exists account_event_credits_low();
 drop trigger if exists account_event_guardrail on audit_log;
