@@ -13,25 +13,37 @@
  * event is never lost on a crash, and never written by a change that did not happen.
  */
 
-/** The second runtime migration: the hooks' registry and the triggers that call them. */
+/**
+ * The second runtime migration: the hooks' registry, the dispatcher the triggers call, and the
+ * function that writes the dispatcher from the registry. The dispatcher calls each hook by name
+ * with a static `perform` (plpgsql prepares it once per connection), guarded by its kinds: no
+ * read of the registry and no dynamic `execute` per row, so a status change costs what the
+ * service's own triggers cost before. Registering or dropping a hook writes it again.
+ */
 export const STATUS_HOOKS_SQL = `
 create table if not exists actor_status_hook (
   name text primary key,
   kinds text[] not null,
   fn text not null
 );
-create or replace function actor_status_hooks() returns trigger language plpgsql as $fn$
+create or replace function actor_status_hooks_rebuild() returns void language plpgsql as $fn$
 declare
+  calls text := '';
   h record;
+begin
+  for h in select name, kinds, fn from actor_status_hook order by name loop
+    calls := calls || format(E'  if new.kind = any (%L::text[]) then\n    perform %I(new.id, new.kind, new.account_id, before, new.status, new.version, new.snapshot->''context'');\n  end if;\n', h.kinds, h.fn);
+  end loop;
+  execute format($def$create or replace function actor_status_hooks() returns trigger language plpgsql as $body$
+declare
   before text := case when tg_op = 'UPDATE' then old.status end;
 begin
-  for h in select fn from actor_status_hook where new.kind = any(kinds) order by name loop
-    execute format('select %s($1, $2, $3, $4, $5, $6, $7)', h.fn)
-      using new.id, new.kind, new.account_id, before, new.status, new.version, new.snapshot->'context';
-  end loop;
-  return null;
+%s  return null;
+end
+$body$$def$, calls);
 end
 $fn$;
+select actor_status_hooks_rebuild();
 drop trigger if exists actor_status_hooks_insert on actor;
 drop trigger if exists actor_status_hooks_update on actor;
 create trigger actor_status_hooks_insert after insert on actor for each row execute function actor_status_hooks();
@@ -54,13 +66,15 @@ export function statusHookSql({ name, kinds, fn }: { name: string; kinds: readon
   if (!NAME.test(name) || !NAME.test(fn)) throw new Error(`Not a hook or function name: ${name}, ${fn}`)
   if (kinds.length === 0 || !kinds.every((k) => KIND.test(k))) throw new Error(`Not a list of kinds: ${kinds.join(', ')}`)
   return `insert into actor_status_hook (name, kinds, fn) values ('${name}', array[${kinds.map((k) => `'${k}'`).join(', ')}], '${fn}')
-  on conflict (name) do update set kinds = excluded.kinds, fn = excluded.fn;`
+  on conflict (name) do update set kinds = excluded.kinds, fn = excluded.fn;
+select actor_status_hooks_rebuild();`
 }
 
 /** The SQL that removes the status hook `name` (nothing when there is none). */
 export function dropStatusHookSql(name: string): string {
   if (!NAME.test(name)) throw new Error(`Not a hook name: ${name}`)
-  return `delete from actor_status_hook where name = '${name}';`
+  return `delete from actor_status_hook where name = '${name}';
+select actor_status_hooks_rebuild();`
 }
 
 /**
