@@ -42,9 +42,12 @@ export function createGroupCommitter(pool: Pick<pg.Pool, 'query'>, { maxBatch = 
     }
   }
 
+  // Another statement may go out: none is in flight, or a full batch waits beside one (a burst).
+  const mayStart = () => active < maxConcurrent && (active === 0 || queue.length >= maxBatch)
+
   function flush() {
     scheduled = false
-    while (queue.length > 0 && active < maxConcurrent && (active === 0 || queue.length >= maxBatch)) {
+    while (queue.length > 0 && mayStart()) {
       const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch)
       active++
@@ -60,7 +63,7 @@ export function createGroupCommitter(pool: Pick<pg.Pool, 'query'>, { maxBatch = 
       return new Promise((resolve, reject) => {
         queue.push({ params, resolve, reject })
         // Commits made in the same tick go out together.
-        if (!scheduled && active < maxConcurrent && (active === 0 || queue.length >= maxBatch)) {
+        if (!scheduled && mayStart()) {
           scheduled = true
           queueMicrotask(flush)
         }
