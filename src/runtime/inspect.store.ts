@@ -10,10 +10,15 @@ type Db = Pick<pg.Pool, 'query'>
 /** Timestamps arrive as strings through MikroORM's pool type parsers; the API speaks ISO 8601. */
 const iso = (v: string | Date) => new Date(v).toISOString()
 
+/** A context key checked before it is inlined in SQL: letters, digits and underscores only. */
+export function contextKey(key: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new Error(`Not a context key: ${key}`)
+  return key
+}
+
 /** A context field as SQL (`snapshot->'context'->>'agentId'`): inlined, so an expression index on it applies. */
 export function contextField(key: string, alias = ''): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new Error(`Not a context key: ${key}`)
-  return `${alias}snapshot->'context'->>'${key}'`
+  return `${alias}snapshot->'context'->>'${contextKey(key)}'`
 }
 
 /** Actors whose context names an id under `key` (`{ key: 'agentId', id }`), and with `kind` the actor of that id itself. */

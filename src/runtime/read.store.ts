@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { contextField } from './inspect.store.ts'
+import { contextField, contextKey } from './inspect.store.ts'
 import { FOLD_AFTER_DELTAS, foldActorCounts } from './inspectCounts.store.ts'
 
 /**
@@ -33,9 +33,8 @@ export const literals = (vs: readonly string[]) => {
 }
 
 /** A context path as a brace literal (`{context,approval,status}`): keys only. */
-function contextPath(path: readonly string[]): string {
-  for (const key of path) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new Error(`Not a context key: ${key}`)
-  return `'{context,${path.join(',')}}'`
+export function contextPath(path: readonly string[]): string {
+  return `'{context,${path.map(contextKey).join(',')}}'`
 }
 
 const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at from actor`

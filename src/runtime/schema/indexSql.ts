@@ -1,4 +1,5 @@
-import { literal, literals } from '../read.store.ts'
+import { contextField, contextKey } from '../inspect.store.ts'
+import { contextPath, literal, literals } from '../read.store.ts'
 
 /*
  * Indexes the app declares on the runtime's tables for its own queries: which context fields it
@@ -10,11 +11,6 @@ import { literal, literals } from '../read.store.ts'
  */
 
 /** A context key or path segment: an identifier, never input. */
-function key(k: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`Not a context key: ${k}`)
-  return k
-}
-
 /** An index name: a lowercase identifier. */
 function indexName(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not an index name: ${name}`)
@@ -31,16 +27,16 @@ export type ContextPathForm = 'arrows' | 'brace'
 /** The text at a context path, in the form the queries use. */
 function contextText(path: readonly string[], form: ContextPathForm): string {
   if (path.length === 0) throw new Error('An empty context path')
-  const keys = path.map(key)
-  if (form === 'brace') return `snapshot #>> '{context,${keys.join(',')}}'`
+  if (form === 'brace') return `snapshot #>> ${contextPath(path)}`
+  if (path.length === 1) return contextField(path[0]!)
+  const keys = path.map(contextKey)
   return `snapshot->'context'${keys.slice(0, -1).map((k) => `->'${k}'`).join('')}->>'${keys.at(-1)}'`
 }
 
 /** The jsonb at a context path (for a type test), in the form the queries use. */
 function contextJson(path: readonly string[], form: ContextPathForm): string {
-  const keys = path.map(key)
-  if (form === 'brace') return `snapshot #> '{context,${keys.join(',')}}'`
-  return `snapshot->'context'${keys.map((k) => `->'${k}'`).join('')}`
+  if (form === 'brace') return `snapshot #> ${contextPath(path)}`
+  return `snapshot->'context'${path.map((k) => `->'${contextKey(k)}'`).join('')}`
 }
 
 /** A condition on the actor's context: a path that is set, holds an object, or equals a literal. */
