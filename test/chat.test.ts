@@ -50,7 +50,7 @@ describe('chat with tools (real SDK against the scripted model server)', () => {
     expect(res.body.credits).toBe(-charges.reduce((s, c) => s + Number(c.credits), 0))
     expect(res.body.cost).toBe(res.body.credits / 1000)
     const [{ credits, credits_reserved, ledger }] = await q(
-      `select a.credits, a.credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
+      `select a.credits, credits_held(a.id) as credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
       [accountId],
     )
     expect(Number(credits)).toBe(Number(ledger))
@@ -157,7 +157,7 @@ describe('chat with tools (real SDK against the scripted model server)', () => {
     expect(res.status).toBe(502)
     expect(res.body.code).toBe('model_provider_error')
     expect(res.body.error).not.toMatch(/test-key/)
-    const [{ credits_reserved }] = await q('select credits_reserved from account where id = $1', [accountId])
+    const [{ credits_reserved }] = await q('select credits_held(id) as credits_reserved from account where id = $1', [accountId])
     expect(Number(credits_reserved)).toBe(0)
   })
 

@@ -6,6 +6,18 @@ import { withTransaction } from '../src/adapters/db/transaction.ts'
 import { grantCredits } from '../src/domain/billing/grantCredits.ts'
 import { releaseReservation, reserveCredits, settleReservation } from '../src/domain/billing/creditReservations.ts'
 import { InsufficientCreditsError } from '../src/domain/errors.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/** A small seeded generator: the same seed draws the same numbers. */
+function mulberry32(seed: number) {
+  let a = seed
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
 
 const run = promisify(execFile)
 let app: TestApp
@@ -25,19 +37,38 @@ async function entries(accountId: string) {
   )
   return rows.map((r) => ({ kind: r.kind, credits: Number(r.credits), balanceAfter: Number(r.balance_after), ref: r.ref }))
 }
-/** The ledger's invariant: the balance is the sum of the entries, and the last balance_after. */
+/**
+ * The ledger's invariants: the balance is the sum of the entries and the last balance_after; the
+ * account's reserved credits are its holds on its own row plus its stripes' escrow; a stripe holds
+ * exactly its reservations, never above its escrow. Answers the balance and what is held for calls
+ * in flight (the stripes' unused escrow is free).
+ */
 async function expectBalanceIsLedgerSum(accountId: string) {
-  const { rows } = await app.services.pool.query<{ credits: string; reserved: string; sum: string | null }>(
-    `select a.credits, a.credits_reserved as reserved, (select sum(credits) from credit_entry where account_id = a.id) as sum
+  const { rows } = await app.services.pool.query<{ credits: string; reserved: string; sum: string | null; direct: string; escrow: string; unused: string }>(
+    `select a.credits, a.credits_reserved as reserved, (select sum(credits) from credit_entry where account_id = a.id) as sum,
+            (select coalesce(sum(credits), 0) from credit_reservation where account_id = a.id and stripe is null) as direct,
+            (select coalesce(sum(escrow), 0) from credit_stripe where account_id = a.id) as escrow, credits_unused(a.id) as unused
        from account a where a.id = $1`,
     [accountId],
   )
-  const { credits, reserved, sum } = rows[0]!
+  const { credits, reserved, sum, direct, escrow, unused } = rows[0]!
   expect(Number(credits)).toBe(Number(sum ?? 0))
   expect(Number(credits)).toBeGreaterThanOrEqual(Number(reserved))
+  expect(Number(reserved)).toBe(Number(direct) + Number(escrow))
+  const { rows: stripes } = await app.services.pool.query<{ stripe: number; escrow: string; held: string; holds: string }>(
+    `select s.stripe, s.escrow, s.held, (select coalesce(sum(credits), 0) from credit_reservation r where r.account_id = s.account_id and r.stripe = s.stripe) as holds
+       from credit_stripe s where s.account_id = $1`,
+    [accountId],
+  )
+  for (const s of stripes) {
+    expect(Number(s.held)).toBe(Number(s.holds))
+    expect(Number(s.held)).toBeLessThanOrEqual(Number(s.escrow))
+  }
   const all = await entries(accountId)
   if (all.length) expect(all.at(-1)!.balanceAfter).toBe(Number(credits))
-  return { credits: Number(credits), reserved: Number(reserved) }
+  const held = Number(reserved) - Number(unused)
+  expect(await app.services.credits.balance(accountId)).toEqual({ credits: Number(credits), reserved: held })
+  return { credits: Number(credits), reserved: held }
 }
 
 describe('credit ledger', () => {
@@ -161,6 +192,123 @@ describe('credit ledger', () => {
     expect(reserved).toBe(0)
     const charged = Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 4 !== 0).reduce((s, i) => s + 7 + i, 0)
     expect(credits).toBe(1000 + 5 * 50 - charged)
+  })
+
+  it("a hold takes room in a stripe without the account's row: a charge in flight (its row locked) does not hold it up", async () => {
+    const { accountId } = await app.account()
+    // The first hold moves a chunk of the free credits into a stripe (under the account's lock).
+    const first = await reserveCredits(deps(), { accountId, credits: 10, ref: 'row-1' })
+    const charge = await app.services.pool.connect()
+    const holder = await app.services.pool.connect()
+    try {
+      await charge.query('begin')
+      await charge.query('select 1 from account where id = $1 for update', [accountId])
+      await holder.query("set lock_timeout = '500ms'")
+      // Room in the stripe: held at once, the account's row locked all the while.
+      const second = await reserveCredits(deps(), { accountId, credits: 10, ref: 'row-2' }, holder)
+      expect(second).toMatchObject({ accountId, credits: 10 })
+      // No room left in any stripe for this one: it needs the account's row, and waits for it.
+      await expect(reserveCredits(deps(), { accountId, credits: 900, ref: 'row-3' }, holder)).rejects.toMatchObject({ code: '55P03' })
+    } finally {
+      await charge.query('rollback')
+      await holder.query('reset lock_timeout')
+      charge.release()
+      holder.release()
+    }
+    const { rows } = await app.services.pool.query('select stripe, credits::int from credit_reservation where account_id = $1 order by ref', [accountId])
+    expect(rows).toEqual([{ stripe: 0, credits: 10 }, { stripe: 0, credits: 10 }])
+    expect(first.ref).toBe('row-1')
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 1000, reserved: 20 })
+  })
+
+  it('a hold waits for room in a stripe another transaction holds rather than being refused, and a charge can spend every stripe\'s unused escrow', async () => {
+    const { accountId } = await app.account()
+    // All 1,000 credits parked in stripe 0 by the first hold.
+    const big = await reserveCredits(deps(), { accountId, credits: 100, ref: 'wait-1' })
+    const { rows: [s0] } = await app.services.pool.query('select escrow::int, held::int from credit_stripe where account_id = $1 and stripe = 0', [accountId])
+    expect(s0).toEqual({ escrow: 1000, held: 100 })
+    const other = await app.services.pool.connect()
+    let waiting: Promise<unknown>
+    try {
+      await other.query('begin')
+      await other.query('select 1 from credit_stripe where account_id = $1 and stripe = 0 for update', [accountId])
+      waiting = reserveCredits(deps(), { accountId, credits: 100, ref: 'wait-2' })
+      await waitFor(async () => (await app.services.pool.query(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%credit_hold%'`)).rows.length > 0, 10_000)
+    } finally {
+      await other.query('commit')
+      other.release()
+    }
+    expect(await waiting).toMatchObject({ credits: 100 })
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 1000, reserved: 200 })
+    // The provider overran: the charge may take every credit but the other hold's, the unused escrow included.
+    const { entry } = await settleReservation(deps(), big, { credits: 5000, ref: 'wait-1' })
+    expect(entry).toMatchObject({ credits: -900, balanceAfter: 100 })
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 100, reserved: 100 })
+  })
+
+  it('a charge that overruns takes back what other stripes hold unused', async () => {
+    const { accountId } = await app.account()
+    const a = await reserveCredits(deps(), { accountId, credits: 10, ref: 'over-a' }) // stripe 0: 160 parked
+    const locker = await app.services.pool.connect()
+    let b: Awaited<ReturnType<typeof reserveCredits>>
+    try {
+      await locker.query('begin')
+      await locker.query('select 1 from credit_stripe where account_id = $1 and stripe = 0 for update', [accountId])
+      b = await reserveCredits(deps(), { accountId, credits: 10, ref: 'over-b' }) // stripe 0 busy: a second stripe
+    } finally {
+      await locker.query('rollback')
+      locker.release()
+    }
+    const { rows } = await app.services.pool.query('select stripe, escrow::int, held::int from credit_stripe where account_id = $1 order by stripe', [accountId])
+    expect(rows).toEqual([{ stripe: 0, escrow: 160, held: 10 }, { stripe: 1, escrow: 160, held: 10 }])
+    const { entry } = await settleReservation(deps(), a, { credits: 2000, ref: 'over-a' })
+    expect(entry).toMatchObject({ credits: -990, balanceAfter: 10 })
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 10, reserved: 10 })
+    await settleReservation(deps(), b, { credits: 10, ref: 'over-b' })
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 0, reserved: 0 })
+  })
+
+  it('holds, charges, releases, grants and sales in random concurrent interleavings keep every invariant, and every free credit can be held', async () => {
+    const payee = (await app.account()).accountId
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const { accountId } = await app.account()
+      const random = mulberry32(seed)
+      const pick = (n: number) => Math.floor(random() * n)
+      const open: Array<Awaited<ReturnType<typeof reserveCredits>>> = []
+      let n = 0
+      for (let round = 0; round < 8; round++) {
+        // Each op drawn before the round starts, so a seed names the same ops every run.
+        const ops = Array.from({ length: 12 }, () => [pick(10), random()] as const)
+        const taken = open.splice(0, Math.min(open.length, 6))
+        await Promise.all(ops.map(async ([op, amount]) => {
+          const ref = `p${seed}-${n++}`
+          const held = op >= 7 ? taken.pop() : undefined
+          if (op < 5) {
+            const r = await reserveCredits(deps(), { accountId, credits: 1 + Math.floor(amount * 150), ref }).catch((err: unknown) => {
+              expect(err).toBeInstanceOf(InsufficientCreditsError)
+            })
+            if (r) open.push(r)
+          } else if (op === 5) await grantCredits(deps(), { accountId, credits: 1 + Math.floor(amount * 200) })
+          else if (op === 6) {
+            await withTransaction(app.services.pool, (tx) => app.services.credits.transfer({ fromAccountId: accountId, toAccountId: payee, credits: 1 + Math.floor(amount * 300), feeCredits: 0, ref }, tx))
+              .catch((err: unknown) => expect(err).toBeInstanceOf(InsufficientCreditsError))
+          } else if (held && op < 9) await settleReservation(deps(), held, { credits: Math.floor(amount * held.credits * 2), ref: held.ref })
+          else if (held) expect(await releaseReservation(deps(), held)).toBe(true)
+        }))
+        for (const r of taken) open.push(r)
+        await expectBalanceIsLedgerSum(accountId)
+      }
+      for (const r of open.splice(0)) await releaseReservation(deps(), r)
+      const { credits, reserved } = await expectBalanceIsLedgerSum(accountId)
+      expect(reserved).toBe(0)
+      // Whatever the stripes park, all of it can be held at once; one credit more cannot.
+      if (credits > 0) {
+        await expect(reserveCredits(deps(), { accountId, credits: credits + 1, ref: `all+1-${seed}` })).rejects.toMatchObject({ status: 402 })
+        await reserveCredits(deps(), { accountId, credits, ref: `all-${seed}` })
+        expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits, reserved: credits })
+      }
+    }
   })
 
   it('refuses non-integer or non-positive amounts', async () => {

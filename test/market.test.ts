@@ -24,7 +24,7 @@ async function fundedAgent(owner: Api, name: string) {
  */
 async function ledgerModelCheck() {
   const { rows: perAccount } = await app.services.pool.query(
-    `select a.id, a.credits::bigint as credits, a.credits_reserved::bigint as reserved, coalesce(sum(e.credits), 0)::bigint as ledger
+    `select a.id, a.credits::bigint as credits, credits_held(a.id)::bigint as reserved, coalesce(sum(e.credits), 0)::bigint as ledger
        from account a left join credit_entry e on e.account_id = a.id group by a.id`,
   )
   for (const r of perAccount) {
@@ -312,7 +312,7 @@ describe('bids', () => {
     expect(bid1).toMatchObject({ listingId: listing.id, credits: 1000, status: 'active' })
     expect((await b1!.api('POST', `/market/${listing.id}/bids`, { credits: 99_999 })).status).toBe(402)
     expect((await b1!.api('GET', '/billing')).body).toMatchObject({ credits: 10000 })
-    const { rows } = await app.services.pool.query('select credits_reserved::int as r from account where id = $1', [b1!.accountId])
+    const { rows } = await app.services.pool.query('select credits_held(id)::int as r from account where id = $1', [b1!.accountId])
     expect(rows[0].r).toBe(1000)
     expect((await b1!.api('GET', '/market/bids')).body.bids.map((b: { id: string }) => b.id)).toEqual([bid1.id])
     expect((await seller.api('GET', '/market/bids/received')).body.bids.map((b: { id: string }) => b.id)).toEqual([bid3.id, bid2.id, bid1.id])
@@ -324,7 +324,7 @@ describe('bids', () => {
 
     expect((await b1!.api('DELETE', `/market/bids/${bid1.id}`)).body.status).toBe('withdrawn')
     expect((await seller.api('POST', `/market/bids/${bid2.id}/reject`)).body.status).toBe('rejected')
-    const { rows: released } = await app.services.pool.query('select credits_reserved::int as r from account where id = any($1::uuid[]) order by id', [[b1!.accountId, b2!.accountId]])
+    const { rows: released } = await app.services.pool.query('select credits_held(id)::int as r from account where id = any($1::uuid[]) order by id', [[b1!.accountId, b2!.accountId]])
     expect(released.map((r) => r.r)).toEqual([0, 0])
     const bid4 = (await b1!.api('POST', `/market/${listing.id}/bids`, { credits: 500 })).body
 
@@ -337,7 +337,7 @@ describe('bids', () => {
       'select id, status from listing_bid where id = any($1::uuid[]) order by created_at', [[bid1.id, bid2.id, bid3.id, bid4.id]],
     )
     expect(after.map((r) => r.status)).toEqual(['withdrawn', 'rejected', 'accepted', 'expired'])
-    const { rows: reserved } = await app.services.pool.query('select coalesce(sum(credits_reserved), 0)::int as r from account where id = any($1::uuid[])', [[b1!.accountId, b2!.accountId, b3!.accountId]])
+    const { rows: reserved } = await app.services.pool.query('select coalesce(sum(credits_held(id)), 0)::int as r from account where id = any($1::uuid[])', [[b1!.accountId, b2!.accountId, b3!.accountId]])
     expect(reserved[0].r).toBe(0)
     expect((await seller.api('POST', `/market/bids/${bid3.id}/accept`)).body.status).toBe('sold')
     expect((await b2!.api('POST', `/market/${listing.id}/bids`, { credits: 10 })).body.code).toBe('listing_unavailable')

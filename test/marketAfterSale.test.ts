@@ -151,7 +151,7 @@ describe('after a sale', () => {
     expect(bid.status).toBe(201)
     const accounts = [seller.accountId, buyer.accountId, bystander.accountId]
     const balancesOf = async () =>
-      Object.fromEntries((await app.services.pool.query('select id, credits::bigint as c, credits_reserved::bigint as r from account where id = any($1::uuid[])', [accounts])).rows.map((r) => [r.id, [Number(r.c), Number(r.r)]]))
+      Object.fromEntries((await app.services.pool.query('select id, credits::bigint as c, credits_held(id)::bigint as r from account where id = any($1::uuid[])', [accounts])).rows.map((r) => [r.id, [Number(r.c), Number(r.r)]]))
     const before = await balancesOf()
     const { rows: prior } = await app.services.pool.query('select id from credit_entry')
     const priorIds = new Set(prior.map((r) => r.id))

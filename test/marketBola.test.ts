@@ -28,7 +28,7 @@ async function marketState() {
   return {
     listings: await q('select id, status, buyer_account_id from listing order by id'),
     bids: await q('select id, status from listing_bid order by id'),
-    accounts: await q('select id, credits::text, credits_reserved::text from account order by id'),
+    accounts: await q('select id, credits::text, credits_held(id)::text as credits_reserved from account order by id'),
     entries: await q('select count(*)::int as n from credit_entry'),
     agents: await q('select id, account_id from agent order by id'),
   }

@@ -39,7 +39,7 @@ describe('kill -9 during a sale: the whole sale or nothing', () => {
     const { rows } = await db.query(
       `select l.status, a.account_id, x.account_id as actor_account, x.status as actor_status,
               (select count(*)::int from credit_entry where ref = 'listing:' || l.id) as entries,
-              (select json_agg(json_build_object('id', id, 'credits', credits, 'reserved', credits_reserved) order by id) from account) as accounts,
+              (select json_agg(json_build_object('id', id, 'credits', credits, 'reserved', credits_held(id)) order by id) from account) as accounts,
               (select json_agg(status order by created_at) from listing_bid where listing_id = l.id) as bids
          from listing l join agent a on a.id = l.agent_id join actor x on x.id = a.id::text where l.id = $1`,
       [listingId],

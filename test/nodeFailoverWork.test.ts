@@ -129,7 +129,7 @@ describe('three nodes: kill -9 of one with a launch, a chat turn, a run and sche
     const { rows: charges } = await db.query(`select ref from credit_entry where account_id = $1 and kind = 'model_usage'`, [account.accountId])
     expect(new Set(charges.map((c) => c.ref)).size).toBe(charges.length)
     const { rows: [acct] } = await db.query(
-      `select a.credits, a.credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
+      `select a.credits, credits_held(a.id) as credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
       [account.accountId],
     )
     expect(Number(acct.credits_reserved)).toBe(0)

@@ -79,7 +79,7 @@ describe('kill -9 during a run', () => {
     expect(new Set(charges.map((c) => c.ref)).size).toBe(2)
     expect(run.credits).toBe(-charges.reduce((s, c) => s + Number(c.credits), 0))
     const { rows: [acct] } = await db.query(
-      `select a.credits, a.credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
+      `select a.credits, credits_held(a.id) as credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
       [accountId],
     )
     expect(Number(acct.credits)).toBe(Number(acct.ledger))

@@ -76,7 +76,7 @@ describe('autonomous runs (real SDK against the scripted model server)', () => {
     expect(run.used).toMatchObject({ steps: 3, credits: run.credits })
     expect(run.steps.reduce((s: number, st: { modelCall: { credits: number } }) => s + st.modelCall.credits, 0)).toBe(run.credits)
     const [{ credits, credits_reserved, ledger }] = await q(
-      `select a.credits, a.credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
+      `select a.credits, credits_held(a.id) as credits_reserved, (select sum(credits) from credit_entry e where e.account_id = a.id) as ledger from account a where a.id = $1`,
       [accountId],
     )
     expect(Number(credits)).toBe(Number(ledger))
@@ -240,7 +240,7 @@ describe("a run's first model call, held in the run's own insert", () => {
     const charges = await q(`select credits from credit_entry where kind = 'model_usage' and ref = $1`, [call.id])
     expect(charges).toHaveLength(1)
     expect(await q(`select id from credit_reservation where account_id = $1`, [accountId])).toEqual([])
-    expect(Number((await q(`select credits_reserved from account where id = $1`, [accountId]))[0].credits_reserved)).toBe(0)
+    expect(Number((await q(`select credits_held(id) as credits_reserved from account where id = $1`, [accountId]))[0].credits_reserved)).toBe(0)
   })
 
   it('a run the account cannot hold is refused 402 with the credits available, and nothing is created', async () => {

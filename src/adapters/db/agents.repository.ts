@@ -88,7 +88,7 @@ export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: s
                   and r.context->>'trigger' = 'schedule') as last_run_at,
               exists (select 1 from ${ACTORS} r where r.kind = $3 and r.status in ('queued', 'running')
                   and r.context->>'agentId' = a.id::text) as active_run,
-              acc.credits as acc_credits, acc.credits_reserved as acc_reserved
+              acc.credits as acc_credits, credits_held(acc.id) as acc_reserved
            ${FROM} join account acc on acc.id = a.account_id where a.id = $1 and a.account_id = $2`,
     values: [agentId, accountId, runKind],
   })

@@ -47,20 +47,19 @@ const entryOf = (r: EntryRow): CreditEntry => ({
   cursorAt: r.cursor_at,
 })
 
+// The hold is `credit_hold`'s (Migration20261130010000_credit_stripes): room in a stripe no one
+// holds, without the account's row, else under its lock; SQLSTATE CR402 when the account's
+// credits do not cover it.
 const RESERVE_SQL = `
   with prior as (
     select id, credits from credit_reservation where account_id = $1 and ref = $2
-  ), acct as (
-    update account set credits_reserved = credits_reserved + $3
-     where id = $1 and credits - credits_reserved >= $3 and not exists (select 1 from prior)
-    returning id
   ), ins as (
-    insert into credit_reservation (id, account_id, credits, ref) select $4, $1, $3, $2 from acct
+    insert into credit_reservation (id, account_id, credits, ref, stripe)
+    select $4, $1, $3, $2, credit_hold($1, $3) where not exists (select 1 from prior)
     returning id, credits
   )
   select coalesce((select id from ins), (select id from prior)) as id,
-         coalesce((select credits from ins), (select credits from prior)) as credits,
-         (select credits - credits_reserved from account where id = $1) as available`
+         coalesce((select credits from ins), (select credits from prior)) as credits`
 
 /**
  * A settle's branches: the account locked, the reservation dropped, the charge (capped at what
@@ -68,14 +67,26 @@ const RESERVE_SQL = `
  * only the reservation given back. Named `settle_*` so they can join another statement's WITH.
  */
 const SETTLE_BRANCHES = [
-  { as: 'settle_acct', sql: `select credits, credits_reserved from account where id = $1 for update` },
-  { as: 'settle_held', sql: `delete from credit_reservation where id = $2 and account_id = $1 returning credits` },
+  { as: 'settle_acct', sql: `select credits, credits_reserved from account where id = $1 for no key update` },
+  { as: 'settle_held', sql: `delete from credit_reservation where id = $2 and account_id = $1 returning credits, stripe` },
   { as: 'settle_ex', sql: `select ${ENTRY_COLUMNS} from credit_entry where kind = $3 and ref = $4` },
   {
     as: 'settle_calc',
-    sql: `select a.credits as balance, a.credits_reserved - coalesce((select sum(credits) from settle_held), 0) as others from settle_acct a`,
+    sql: `select a.credits as balance, a.credits_reserved as reserved, coalesce(h.credits, 0) as held, h.stripe,
+                 $5::bigint > a.credits - a.credits_reserved + coalesce(h.credits, 0) as over
+            from settle_acct a left join settle_held h on true`,
   },
-  { as: 'settle_charge', sql: `select balance, others, least($5::bigint, balance - others) as amount from settle_calc` },
+  // A charge above what the hold and the free credits cover (the provider overran) may also spend
+  // what the account's stripes hold unused: \`credits_settle_over\` takes it back from them (their
+  // rows locked after the account's) and gives the hold's stripe its hold back, so the account's
+  // row counts all of it as free.
+  { as: 'settle_back', sql: `select case when over then credits_settle_over($1, stripe, held) else 0 end as back from settle_calc` },
+  {
+    as: 'settle_charge',
+    sql: `select c.balance, c.reserved - b.back as reserved, c.held, c.stripe, c.over,
+                 least($5::bigint, c.balance - c.reserved + b.back + c.held) as amount
+            from settle_calc c, settle_back b`,
+  },
   {
     as: 'settle_e',
     sql: `insert into credit_entry (id, account_id, kind, credits, balance_after, ref)
@@ -83,10 +94,19 @@ const SETTLE_BRANCHES = [
     on conflict (kind, ref) do nothing
     returning ${ENTRY_COLUMNS}`,
   },
+  // What the charge took: the account's balance falls by it; a hold on the account's row is given
+  // back whole, one in a stripe spends the stripe's escrow (up to the hold) and leaves the rest there.
+  { as: 'settle_paid', sql: `select coalesce((select -credits from settle_e), 0) as paid` },
   {
     as: 'settle_u',
-    sql: `update account set credits = c.balance - coalesce((select -credits from settle_e), 0), credits_reserved = c.others, updated_at = now()
-      from settle_charge c where account.id = $1`,
+    sql: `update account set credits = c.balance - p.paid,
+            credits_reserved = c.reserved - (case when c.stripe is null or c.over then c.held else least(p.paid, c.held) end), updated_at = now()
+      from settle_charge c, settle_paid p where account.id = $1`,
+  },
+  {
+    as: 'settle_s',
+    sql: `update credit_stripe set held = credit_stripe.held - c.held, escrow = escrow - least(p.paid, c.held)
+      from settle_charge c, settle_paid p where credit_stripe.account_id = $1 and credit_stripe.stripe = c.stripe and not c.over`,
   },
 ]
 
@@ -98,20 +118,35 @@ const SETTLE_SQL = `
 const settleValues = (reservation: CreditReservation, { credits, ref, kind }: { credits: number; ref: string; kind: CreditKind }) =>
   [reservation.accountId, reservation.id, kind, ref, credits, randomUUID()]
 
-/** Drops an account's reservation found by its `id` or its `ref` ($1) and gives its credits back. */
+/**
+ * Drops an account's reservation found by its `id` or its `ref` ($1) and gives its credits back:
+ * to the account's row, or to the stripe it was held in (the account's row untouched).
+ */
 const releaseSql = (by: 'id' | 'ref') => `
-  with held as (delete from credit_reservation where ${by} = $1 and account_id = $2 returning credits)
-  update account set credits_reserved = credits_reserved - (select sum(credits) from held)
-   where id = $2 and exists (select 1 from held)`
+  with held as (delete from credit_reservation where ${by} = $1 and account_id = $2 returning credits, stripe),
+  direct as (
+    update account set credits_reserved = credits_reserved - (select sum(credits) from held where stripe is null)
+     where id = $2 and exists (select 1 from held where stripe is null)
+  ), striped as (
+    update credit_stripe set held = credit_stripe.held - h.credits from held h where credit_stripe.account_id = $2 and credit_stripe.stripe = h.stripe
+  )
+  select count(*)::int as n from held`
 const RELEASE_SQL = { id: releaseSql('id'), ref: releaseSql('ref') }
 
-async function lockAccount(db: Queryable, accountId: string) {
+/**
+ * Locks the account's row and reads it. With `need`, when its free credits are fewer, what its
+ * stripes hold unused is taken back first (`credits_reclaim`), so credits parked there pay.
+ */
+async function lockAccount(db: Queryable, accountId: string, need?: number) {
   const { rows } = await db.query<{ credits: string; credits_reserved: string }>(
-    'select credits, credits_reserved from account where id = $1 for update',
+    'select credits, credits_reserved from account where id = $1 for no key update',
     [accountId],
   )
   if (!rows[0]) throw new NotFoundError('Account')
-  return { balance: Number(rows[0].credits), reserved: Number(rows[0].credits_reserved) }
+  const locked = { balance: Number(rows[0].credits), reserved: Number(rows[0].credits_reserved) }
+  if (need === undefined || locked.balance - locked.reserved >= need) return locked
+  const { rows: [back] } = await db.query<{ unused: string }>('select credits_reclaim($1) as unused', [accountId])
+  return { ...locked, reserved: locked.reserved - Number(back!.unused) }
 }
 
 async function existingEntry(db: Queryable, kind: CreditKind, ref: string) {
@@ -139,13 +174,15 @@ async function write(db: Queryable, e: { accountId: string; kind: CreditKind; cr
 
 /**
  * The credit ledger in SQL. Plain statements rather than MikroORM because a charge must run on
- * the caller's own connection, inside the transaction that records the call's result. Every
- * write locks the account row, which serialises one account's writers while other accounts
- * proceed in parallel: a reservation and a release are one statement each, so they hold it only
- * while they run; a charge (settle, append) holds it to the end of the caller's transaction.
- * A model call costs two statements here (reserve; settle in the finish), where it took eleven
- * (a six-statement reservation transaction and a five-statement settle): each round trip costs
- * about 0.3-0.5 ms on the 2-core benchmark machine (docs/benchmarks.md, chat turn).
+ * the caller's own connection, inside the transaction that records the call's result. A charge
+ * (settle, append) and a transfer lock the account's row, which serialises one account's charges
+ * while other accounts proceed in parallel. A hold does not, as a rule: it takes room in one of the
+ * account's stripes that no other transaction holds, and a release gives it back there
+ * (`credit_hold`, Migration20261130010000_credit_stripes); only when no such stripe has room does
+ * a hold lock the account's row, to move a chunk of free credits into a stripe. A model call costs
+ * two statements here (reserve; settle in the finish), where it took eleven (a six-statement
+ * reservation transaction and a five-statement settle): each round trip costs about 0.3-0.5 ms on
+ * the 2-core benchmark machine (docs/benchmarks.md, chat turn).
  *
  * @example
  * const credits = createCreditsRepository(pool)
@@ -156,14 +193,14 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
   /** Runs `fn` in the caller's transaction, or in one of its own. */
   const inTx = <T>(tx: Queryable | undefined, fn: (db: Queryable) => Promise<T>) => (tx ? fn(tx) : withTransaction(pool, fn))
   async function releaseBy(by: 'id' | 'ref', key: string, accountId: string, tx: Queryable | undefined) {
-    const { rowCount } = await (tx ?? (pool as Queryable)).query({ name: `credits.release.${by}`, text: RELEASE_SQL[by], values: [key, accountId] })
-    return (rowCount ?? 0) > 0
+    const { rows } = await (tx ?? (pool as Queryable)).query<{ n: number }>({ name: `credits.release.${by}`, text: RELEASE_SQL[by], values: [key, accountId] })
+    return rows[0]!.n > 0
   }
 
   return {
     append({ accountId, kind, credits, ref }, tx) {
       return inTx(tx, async (db) => {
-        const { balance, reserved } = await lockAccount(db, accountId)
+        const { balance, reserved } = await lockAccount(db, accountId, -credits)
         const existing = await existingEntry(db, kind, ref)
         if (existing) return { entry: existing, created: false }
         if (balance + credits < reserved) throw new InsufficientCreditsError({ available: balance - reserved, required: -credits })
@@ -171,19 +208,20 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       })
     },
 
-    // One statement: the account row is locked only while it runs, so one account's many model
-    // calls do not queue behind each other's transactions. The update re-checks the room on the
-    // row as it is once locked, and the table's check (credits >= credits_reserved) backs it.
+    // One statement: a stripe's room, the account's row not even locked (credit_hold), or the
+    // account's row locked only while it runs.
     async reserve({ accountId, credits, ref }, tx) {
-      const { rows } = await (tx ?? (pool as Queryable)).query<{ id: string | null; credits: string | null; available: string | null }>({
-        name: 'credits.reserve',
-        text: RESERVE_SQL,
-        values: [accountId, ref, credits, randomUUID()],
-      })
-      const row = rows[0]!
-      if (row.available === null) throw new NotFoundError('Account')
-      if (row.id === null) throw new InsufficientCreditsError({ available: Number(row.available), required: credits })
-      return { id: row.id, accountId, credits: Number(row.credits), ref }
+      try {
+        const { rows } = await (tx ?? (pool as Queryable)).query<{ id: string; credits: string }>({
+          name: 'credits.reserve',
+          text: RESERVE_SQL,
+          values: [accountId, ref, credits, randomUUID()],
+        })
+        return { id: rows[0]!.id, accountId, credits: Number(rows[0]!.credits), ref }
+      } catch (err) {
+        if ((err as { code?: string }).code === 'CR404') throw new NotFoundError('Account')
+        throw coverRefusalOf(err, credits) ?? err
+      }
     },
 
     // One statement (SETTLE_BRANCHES).
@@ -203,10 +241,7 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
 
     reserveWrite: ({ id, accountId, credits, ref }) => ({
       name: 'credits.reserve.write',
-      with: [
-        { as: 'hold_acct', sql: 'update account set credits_reserved = credits_reserved + $3 where id = $1 returning id' },
-        { as: 'hold_ins', sql: 'insert into credit_reservation (id, account_id, credits, ref) select $4, $1, $3, $2 from hold_acct' },
-      ],
+      with: [{ as: 'hold_ins', sql: 'insert into credit_reservation (id, account_id, credits, ref, stripe) select $4, $1, $3, $2, credit_hold($1, $3)' }],
       values: [accountId, ref, credits, id],
     }),
     settleWrite: (reservation, charge) => ({ name: 'credits.settle.write', with: SETTLE_BRANCHES, values: settleValues(reservation, charge) }),
@@ -221,7 +256,7 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
       const prior = await existingEntry(db, 'market_purchase', ref)
       if (prior) return { entries: [prior], created: false }
       if (releaseRef) await db.query({ name: 'credits.release.ref', text: RELEASE_SQL.ref, values: [releaseRef, fromAccountId] })
-      const payer = await lockAccount(db, fromAccountId)
+      const payer = await lockAccount(db, fromAccountId, credits)
       if (payer.balance - payer.reserved < credits) throw new InsufficientCreditsError({ available: payer.balance - payer.reserved, required: credits })
       const paid = await write(db, { accountId: fromAccountId, kind: 'market_purchase', credits: -credits, ref, balanceAfter: payer.balance - credits, reservedAfter: payer.reserved })
       const payee = await lockAccount(db, toAccountId)
@@ -235,7 +270,11 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
     },
 
     async balance(accountId) {
-      const { rows } = await pool.query<{ credits: string; credits_reserved: string }>('select credits, credits_reserved from account where id = $1', [accountId])
+      // What stripes hold unused is the account's to spend: not reported as held.
+      const { rows } = await pool.query<{ credits: string; credits_reserved: string }>(
+        'select credits, credits_held(id) as credits_reserved from account where id = $1',
+        [accountId],
+      )
       if (!rows[0]) throw new NotFoundError('Account')
       return { credits: Number(rows[0].credits), reserved: Number(rows[0].credits_reserved) }
     },

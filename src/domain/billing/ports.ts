@@ -26,9 +26,10 @@ export type CreditEntry = {
 export type CreditReservation = { id: string; accountId: string; credits: number; ref: string }
 
 /**
- * The credit ledger's storage (implemented in src/adapters/db/credits.repository.ts). Every write takes the
- * account row's lock, so concurrent writers of one account are serialised and balance - reserved
- * never goes below zero. Methods that take `tx` run in the caller's transaction when given one,
+ * The credit ledger's storage (implemented in src/adapters/db/credits.repository.ts). Charges take
+ * the account row's lock, so one account's charges are serialised and the balance never goes below
+ * zero; holds take room in the account's stripes, under their own locks, and never hold more than
+ * the free credits (balance less what is held). Methods that take `tx` run in the caller's transaction when given one,
  * else in a transaction of their own.
  */
 export interface CreditsRepository {
@@ -48,7 +49,7 @@ export interface CreditsRepository {
   /**
    * A hold described for the caller to send with its own writes (a run's first model call, held in
    * the run's insert): made under `id` and `ref`, and the whole statement fails when the account's
-   * free credits do not cover it (the account's check, SQLSTATE 23514 on `account_credits_covered`).
+   * free credits do not cover it (SQLSTATE CR402, as `coverRefusalOf` reads it).
    */
   reserveWrite(input: { id: string; accountId: string; credits: number; ref: string }): SqlWrite
   /** The same settle, described for the caller to send with its own writes (the answer is not read). */

@@ -7,7 +7,6 @@ import type { RunInput, Runs, RunState, RunStatus } from '../../domain/runs/port
 import type { ActorRuntime } from '../../runtime/actorRuntime.ts'
 import { RUN_FINAL, RUN_MODEL_CALL, RUN_TELL_PARENT, runKind, type RunContext } from './run.machine.ts'
 import type { CreditsRepository } from '../../domain/billing/ports.ts'
-import { InsufficientCreditsError } from '../../domain/errors.ts'
 import { mergeWrites, type SqlWrite } from '../../runtime/sql.ts'
 import type { NewEffect } from '../../runtime/actorRows.ts'
 import { heldCallIdOf } from '../conversation/conversation.effects.ts'
@@ -60,7 +59,8 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
         // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return (await get(run.runId))!
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === ONE_ACTIVE_RUN) throw new RunInProgressError()
-        const refused = (cover !== undefined && coverRefusalOf(err, cover)) || (hold && held && (await holdRefusalOf(hold, run.accountId, err, held)))
+        // Refused by the cover's check or by the hold itself (CR402 either way, the credits available in it).
+        const refused = (cover !== undefined || held) && coverRefusalOf(err, cover ?? held ?? 0)
         if (refused) throw refused
         throw err
       }
@@ -103,7 +103,7 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
 }
 
 /** How a run's creation holds its first model call's credits: the ledger, and that call's worst case for a run (undefined: not held at creation). */
-export type FirstCallHold = { credits: Pick<CreditsRepository, 'reserveWrite' | 'balance'>; creditsOf(run: RunInput): number | undefined }
+export type FirstCallHold = { credits: Pick<CreditsRepository, 'reserveWrite'>; creditsOf(run: RunInput): number | undefined }
 
 /** The goal's message and the first model call's hold, as one write built from the run's first effects. */
 function withFirstCallHold(hold: FirstCallHold, run: RunInput, credits: number, goal: SqlWrite) {
@@ -115,10 +115,3 @@ function withFirstCallHold(hold: FirstCallHold, run: RunInput, credits: number, 
   }
 }
 
-/** The account's check refusing the hold (its free credits do not cover it): 402 as a refused start. */
-async function holdRefusalOf(hold: FirstCallHold, accountId: string, err: unknown, required: number): Promise<InsufficientCreditsError | undefined> {
-  const e = err as { code?: string; constraint?: string }
-  if (e.code !== '23514' || e.constraint !== 'account_credits_covered') return undefined
-  const { credits, reserved } = await hold.credits.balance(accountId)
-  return new InsufficientCreditsError({ available: credits - reserved, required })
-}

@@ -39,6 +39,7 @@ import { Migration20261129010000_paper_launches } from './Migration2026112901000
 import { Migration20261127230000_more_account_events } from './Migration20261127230000_more_account_events.ts'
 import { Migration20261128000000_account_covers } from './Migration20261128000000_account_covers.ts'
 import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
+import { Migration20261130010000_credit_stripes } from './Migration20261130010000_credit_stripes.ts'
 import { Migration20261129020000_status_hooks } from './Migration20261129020000_status_hooks.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
@@ -85,4 +86,5 @@ export const migrations = [
   { name: 'Migration20261128032000_credits_low_setting', class: Migration20261128032000_credits_low_setting },
   { name: 'Migration20261129010000_paper_launches', class: Migration20261129010000_paper_launches },
   { name: 'Migration20261129020000_status_hooks', class: Migration20261129020000_status_hooks },
+  { name: 'Migration20261130010000_credit_stripes', class: Migration20261130010000_credit_stripes },
 ]
