@@ -26,7 +26,7 @@ const POLLERS = [
 /** A scheduled run's own statements, in order: see docs/benchmarks.md. */
 const RUN_PATH = [
   'actor.commit', // the agent takes its timer's event: a schedule check (an effect)
-  'agent.schedule_facts', // the check's one read
+  'agent.schedule_facts.run', // the check's one read
   // The check's outcome on the agent, with the run it started, its goal and its first model
   // call's worst case held (the call then holds nothing itself).
   // (its name past Postgres's 63 bytes: sent shortened, with a hash of the whole)
@@ -73,7 +73,7 @@ describe('statements per scheduled run', () => {
     expect(own.filter((s) => s.startsWith('update actor_inbox set processed_at')).length).toBe(0)
     // One read for the schedule check: the agent, its last scheduled run's time, whether a run is
     // in progress and the balance together, which the run's start then uses as they are.
-    expect(count('agent.schedule_facts')).toBe(runs)
+    expect(count('agent.schedule_facts.run')).toBe(runs)
     expect(own.filter((s) => s === 'agent.owned' || s.startsWith('select max(created_at)') || s.startsWith('select credits, credits_reserved')).length).toBe(0)
     // The run is created in the statement that records the check's outcome on the agent (no
     // insert of its own, no transaction), and its outcome is one statement.

@@ -12,13 +12,14 @@ export type { Queryable, ActorRow, TimerUpsert, NewEffect, EffectClaim, CommitPa
  * being unprocessed: two nodes that both read the same inbox row cannot both apply it (the
  * loser would otherwise reload the actor and apply the event a second time).
  */
-const COMMIT_WITH = `
+const COMMIT_INPUT = `
 with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
     inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb,
     claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb)
-), fl as (
+)`
+const COMMIT_WRITES = `, fl as (
   select e.id, i.id as actor_id from input i join effect e on e.id = i.finish->>'id'
    where e.claimed_by = i.finish->>'owner' and e.lease_until > now() and e.status in ('pending', 'prepared', 'sent')
      for update of e
@@ -64,6 +65,7 @@ with input as (
     from ok cross join lateral jsonb_array_elements(case when jsonb_typeof(ok.notify) = 'array' then ok.notify else '[]'::jsonb end) n
   on conflict (dedupe_key) do nothing
 )`
+const COMMIT_WITH = `${COMMIT_INPUT}${COMMIT_WRITES}`
 const COMMIT_SQL = `${COMMIT_WITH}
 select id, version::int as version from upd`
 
@@ -91,14 +93,18 @@ const COMMIT_REFUSED = 'AR409'
  * One actor's transition with `writes` in the same statement (an effect's outcome with the
  * charge and the message it wrote): one round trip, atomic without BEGIN/COMMIT. When a fence
  * refuses the transition, the statement fails as a whole (`actor_commit_refused()`), so none of
- * the writes is made either: answers undefined, as a lost race does.
+ * the writes is made either: answers undefined, as a lost race does. The writes are declared
+ * before the transition's own: Postgres runs the data-modifying WITH branches the query does not
+ * read after it, last declared first, so the writes run last, and a write that locks a row other
+ * statements wait for (an account's, in a charge) holds it for the end of the statement and its
+ * commit only (declared after, it held it through the journal, inbox, effect and timer writes).
  */
 export async function commitTransitionWith(db: Queryable, p: CommitParams, writes: readonly SqlWrite[]): Promise<number | undefined> {
   const more = withBranches(writes, 1)
   try {
     const { rows } = await db.query<{ version: number }>({
       name: preparedName(`actor.commit+${writes.map((w) => w.name).join('+')}`),
-      text: `${COMMIT_WITH}${more.text}
+      text: `${COMMIT_INPUT}${more.text}${COMMIT_WRITES}
 select id, version::int as version from upd
 union all select null, actor_commit_refused() where not exists (select 1 from upd)`,
       values: [commitInput([p]), ...more.values],

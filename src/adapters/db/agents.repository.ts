@@ -81,16 +81,20 @@ const recordOf = (r: AgentRow): AgentRecord => ({
  * Undefined when the account has no such agent.
  */
 export async function scheduleFactsOf(db: pg.Pool, runKind: string, accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; activeRun: boolean; credits: number; reserved: number } | undefined> {
+  // The run kind written into the text, not passed as a parameter: the indexes on runs are partial
+  // on their kind, and a parameter there kept Postgres from a generic plan, so every call was
+  // planned again (0.7-0.8 ms of Postgres's CPU, about a tenth of a scheduled run's).
+  const runs = actorRowsSql({ kind: runKind })
   const { rows } = await db.query<AgentRow & { last_run_at: Date | null; active_run: boolean; acc_credits: string; acc_reserved: string }>({
-    name: 'agent.schedule_facts',
+    name: `agent.schedule_facts.${runKind}`,
     text: `select ${COLUMNS},
-              (select max(r.created_at) from ${ACTORS} r where r.kind = $3 and r.context->>'agentId' = a.id::text
+              (select max(r.created_at) from ${runs} r where r.context->>'agentId' = a.id::text
                   and r.context->>'trigger' = 'schedule') as last_run_at,
-              exists (select 1 from ${ACTORS} r where r.kind = $3 and r.status in ('queued', 'running')
+              exists (select 1 from ${runs} r where r.status in ('queued', 'running')
                   and r.context->>'agentId' = a.id::text) as active_run,
               acc.credits as acc_credits, credits_held(acc.id) as acc_reserved
            ${FROM} join account acc on acc.id = a.account_id where a.id = $1 and a.account_id = $2`,
-    values: [agentId, accountId, runKind],
+    values: [agentId, accountId],
   })
   const r = rows[0]
   return r && { agent: recordOf(r), lastRunAt: r.last_run_at ? new Date(r.last_run_at) : null, activeRun: r.active_run, credits: Number(r.acc_credits), reserved: Number(r.acc_reserved) }
