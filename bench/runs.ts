@@ -83,7 +83,7 @@ async function main() {
           }
         }
         // Each agent's scheduled runs, oldest first (the created_at of a run actor is its start),
-        // read as they come: the runs created since the last read (with a 10 s overlap, for a
+        // read as they come: the runs created since the last read (with a 5 s overlap, for a
         // transaction that committed after later ones; rows are kept by id) and the runs open now.
         // Reading every run each time cost Postgres about a third of a core at 10,000 agents and
         // grew with every round: the harness was competing with what it measured.
@@ -93,7 +93,7 @@ async function main() {
         const runsOf = async () => {
           const { rows: fresh } = await db.query<{ id: string; agent: string; at: Date }>(
             `select id, snapshot->'context'->>'agentId' as agent, created_at as at from actor
-              where created_at > $1 and kind = 'run' order by created_at`, [new Date(since.getTime() - 10_000)])
+              where created_at > $1 and kind = 'run' order by created_at`, [new Date(since.getTime() - 5_000)])
           for (const r of fresh) {
             if (seen.has(r.id)) continue
             seen.add(r.id)
