@@ -288,8 +288,9 @@ describe('console actions on agents and runs', () => {
   it('cancelling a run stops it through the stop use case, audited', async () => {
     const runner = (await alice.api('POST', '/agents', { name: 'runner', skills: ['trading'] })).body
     // The model answers after 6 s: the run is still running when the operator cancels it, even
-    // when a loaded machine makes each request slow.
-    model.mock.onMessage('think slowly', { content: 'done thinking' }, { latency: 6000 })
+    // when a loaded machine makes each request slow (a fixture's `latency` paces a stream's chunks
+    // and did not delay this answer: the run could end before the test saw it running).
+    model.mock.onMessage('think slowly', { content: 'done thinking' }, { chaos: { latencyMs: 6000 } })
     const started = await alice.api('POST', `/agents/${runner.id}/runs`, { goal: 'think slowly', maxSteps: 3 })
     expect(started.status).toBe(202)
     await waitFor(async () => (await alice.api('GET', `/runs/${started.body.id}`)).body.status === 'running', 15_000)
