@@ -251,6 +251,11 @@ describe("the app's indexes on the actor's context, written by the runtime", () 
       // Every live mirror: a partial index on automations (which one depends on the table's statistics).
       uses(plans[5], /using actor_(automation_agent|automation_status|mirror_leader)\b/)
       uses(plans.slice(6).join('\n'), /using actor_run_automation\b/)
+      // An agent's stop reads its run created before the stop's effect: the same index, and that effect by its key.
+      const { db: y, plans: before } = explaining(pool)
+      await firstInStates(y, 'run', ['queued', 'running'], { key: 'agentId', value: 'g' }, { createdBeforeEffect: 'e' })
+      uses(before[0], /using actor_run_one_active\b/)
+      uses(before[0], /using effect_pkey\b/)
       // The mirrors of a leader, as the status hook of Migration20261128020000_mirror finds them.
       const mirrors = await client.query<{ 'QUERY PLAN': string }>(`explain (costs off) select m.id from ${actorRowsSql({ kind: 'automation' })} m
          where m.status in ('armed', 'executing')

@@ -276,8 +276,8 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
     stopRun: (input: { accountId: string; runId: string }) => stopRun({ runs, waitMs: chat.runs.stopWaitMs }, input),
     /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
     startScheduledRun: (input: StartScheduledRunInput) => startScheduledRun({ ...deps, now: () => new Date() }, input),
-    /** The agent stopped: its run in progress ends `stopped`. */
-    stopAgentRuns: (input: { agentId: string }) => runs.stopActive(input.agentId),
+    /** The agent stopped: its run in progress ends `stopped` (only one created before the stop, with `stoppedBy`). */
+    stopAgentRuns: (input: { agentId: string; stoppedBy?: string | undefined }) => runs.stopActive(input.agentId, { stoppedBy: input.stoppedBy }),
   }
 }
 

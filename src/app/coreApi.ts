@@ -145,8 +145,11 @@ export interface RunUseCases {
   stopRun: Bound<typeof stopRun>
   /** A running agent's tick: starts its scheduled run when one is due (never two at once). */
   startScheduledRun: Bound<typeof startScheduledRun>
-  /** The agent stopped: its run in progress ends `stopped` (answers that run's id, or null). */
-  stopAgentRuns(input: { agentId: string }): Promise<string | null>
+  /**
+   * The agent stopped: its run in progress ends `stopped` (answers that run's id, or null); with
+   * `stoppedBy` (the stop's effect), only a run created before the stop was committed.
+   */
+  stopAgentRuns(input: { agentId: string; stoppedBy?: string | undefined }): Promise<string | null>
 }
 
 /** Custom skills and the skill registry. */

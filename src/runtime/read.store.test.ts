@@ -23,6 +23,19 @@ describe('the runtime read model\'s statements', () => {
     expect(sent[2]!.text).toContain("((kind = 'walletop' and status in ('confirmed')) or (kind = 'launch' and status in ('live'))) and snapshot->'context'->>'agentId' = any($1::text[])")
   })
 
+  it('reads only an actor created before an effect was planned in the same statement, both times from the effect and actor rows (the database clock)', async () => {
+    const { db, sent } = recorder()
+    await firstInStates(db, 'run', ['queued', 'running'], { key: 'agentId', value: 'a1' }, { createdBeforeEffect: 'eff-1' })
+    await firstInStates(db, 'run', ['queued', 'running'], { key: 'agentId', value: 'a1' }, { createdBeforeEffect: undefined })
+    expect(sent[0]!.text).toBe(
+      "select id, account_id from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2" +
+        ' and not exists (select 1 from effect e where e.id = $3 and e.created_at <= actor.created_at) limit 1',
+    )
+    expect(sent[0]!.values).toEqual(['run', 'a1', 'eff-1'])
+    // Without an effect: the read as before.
+    expect(sent[1]).toEqual({ text: "select id, account_id from actor where kind = $1 and status in ('queued', 'running') and snapshot->'context'->>'agentId' = $2 limit 1", values: ['run', 'a1'] })
+  })
+
   it('reads approvals in the form of actor_approval: the kinds as literals, the carried object typed, the order on its path', async () => {
     const { db, sent } = recorder()
     await actorsCarrying(db, {

@@ -85,14 +85,29 @@ export async function pageNaming<C>(db: Db, { kind, named, accountId, status, be
   return rows.map((r) => recordOf(r.id, r))
 }
 
+/** Which actors a read may answer besides its filters. */
+export type CreatedBefore = {
+  /**
+   * Only an actor whose row was created before this effect's was: both `created_at`, the
+   * database's clock (each the start of the transaction that wrote it), compared in the read's
+   * own statement. So an actor created once the commit that planned the effect is done is never
+   * taken for one that was there when it was planned. An effect not found filters nothing.
+   */
+  createdBeforeEffect?: string | undefined
+}
+
 /**
  * One actor of `kind` in one of `statuses` whose context names a value (undefined when there is
  * none): e.g. the one run not ended of an agent (a unique partial index on those states).
+ * `createdBeforeEffect`: see CreatedBefore (the effect's row read by its primary key).
  */
-export async function firstInStates(db: Db, kind: string, statuses: readonly string[], named: ContextEquals): Promise<{ id: string; accountId: string } | undefined> {
+export async function firstInStates(
+  db: Db, kind: string, statuses: readonly string[], named: ContextEquals, { createdBeforeEffect }: CreatedBefore = {},
+): Promise<{ id: string; accountId: string } | undefined> {
+  const before = createdBeforeEffect === undefined ? '' : ' and not exists (select 1 from effect e where e.id = $3 and e.created_at <= actor.created_at)'
   const { rows } = await db.query<{ id: string; account_id: string }>(
-    `select id, account_id from actor where kind = $1 and status in ${literals(statuses)} and ${contextField(named.key)} = $2 limit 1`,
-    [kind, named.value],
+    `select id, account_id from actor where kind = $1 and status in ${literals(statuses)} and ${contextField(named.key)} = $2${before} limit 1`,
+    createdBeforeEffect === undefined ? [kind, named.value] : [kind, named.value, createdBeforeEffect],
   )
   return rows[0] && { id: rows[0].id, accountId: rows[0].account_id }
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import * as read from './read.store.ts'
 
-export type { ActorRecord, CarryingQuery, ContextEquals, InStatesQuery, KindRecord, NamingPage } from './read.store.ts'
+export type { ActorRecord, CarryingQuery, ContextEquals, CreatedBefore, InStatesQuery, KindRecord, NamingPage } from './read.store.ts'
 
 /**
  * The runtime's read model (`runtime.read`): actors of a kind read as the app's records (a run,
@@ -21,8 +21,9 @@ export function createReadModel(pool: pg.Pool) {
     actorsOfKind: <C>(kind: string, ids: readonly string[]) => read.actorsOfKind<C>(pool, kind, ids),
     /** A page of one account's actors of a kind whose context names a value, newest first, by a (created_at, id) cursor. */
     pageNaming: <C>(q: read.NamingPage) => read.pageNaming<C>(pool, q),
-    /** One actor of a kind in one of `statuses` whose context names a value. */
-    firstInStates: (kind: string, statuses: readonly string[], named: read.ContextEquals) => read.firstInStates(pool, kind, statuses, named),
+    /** One actor of a kind in one of `statuses` whose context names a value (optionally only one created before an effect was planned). */
+    firstInStates: (kind: string, statuses: readonly string[], named: read.ContextEquals, created?: read.CreatedBefore) =>
+      read.firstInStates(pool, kind, statuses, named, created),
     /** One account's actors whose context carries an object at a path, ordered by a context path (keyset paged). */
     actorsCarrying: (q: read.CarryingQuery) => read.actorsCarrying(pool, q),
     /** The state of each actor of `kind` among `ids`, in one statement (ids without one are absent). */

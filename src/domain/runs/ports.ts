@@ -97,8 +97,14 @@ export interface Runs {
   stop(runId: string, accountId: string, waitMs: number): Promise<RunState | undefined>
   /** Asks the agent's run in progress, if any, to tell the agent when it ends; false when none is in progress (any more). */
   tellAgentAtEnd(agentId: string): Promise<boolean>
-  /** Asks the agent's run in progress, if any, to stop (without waiting); answers its id. */
-  stopActive(agentId: string): Promise<string | null>
+  /**
+   * Asks the agent's run in progress, if any, to stop (without waiting); answers its id. With
+   * `stoppedBy` (the id of the effect the agent's stop, pause or delete planned), only a run
+   * created before that stop was committed: a run started after it (a run may start on a
+   * stopped agent) is left alone. Without it, or when that effect is not found: the run in
+   * progress, whenever it was created.
+   */
+  stopActive(agentId: string, opts?: { stoppedBy?: string | undefined }): Promise<string | null>
   /** A schedule check's reads in one: the agent, when its newest scheduled run was created, and the account's balance (undefined: no such agent of the account). */
   scheduleFacts(accountId: string, agentId: string): Promise<{ agent: AgentRecord; lastRunAt: Date | null; /** A run of the agent not ended. */ activeRun: boolean; balance: { credits: number; reserved: number } } | undefined>
 }

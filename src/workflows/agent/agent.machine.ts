@@ -10,7 +10,7 @@ export { LISTED }
 
 /** A schedule check of a running agent: start a run if one is due, and say when the next is (agentRuns.effect.ts). */
 export const AGENT_RUN_DUE = 'agent.runDue'
-/** On stop or delete: the agent's run in progress ends `stopped`. */
+/** On stop, pause or delete: the agent's run in progress ends `stopped`, if it was created before that commit (agentRuns.effects.ts). */
 export const AGENT_STOP_RUNS = 'agent.stopRuns'
 /** On start: the agent's automations that missed a firing while it was not running hear it runs again; on delete: they are cancelled. */
 export const AGENT_AUTOMATIONS = 'agent.automations' as const

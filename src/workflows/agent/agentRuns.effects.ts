@@ -23,7 +23,7 @@ const nextOf = (next: NextCheck) => ({ nextRunInMs: next ? Math.max(0, Math.ceil
  * The agent's run effects: a schedule check, `core.startScheduledRun` (its outcome reported to
  * the agent and journaled: started or skipped with the reason and the next run, which re-arms the
  * agent's timer, or `agent.pause` with the reason); on stop, `core.stopAgentRuns` (the run in
- * progress ends `stopped`).
+ * progress ends `stopped` if it was created before the stop was committed).
  */
 export function createAgentRunEffects({ core }: { core(): Core }): Record<string, EffectHandler> {
   return {
@@ -37,7 +37,9 @@ export function createAgentRunEffects({ core }: { core(): Core }): Record<string
       return { type: 'agent.run.skipped', reason: outcome.reason, runIntervalSeconds: outcome.runIntervalSeconds, ...next }
     },
     async [AGENT_STOP_RUNS](effect) {
-      await core().stopAgentRuns({ agentId: effect.actorId })
+      // Only a run created before this effect's row was (the commit of the stop, pause or delete):
+      // a run started through the API once the stop was committed, before this ran, stays.
+      await core().stopAgentRuns({ agentId: effect.actorId, stoppedBy: effect.id })
       return null
     },
   }

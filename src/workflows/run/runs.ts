@@ -89,8 +89,10 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
         throw err
       })
     },
-    async stopActive(agentId) {
-      const run = await runtime.read.firstInStates(runKind.kind, ACTIVE, { key: 'agentId', value: agentId })
+    async stopActive(agentId, { stoppedBy } = {}) {
+      // Only a run created before the stop was committed (its effect planned): one started since
+      // (a run may start on a stopped agent) is not the run the stop meant.
+      const run = await runtime.read.firstInStates(runKind.kind, ACTIVE, { key: 'agentId', value: agentId }, { createdBeforeEffect: stoppedBy })
       if (!run) return null
       await runtime.enqueue(run.id, run.accountId, { type: 'run.stop' }, `run.stop:${run.id}`)
       return run.id
