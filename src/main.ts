@@ -1,85 +1,13 @@
-import cluster from 'node:cluster'
-import { once } from 'node:events'
-import type { Server, ServerResponse } from 'node:http'
-import net from 'node:net'
-import { loadConfig } from './config.ts'
-import { createLogger } from './logger.ts'
-import { createServices } from './app/services.ts'
-import { createApp } from './http/app.ts'
-import { createHttpServer } from './http/server.ts'
-import { DatabaseInUseError } from './adapters/db/nodeLock.ts'
-import { runPrimary } from './cluster.ts'
+import { enableCompileCache } from 'node:module'
 
 /**
- * Boot: config -> infrastructure, stores, runtime and core (createServices) -> HTTP. Stops
- * everything it started (HTTP, runtime pollers, database, embedded Postgres) on SIGINT/SIGTERM.
- * With WORKERS above 1, this process is the primary (src/cluster.ts) and each node process it
- * forks boots here.
+ * The entry (`npm start`, and each node process of `WORKERS=N`). It turns on Node's compile cache
+ * first, then boots (src/boot.ts): a process loads some 600 TypeScript files of its own and the
+ * packages', and with the cache a restart reads each one's type-stripped text and compiled code
+ * from disk instead of stripping and compiling it again (the cache is keyed by the file's
+ * contents, so an edited file is compiled afresh). It is kept in the system's temporary
+ * directory, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory
+ * that cannot be written leaves the cache off, nothing else.
  */
-async function main() {
-  const config = loadConfig()
-  const logger = createLogger({ level: config.logLevel })
-  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, logger)
-  const t0 = performance.now()
-  const services = await createServices(config, logger)
-  await services.start()
-  const app = createApp(services)
-  const server: Server = createHttpServer(app, { logger }).listen(config.port, config.host)
-  await once(server, 'listening')
-  const addr = server.address()
-  const port = typeof addr === 'object' && addr ? addr.port : config.port
-  logger.info({ url: `http://${config.host}:${port}`, bootMs: Math.round(performance.now() - t0) }, 'listening')
-
-  const drain = drainOnStop(server)
-  let stopping = false
-  const shutdown = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    logger.info({ signal }, 'shutting down')
-    // Requests in flight finish (their writes are committed or not, and the client learns which);
-    // then the shards are handed back and the node leaves.
-    await drain(DRAIN_MS)
-    await services.close().catch((err) => logger.error({ err }, 'shutdown error'))
-    process.exit(0)
-  }
-  process.on('SIGINT', () => void shutdown('SIGINT'))
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-  process.on('SIGHUP', () => void shutdown('SIGHUP'))
-}
-
-/** How long a stopping node waits for its requests in flight and its open connections. */
-const DRAIN_MS = 10_000
-
-/**
- * A polite stop of the HTTP server: it stops accepting connections (under `WORKERS=N`, the
- * primary sends new ones to the other nodes), every response from then on (those in flight too)
- * says `Connection: close`, and idle keep-alive connections are left to expire (Node's 5 s
- * keep-alive; a client that follows the `Keep-Alive: timeout` hint drops them first, so none is
- * closed under a request being sent). After `ms`, what is left is closed.
- */
-function drainOnStop(server: Server): (ms: number) => Promise<void> {
-  const open = new Set<ServerResponse>()
-  let draining = false
-  server.on('request', (_req, res: ServerResponse) => {
-    if (draining) res.setHeader('Connection', 'close')
-    open.add(res)
-    res.once('close', () => open.delete(res))
-  })
-  return async (ms) => {
-    draining = true
-    for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close')
-    // net.Server's close: http.Server's would also close the idle connections at once.
-    const closed = new Promise((r) => net.Server.prototype.close.call(server, r))
-    const timer = new Promise((r) => setTimeout(r, ms).unref())
-    await Promise.race([closed, timer])
-    server.closeIdleConnections()
-    server.closeAllConnections()
-  }
-}
-
-main().catch((err) => {
-  // A refusal to boot is a message for the operator, not a stack trace.
-  const text = err instanceof DatabaseInUseError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
-  process.stderr.write(`fatal: ${text}\n`)
-  process.exit(1)
-})
+enableCompileCache()
+await import('./boot.ts')

@@ -117,13 +117,13 @@ export async function createServices(
   // The process that runs an embedded Postgres or chain owns the data directory: a second one
   // there would stop them under it. Nodes that share a database and a chain join freely.
   const ownsEmbedded = !config.databaseUrl || (withChain && !config.chain.rpcUrl)
-  const stores = await openStores(config, logger, { pgMode, dataDirLock: ownsEmbedded && !sharedDatabase })
+  const stores = await openStores(config, logger, { pgMode, dataDirLock: ownsEmbedded && !sharedDatabase, withChain })
   const { db, redis, nodes } = stores
   const masterKey = await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
   // Stores: the repositories, then the chain's indexer, deposit addresses and outbox.
   const { agentsRepository, credits } = createRepositories(db)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
-  const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, withChain, credits, masterKey })
+  const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, credits, masterKey })
   const chat = createChatParts({ pool: db.pool, nodes, config, credits, agents: agentsRepository, models, core: () => core })
   const automationStore = createAutomationsStore(db.pool)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
@@ -182,10 +182,15 @@ export async function createServices(
 }
 
 /**
- * The database (embedded Postgres when no DATABASE_URL), the data directory's lock, and Redis when configured.
+ * The database (embedded Postgres when no DATABASE_URL), the data directory's lock, Redis when
+ * configured, and the chain when wanted. Once the lock is held, the chain starts beside the
+ * database's opening (its migrations, the node bus): an embedded anvil is a process of its own,
+ * and a restart's stop of the anvil a killed predecessor left, and the new one's start, need
+ * nothing of the database. That stop is for the data directory's owner only, hence after the
+ * lock. When either fails, what the other opened is closed before the failure is thrown.
  * `close` releases the database and the lock; `stopEmbedded` stops an embedded Postgres last.
  */
-async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock }: { pgMode: 'own' | 'attach'; dataDirLock: boolean }) {
+async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock, withChain }: { pgMode: 'own' | 'attach'; dataDirLock: boolean; withChain: boolean }) {
   let embedded: EmbeddedPostgresHandle | undefined
   const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger, mode: pgMode })).url
   // Before the migrations: a second owner of the data directory refuses at once.
@@ -195,6 +200,34 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock 
         throw err
       })
     : undefined
+  const [opened, started] = await Promise.allSettled([
+    openDatabaseAndBus(config, logger, url),
+    withChain ? startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger }) : undefined,
+  ])
+  if (opened.status === 'rejected' || started.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.close().catch(() => {})
+    if (started.status === 'fulfilled') await started.value?.stop().catch(() => {})
+    await nodeLock?.release()
+    await embedded?.stop()
+    throw opened.status === 'rejected' ? opened.reason : (started as PromiseRejectedResult).reason
+  }
+  const { db, nodes, redis } = opened.value
+  return {
+    db,
+    redis,
+    nodes,
+    chain: started.value,
+    async close() {
+      await opened.value.close()
+      await nodeLock?.release()
+    },
+    stopEmbedded: async () => embedded?.stop(),
+  }
+}
+type Stores = Awaited<ReturnType<typeof openStores>>
+
+/** The database (migrated), the node bus over it, and Redis when configured; `close` stops the bus and closes the database. */
+async function openDatabaseAndBus(config: Config, logger: Logger, url: string) {
   const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger, idleInTransactionMs: config.shardLeaseMs })
   // Nudges between nodes (commits, chat streams, key revocations) over the same database.
   const nodes = createNodeBus({ url, pool: db.pool, logger })
@@ -207,31 +240,18 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock 
   }
   return {
     db,
-    redis,
     nodes,
+    redis,
     async close() {
       await nodes.stop()
       await db.close()
-      await nodeLock?.release()
     },
-    stopEmbedded: async () => embedded?.stop(),
   }
 }
-type Stores = Awaited<ReturnType<typeof openStores>>
 
-/** The chain (when wanted), its indexer, the deposit address and the transaction sender (re-broadcasting what was pending). */
-async function startChainParts(config: Config, logger: Logger, { stores, withChain, credits, masterKey }: { stores: Stores; withChain: boolean; credits: CreditsRepository; masterKey: Buffer }) {
-  const { db } = stores
-  let chain: ChainHandle | undefined
-  if (withChain) {
-    try {
-      chain = await startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger })
-    } catch (err) {
-      await stores.close()
-      await stores.stopEmbedded()
-      throw err
-    }
-  }
+/** The chain's indexer, the deposit address and the transaction sender (re-broadcasting what was pending), when there is a chain. */
+async function startChainParts(config: Config, logger: Logger, { stores, credits, masterKey }: { stores: Stores; credits: CreditsRepository; masterKey: Buffer }) {
+  const { db, chain } = stores
   const indexer = chain && createIndexer({ pool: db.pool, chain, logger, deposits: { confirmations: config.depositConfirmations, credits } })
   const deposits = chain ? createDepositServices({ pool: db.pool, chain, masterKey, confirmations: config.depositConfirmations }) : undefined
   const sender = chain
