@@ -96,12 +96,12 @@ begin
     update credit_stripe set held = held + p_credits where account_id = p_account and stripe = s and escrow - held >= p_credits;
     if found then return s; end if;
   end loop;
-  unused := credits_reclaim(p_account);
+  unused := credits_unpark(p_account);
   if free + unused < p_credits then
     raise exception 'insufficient credits: % needed, % available', p_credits, free + unused
       using errcode = 'CR402', detail = (free + unused)::text;
   end if;
-  update account set credits_reserved = credits_reserved + p_credits where id = p_account;
+  update account set credits_reserved = credits_reserved - unused + p_credits where id = p_account;
   return null;
 end
 $$;
