@@ -6,7 +6,7 @@ module.exports = {
       severity: 'error',
       comment: 'src/domain needs from outside only what its ports declare; adapters are handed in by the composition root.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(http|adapters|dev|runtime|workflows|app|mcp|tools)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(http|adapters|dev|actors|app|mcp|tools)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'front-door-imports-chain',
@@ -18,16 +18,16 @@ module.exports = {
     {
       name: 'runtime-imports-app',
       severity: 'error',
-      comment: 'src/runtime is a package of its own: node, pg, xstate and zod only; the app hands in what it needs (kinds, errors, compensations).',
-      from: { path: '^src/runtime/' },
-      to: { path: '^src/', pathNot: '^src/runtime/' },
+      comment: 'src/actors/runtime is a package of its own: node, pg, xstate and zod only; the app hands in what it needs (kinds, errors, compensations).',
+      from: { path: '^src/actors/runtime/' },
+      to: { path: '^src/', pathNot: '^src/actors/runtime/' },
     },
     {
       name: 'front-door-imports-infrastructure',
       severity: 'error',
       comment: 'The front doors (HTTP, MCP, the tools) act through Core (src/app/coreApi.ts): no store, runtime or chain of their own.',
       from: { path: '^src/(http|mcp|tools)/' },
-      to: { path: '^src/(adapters|dev|runtime)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(adapters|dev|actors/runtime)/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

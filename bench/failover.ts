@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { adminCreateAccount, kill9, startServer, stopServer, type ServerProcess } from '../test/support/server.ts'
 import { apiClient } from '../test/support/app.ts'
-import { shardOf } from '../src/runtime/shards.ts'
+import { shardOf } from '../src/actors/runtime/shards.ts'
 import { createDatabase, dropAllDatabases, percentile, round, sleep } from './lib.ts'
 import { rollingRestartUnderLoad } from './rollingRestartLoad.ts'
 

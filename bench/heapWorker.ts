@@ -6,8 +6,8 @@
  */
 import { openDatabase } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
-import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
-import { agentKind } from '../src/workflows/agent/agent.machine.ts'
+import { createActorRuntime } from '../src/actors/runtime/actorRuntime.ts'
+import { agentKind } from '../src/actors/agent/agent.machine.ts'
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc) throw new Error('run with --expose-gc')

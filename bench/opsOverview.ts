@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { initialTransition } from 'xstate'
-import { agentKind, agentMachine } from '../src/workflows/agent/agent.machine.ts'
+import { agentKind, agentMachine } from '../src/actors/agent/agent.machine.ts'
 import { adminCreateAccount, startServer, stopServer } from '../test/support/server.ts'
 import { percentile, round } from './lib.ts'
 
@@ -200,13 +200,13 @@ async function main() {
 
 /**
  * The overview's two statements as one, so its plan shows every count: the runtime's
- * (`countsStatement` of src/runtime/inspectCounts.store.ts, with the work the ops use case counts
+ * (`countsStatement` of src/actors/runtime/inspectCounts.store.ts, with the work the ops use case counts
  * by its effects) and the service's (src/adapters/db/opsOverview.store.ts, read from its module),
  * the queries the route runs side by side.
  */
 const OVERVIEW_SQL = await (async () => {
   const { readFileSync } = await import('node:fs')
-  const { countsStatement } = await import('../src/runtime/inspectCounts.store.ts')
+  const { countsStatement } = await import('../src/actors/runtime/inspectCounts.store.ts')
   const { EFFECT_WORK } = await import('../src/domain/ops/opsOverview.ts')
   const src = readFileSync(new URL('../src/adapters/db/opsOverview.store.ts', import.meta.url), 'utf8')
   const service = /text: `([\s\S]*?)`/.exec(src)![1]!

@@ -22,7 +22,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import autocannon, { type Request, type Result } from 'autocannon'
 import pg from 'pg'
 import { initialTransition } from 'xstate'
-import { agentKind, agentMachine } from '../src/workflows/agent/agent.machine.ts'
+import { agentKind, agentMachine } from '../src/actors/agent/agent.machine.ts'
 import { openDatabase } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 import {

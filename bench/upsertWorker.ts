@@ -11,8 +11,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
-import { agentKind } from '../src/workflows/agent/agent.machine.ts'
+import { createActorRuntime } from '../src/actors/runtime/actorRuntime.ts'
+import { agentKind } from '../src/actors/agent/agent.machine.ts'
 import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
-import { ActorEventRefusedError } from '../src/runtime/actorErrors.ts'
+import { ActorEventRefusedError } from '../src/actors/runtime/actorErrors.ts'
 import { createLogger } from '../src/logger.ts'
-import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
-import type { ActorKind, EffectHandler } from '../src/runtime/actorKind.ts'
-import { agentKind } from '../src/workflows/agent/agent.machine.ts'
+import { createActorRuntime } from '../src/actors/runtime/actorRuntime.ts'
+import type { ActorKind, EffectHandler } from '../src/actors/runtime/actorKind.ts'
+import { agentKind } from '../src/actors/agent/agent.machine.ts'
 import { useMigratedDatabase } from './support/db.ts'
 
 /** A small machine with one effect and one timer, to exercise the runtime's durability rules. */
@@ -165,7 +165,7 @@ describe('actor runtime', () => {
     await rt2.create('job', { id: id2, accountId: randomUUID(), input: {} })
     await rt2.send(id2, { type: 'job.arm', ms: 0 })
     await db().pool.query(`update actor_timer set due_at = now() - interval '1 second' where actor_id = $1`, [id2])
-    const claim = await import('../src/runtime/actorStore.ts').then((s) => s.claimDueTimers(db().pool))
+    const claim = await import('../src/actors/runtime/actorStore.ts').then((s) => s.claimDueTimers(db().pool))
     expect(claim).toContain(id2)
     await rt2.send(id2, { type: 'job.disarm' })
     await rt2.send(id2, { type: 'job.arm', ms: 0 })
@@ -238,7 +238,7 @@ describe('group commit', () => {
   })
 
   it('group commit sends a second statement beside one in flight only while a full batch waits', async () => {
-    const { createGroupCommitter } = await import('../src/runtime/groupCommit.ts')
+    const { createGroupCommitter } = await import('../src/actors/runtime/groupCommit.ts')
     const rt = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const accountId = randomUUID()
     const ids = Array.from({ length: 300 }, () => randomUUID())
@@ -278,7 +278,7 @@ describe('group commit', () => {
   })
 
   it('a transition that lost its version race in a shared statement is retried alone; the others commit', async () => {
-    const { createGroupCommitter } = await import('../src/runtime/groupCommit.ts')
+    const { createGroupCommitter } = await import('../src/actors/runtime/groupCommit.ts')
     const a = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger, commitConcurrency: 1 })
     const b = createActorRuntime({ pool: db().pool, kinds: [agentKind], logger })
     const accountId = randomUUID()
@@ -332,7 +332,7 @@ const counterKind: ActorKind = {
 
 describe('two nodes draining the same inbox', () => {
   it('an inbox event is applied once even when both nodes read it before either commits', async () => {
-    const store = await import('../src/runtime/actorStore.ts')
+    const store = await import('../src/actors/runtime/actorStore.ts')
     const accountId = randomUUID()
     const id = randomUUID()
     const a = createActorRuntime({ pool: db().pool, kinds: [counterKind], logger, pollMs: 60_000 })
@@ -376,7 +376,7 @@ describe('two nodes draining the same inbox', () => {
   })
 
   it('the commit statements refuse an inbox row that is already processed, alone or in a batch', async () => {
-    const store = await import('../src/runtime/actorStore.ts')
+    const store = await import('../src/actors/runtime/actorStore.ts')
     const rt = createActorRuntime({ pool: db().pool, kinds: [counterKind], logger })
     const accountId = randomUUID()
     const [x, y] = [randomUUID(), randomUUID()]
@@ -399,7 +399,7 @@ describe('two nodes draining the same inbox', () => {
 
 describe('the timer poller at rest', () => {
   it('has no next timer when there are none (it must not poll in a loop)', async () => {
-    const store = await import('../src/runtime/actorStore.ts')
+    const store = await import('../src/actors/runtime/actorStore.ts')
     await db().pool.query('delete from actor_timer')
     expect(await store.nextTimerDelay(db().pool)).toBeUndefined()
     const id = randomUUID()

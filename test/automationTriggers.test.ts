@@ -5,7 +5,7 @@ import { planLaunch } from '../src/adapters/chain/launchTx.ts'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { expectReplaysFromMigration } from './support/replayCheck.ts'
-import { automationKind } from '../src/workflows/automation/automation.machine.ts'
+import { automationKind } from '../src/actors/automation/automation.machine.ts'
 import { automationUntil } from './support/automations.ts'
 
 /**

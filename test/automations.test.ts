@@ -3,9 +3,9 @@ import type { Address } from 'viem'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { automationUntil } from './support/automations.ts'
 import { readSse } from './support/sse.ts'
-import { createAutomationEffects } from '../src/workflows/automation/automation.effects.ts'
-import { AUTOMATION_FIRE } from '../src/workflows/automation/automation.machine.ts'
-import type { EffectContext, EffectRow } from '../src/runtime/actorKind.ts'
+import { createAutomationEffects } from '../src/actors/automation/automation.effects.ts'
+import { AUTOMATION_FIRE } from '../src/actors/automation/automation.machine.ts'
+import type { EffectContext, EffectRow } from '../src/actors/runtime/actorKind.ts'
 import { createAutomationsStore } from '../src/adapters/db/automations.store.ts'
 
 /**

@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/logger.ts'
 import { createServices, type Services } from '../src/app/services.ts'
 import { freePort } from '../src/dev/embeddedPostgres.ts'
-import { listNodes } from '../src/runtime/shardLease.store.ts'
+import { listNodes } from '../src/actors/runtime/shardLease.store.ts'
 import { createTestDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 

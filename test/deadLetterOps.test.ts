@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
-import { deferEffect } from '../src/runtime/effectStore.ts'
+import { deferEffect } from '../src/actors/runtime/effectStore.ts'
 
 let app: TestApp
 beforeAll(async () => {

@@ -106,7 +106,7 @@ describe('file references in the docs', () => {
   })
 
   it('knows a path from its root, its end, a glob or braces, and refuses one that is not there', () => {
-    expect(['src/runtime/', 'txSender/send.ts', 'contracts/*.sol', 'src/http/middleware/{auth,errors}.ts', 'effectOutcome.ts'].filter((p) => !exists(p))).toEqual([])
+    expect(['src/actors/runtime/', 'txSender/send.ts', 'contracts/*.sol', 'src/http/middleware/{auth,errors}.ts', 'effectOutcome.ts'].filter((p) => !exists(p))).toEqual([])
     expect(['src/db/swapAgents.ts', 'keys/', 'chain/walletOps.ts', 'src/http/middleware/{auth,nope}.ts', 'send.ts/'].filter(exists)).toEqual([])
   })
 

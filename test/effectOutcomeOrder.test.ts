@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { assign, setup, type AnyEventObject } from 'xstate'
 import { createLogger } from '../src/logger.ts'
-import { createActorRuntime } from '../src/runtime/actorRuntime.ts'
-import type { ActorKind, EffectHandler } from '../src/runtime/actorKind.ts'
+import { createActorRuntime } from '../src/actors/runtime/actorRuntime.ts'
+import type { ActorKind, EffectHandler } from '../src/actors/runtime/actorKind.ts'
 import { useMigratedDatabase } from './support/db.ts'
 
 /** `ord.work` runs while the actor is `working`; `note` is taken there too, and the outcome ends it. */

@@ -24,9 +24,9 @@ describe('the import graph of src/, types included', () => {
     expect(importCircles([a, b])).toEqual([['src/a.ts', 'src/b.ts']])
   })
 
-  it('src/runtime imports only node, pg, xstate, zod and itself: nothing of the app, not even a type', () => {
+  it('src/actors/runtime imports only node, pg, xstate, zod and itself: nothing of the app, not even a type', () => {
     const outside = edges.filter(
-      (e) => e.from.startsWith('src/runtime/') && !(e.to?.startsWith('src/runtime/') || e.specifier.startsWith('node:') || ['pg', 'xstate', 'zod'].includes(e.specifier)),
+      (e) => e.from.startsWith('src/actors/runtime/') && !(e.to?.startsWith('src/actors/runtime/') || e.specifier.startsWith('node:') || ['pg', 'xstate', 'zod'].includes(e.specifier)),
     )
     expect(outside.map(line)).toEqual([])
   })

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
-import { createActorRuntime, type ActorRuntime } from '../src/runtime/actorRuntime.ts'
-import type { ActorKind } from '../src/runtime/actorKind.ts'
-import { agentKind } from '../src/workflows/agent/agent.machine.ts'
-import { launchKind } from '../src/workflows/launch/launch.machine.ts'
-import { walletOpKind } from '../src/workflows/walletOp/walletOp.machine.ts'
-import { chatTurnKind } from '../src/workflows/chatTurn/chatTurn.machine.ts'
-import { runKind } from '../src/workflows/run/run.machine.ts'
-import { automationKind } from '../src/workflows/automation/automation.machine.ts'
+import { createActorRuntime, type ActorRuntime } from '../src/actors/runtime/actorRuntime.ts'
+import type { ActorKind } from '../src/actors/runtime/actorKind.ts'
+import { agentKind } from '../src/actors/agent/agent.machine.ts'
+import { launchKind } from '../src/actors/launch/launch.machine.ts'
+import { walletOpKind } from '../src/actors/walletOp/walletOp.machine.ts'
+import { chatTurnKind } from '../src/actors/chatTurn/chatTurn.machine.ts'
+import { runKind } from '../src/actors/run/run.machine.ts'
+import { automationKind } from '../src/actors/automation/automation.machine.ts'
 import { createTestDatabase } from './support/db.ts'
 import { ALL_KINDS, quietHandlers, sendFromNewProcess } from './support/actorProcess.ts'
 
@@ -222,7 +222,7 @@ async function drive(runtime: ActorRuntime, s: Scenario, accountId: string, even
 
 describe('every actor kind is restored from its stored snapshot after a restart', () => {
   it('the scenarios cover every kind a machine file defines', async () => {
-    const dir = new URL('../src/workflows/', import.meta.url)
+    const dir = new URL('../src/actors/', import.meta.url)
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.machine.ts'))
     const defined = new Set<string>()
     for (const f of files) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { createNodeBus, type NodeBus } from '../src/runtime/nodeBus.ts'
-import { createChatBus, type ChatBusEvent } from '../src/workflows/conversation/chatBus.ts'
+import { createNodeBus, type NodeBus } from '../src/actors/runtime/nodeBus.ts'
+import { createChatBus, type ChatBusEvent } from '../src/actors/conversation/chatBus.ts'
 import { createLogger } from '../src/logger.ts'
 import { createTestDatabase } from './support/db.ts'
 

@@ -11,7 +11,7 @@ import { adminCreateAccount, kill9, startServer, stopServer, serverCleanup, type
 import { waitFor } from './support/waitFor.ts'
 import { readSse, type SseEvent } from './support/sse.ts'
 import { stableUuid } from '../src/domain/util/stableUuid.ts'
-import { shardOf } from '../src/runtime/shards.ts'
+import { shardOf } from '../src/actors/runtime/shards.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { answerAt, swapCall } from './support/scriptedChat.ts'
 

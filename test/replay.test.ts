@@ -4,15 +4,15 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import type { ActorKind } from '../src/runtime/actorKind.ts'
-import { journalEvents } from '../src/runtime/actorJournal.store.ts'
-import { replayJournal } from '../src/runtime/replay.ts'
-import { agentKind } from '../src/workflows/agent/agent.machine.ts'
-import { automationKind } from '../src/workflows/automation/automation.machine.ts'
-import { chatTurnKind } from '../src/workflows/chatTurn/chatTurn.machine.ts'
-import { launchKind } from '../src/workflows/launch/launch.machine.ts'
-import { runKind } from '../src/workflows/run/run.machine.ts'
-import { walletOpKind } from '../src/workflows/walletOp/walletOp.machine.ts'
+import type { ActorKind } from '../src/actors/runtime/actorKind.ts'
+import { journalEvents } from '../src/actors/runtime/actorJournal.store.ts'
+import { replayJournal } from '../src/actors/runtime/replay.ts'
+import { agentKind } from '../src/actors/agent/agent.machine.ts'
+import { automationKind } from '../src/actors/automation/automation.machine.ts'
+import { chatTurnKind } from '../src/actors/chatTurn/chatTurn.machine.ts'
+import { launchKind } from '../src/actors/launch/launch.machine.ts'
+import { runKind } from '../src/actors/run/run.machine.ts'
+import { walletOpKind } from '../src/actors/walletOp/walletOp.machine.ts'
 import { apiClient, waitForLaunchEnd, type Api } from './support/app.ts'
 import { createTestDatabase } from './support/db.ts'
 import { startModelServer } from './support/modelServer.ts'
@@ -45,10 +45,10 @@ describe('replay', () => {
   })
 
   it('no machine reads a clock or randomness (a kind\'s parseEvent may stamp the time an event is taken in: it is journaled)', () => {
-    const files = readdirSync('src/workflows', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.machine.ts'))
+    const files = readdirSync('src/actors', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.machine.ts'))
     expect(files).toHaveLength(KINDS.length)
     for (const f of files) {
-      const machine = readFileSync(join('src/workflows', f), 'utf8').replace(/\n {2}parseEvent\([\s\S]*?\n {2}\},/g, '')
+      const machine = readFileSync(join('src/actors', f), 'utf8').replace(/\n {2}parseEvent\([\s\S]*?\n {2}\},/g, '')
       expect(machine.match(/Date\.now\(|new Date\(\)|Math\.random|performance\.now|randomUUID|process\./g), f).toBeNull()
     }
   })

@@ -3,7 +3,7 @@ import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { waitFor } from './support/waitFor.ts'
 import { expectReplaysFromMigration } from './support/replayCheck.ts'
-import { agentKind } from '../src/workflows/agent/agent.machine.ts'
+import { agentKind } from '../src/actors/agent/agent.machine.ts'
 import { GENERIC_RUN_GOAL } from '../src/domain/runs/startScheduledRun.ts'
 import { STRATEGY_PRESETS } from '../src/domain/skills/builtinSkills.ts'
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { waitFor } from './support/waitFor.ts'
 import { watchAllStatements } from './support/statementCounter.ts'
-import { preparedName } from '../src/runtime/sql.ts'
+import { preparedName } from '../src/actors/runtime/sql.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 
 /**

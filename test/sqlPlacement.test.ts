@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest'
  */
 const ALLOWED = [
   /^src\/adapters\/db\//,
-  /^src\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|actorInsert\.store|shardLease\.store|nodeBus|inspect\.store|inspectTimeline\.store|inspectCounts\.store|admin\.store|read\.store|sqlApi)\.ts$/,
-  /^src\/runtime\/schema\//,
+  /^src\/actors\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|actorInsert\.store|shardLease\.store|nodeBus|inspect\.store|inspectTimeline\.store|inspectCounts\.store|admin\.store|read\.store|sqlApi)\.ts$/,
+  /^src\/actors\/runtime\/schema\//,
   /^src\/dev\/embeddedPostgres\.ts$/,
   /^src\/adapters\/chain\/txSender(\/|\.ts$)/,
   /^src\/adapters\/chain\/indexer(\/|\.ts$)/,
@@ -75,27 +75,27 @@ describe('SQL placement', () => {
   })
 })
 
-/** The runtime's tables (src/runtime): only the runtime's own store reads or writes them. */
+/** The runtime's tables (src/actors/runtime): only the runtime's own store reads or writes them. */
 const RUNTIME_TABLES = ['actor', 'actor_count', 'actor_count_delta', 'actor_inbox', 'actor_journal', 'actor_status_hook', 'actor_timer', 'effect', 'role_lease', 'runtime_schema_migration', 'service_node', 'shard_lease']
 const NAMES_RUNTIME_TABLE = new RegExp(`\\b(?:from|join|into|update|table|on)\\s+(?:${RUNTIME_TABLES.join('|')})\\b`, 'i')
 
 /**
- * Files outside src/runtime whose SQL still names a runtime table, each with what it reads or
+ * Files outside src/actors/runtime whose SQL still names a runtime table, each with what it reads or
  * writes there: what it needs is to become runtime API (a read model, an event sent in the
- * caller's transaction, an SQL fragment of src/runtime/sqlApi.ts composed into its statement,
- * the DDL of src/runtime/schema/ for an index or a status hook). None is left: the runtime's
- * tables are made by its own migrations (src/runtime/schema/), and what the service writes on an
+ * caller's transaction, an SQL fragment of src/actors/runtime/sqlApi.ts composed into its statement,
+ * the DDL of src/actors/runtime/schema/ for an index or a status hook). None is left: the runtime's
+ * tables are made by its own migrations (src/actors/runtime/schema/), and what the service writes on an
  * actor's status change runs as the runtime's status hooks. The list can only shrink: a new file
  * fails, and so does a listed file that no longer names one.
  */
 const RUNTIME_TABLE_READERS: Array<{ path: string; reason: string }> = ([] as Array<{ path: string; reason: string }>).map((e) => ({ ...e, path: join(...e.path.split('/')) }))
 
 describe('the runtime\'s tables', () => {
-  const outside = sourceFiles('src').filter((p) => !p.startsWith(join('src', 'runtime')) && literals(p).some((text) => NAMES_RUNTIME_TABLE.test(text)))
+  const outside = sourceFiles('src').filter((p) => !p.startsWith(join('src', 'actors', 'runtime')) && literals(p).some((text) => NAMES_RUNTIME_TABLE.test(text)))
 
-  it('are named by no SQL outside src/runtime beyond the listed readers', () => {
+  it('are named by no SQL outside src/actors/runtime beyond the listed readers', () => {
     const known = new Set(RUNTIME_TABLE_READERS.map((e) => e.path))
-    expect(outside.filter((p) => !known.has(p)), 'SQL naming a runtime table outside src/runtime: ask the runtime instead').toEqual([])
+    expect(outside.filter((p) => !known.has(p)), 'SQL naming a runtime table outside src/actors/runtime: ask the runtime instead').toEqual([])
     expect([...known].filter((p) => !outside.includes(p)), 'no longer names a runtime table: take it off RUNTIME_TABLE_READERS').toEqual([])
   })
 

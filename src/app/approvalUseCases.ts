@@ -1,4 +1,4 @@
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../actors/runtime/actorRuntime.ts'
 import type { SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
 import type { SwapParams } from '../domain/swaps/swap.types.ts'
 import type { ApprovalPorts } from '../domain/approvals/ports.ts'
@@ -6,7 +6,7 @@ import { decideApproval, getApproval, listApprovals, type DecideApprovalInput } 
 import type { ListApprovalsQuery } from '../domain/approvals/approval.schema.ts'
 import { recheckSwap } from '../domain/swaps/recheckSwap.ts'
 import { DEFAULT_POLICY } from '../domain/agents/policy.ts'
-import { createApprovalOperations } from '../workflows/walletOp/approvalOps.ts'
+import { createApprovalOperations } from '../actors/walletOp/approvalOps.ts'
 
 /**
  * Human approval of money moves (`/approvals`, docs/api.md "Approvals"): list, read, approve,

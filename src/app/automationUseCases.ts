@@ -3,7 +3,7 @@ import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { FieldErrors } from '../domain/errors.ts'
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'
 import { createAutomationsStore } from '../adapters/db/automations.store.ts'
-import { createAutomations } from '../workflows/automation/automations.ts'
+import { createAutomations } from '../actors/automation/automations.ts'
 import type { AutomationPorts } from '../domain/automations/ports.ts'
 import { createAutomation, previewAutomation, type CreateAutomationInput } from '../domain/automations/createAutomation.ts'
 import { getAutomation, listAutomations } from '../domain/automations/readAutomations.ts'
@@ -12,7 +12,7 @@ import type { CreateAutomationBody, ListAutomationsQuery, UpdateAutomationBody }
 import { toolArgs } from '../tools/callTool.ts'
 import { findTool } from '../tools/registry.ts'
 import { AUTOMATION_TOOL_NAMES } from '../tools/automationTools.ts'
-import { createAutomationHooks, type HookMessage } from '../workflows/automation/automationHooks.ts'
+import { createAutomationHooks, type HookMessage } from '../actors/automation/automationHooks.ts'
 
 /** What the automation use cases read from the rest of core: the tools an agent's skills grant, tokens and their prices. */
 export type AutomationSources = {
@@ -31,7 +31,7 @@ function checkToolArgs(tool: string, args: Record<string, unknown>): FieldErrors
 
 /**
  * The automations' use cases (src/domain/automations), wired for src/app/core.ts: each automation is
- * an actor (src/workflows/automation/automation.machine.ts); its firings run the same tools as a model.
+ * an actor (src/actors/automation/automation.machine.ts); its firings run the same tools as a model.
  *
  * @example
  * const automations = automationUseCases(adapters, sources, agents)

@@ -1,8 +1,8 @@
 import type pg from 'pg'
 import { expect } from 'vitest'
-import { journalEvents } from '../../src/runtime/actorJournal.store.ts'
-import type { ActorKind } from '../../src/runtime/actorKind.ts'
-import { MIGRATED_EVENT, replayJournal } from '../../src/runtime/replay.ts'
+import { journalEvents } from '../../src/actors/runtime/actorJournal.store.ts'
+import type { ActorKind } from '../../src/actors/runtime/actorKind.ts'
+import { MIGRATED_EVENT, replayJournal } from '../../src/actors/runtime/replay.ts'
 
 /**
  * Checks that an actor whose stored snapshot was migrated from machine version `from` replays,

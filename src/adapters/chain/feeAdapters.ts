@@ -11,7 +11,7 @@ const READ_PARALLEL = 8
 
 /**
  * The chain side of the creator fee ports: fee positions and prices read at one block. (`claim`
- * wallet operations are actors, src/workflows/walletOp/walletOps.ts, planned by src/adapters/chain/claimPlanner.ts.)
+ * wallet operations are actors, src/actors/walletOp/walletOps.ts, planned by src/adapters/chain/claimPlanner.ts.)
  *
  * @example
  * const { chain: feeChain } = createFeeChainPorts({ pool, wallet })

@@ -7,7 +7,7 @@ import type { LaunchPorts, LaunchPrediction } from '../../domain/launches/ports.
 import { formatUsd } from '../../domain/tokens/priceMath.ts'
 import { BondingCurveLaunchpadArtifact } from '../../dev/artifacts/index.ts'
 import type { ChainHandle } from './chain.ts'
-import { simulateLaunch } from '../../workflows/launch/launch.effects.ts'
+import { simulateLaunch } from '../../actors/launch/launch.effects.ts'
 import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, seedOf } from './launchTx.ts'
 import { createPriceReader } from './priceReader.ts'
 import { isVerifiedSymbol, resolveToken, tokenUsd } from './tokenInfo.ts'
@@ -17,7 +17,7 @@ import { createPaperStore } from '../db/paper.store.ts'
 /**
  * The outside of the launch use cases: the agents repository, the venues' quote assets and the
  * verified symbols, prices, the launch simulation and prediction on chain. (The 24-hour spend
- * record and the launch actors: src/workflows/launch/launches.ts.)
+ * record and the launch actors: src/actors/launch/launches.ts.)
  *
  * @example
  * const ports = createLaunchPorts({ pool, wallet, agents })

@@ -11,7 +11,7 @@ import { lookupToken } from './tokenInfo.ts'
 
 /**
  * The chain side of the swap ports: token lookup, routes and prices at one block, and the agent
- * wallet's funds and simulation. (Swap operations are actors: src/workflows/walletOp/walletOps.ts.)
+ * wallet's funds and simulation. (Swap operations are actors: src/actors/walletOp/walletOps.ts.)
  *
  * @example
  * const ports = createSwapChainPorts({ pool, wallet })

@@ -18,7 +18,7 @@ const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, addres
 
 /**
  * The chain side of the wallet ports: token lookup, balances, prices and fees at the latest
- * block, and the portfolio's token discovery (transfer operations are actors: src/workflows/walletOp/walletOps.ts)
+ * block, and the portfolio's token discovery (transfer operations are actors: src/actors/walletOp/walletOps.ts)
  * (waited for through its commits, never by reading the actor in a loop).
  *
  * @example

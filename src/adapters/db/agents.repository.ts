@@ -5,7 +5,7 @@ import type { PendingChangeRow } from '../../domain/agents/pendingChanges.ts'
 import type { AgentRecord, AgentsRepository, NewAgent, WhitelistEntry } from '../../domain/agents/ports.ts'
 import type { Policy } from '../../domain/agents/policy.ts'
 import { isoTimestamp } from '../../domain/util/isoTimestamp.ts'
-import { actorRowsSql } from '../../runtime/sqlApi.ts'
+import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
 
 type AgentRow = {
   id: string
@@ -35,7 +35,7 @@ type AgentRow = {
 
 // The policy and payout wallet as they apply now (matured pending changes included), the actor's
 // status, and the changes still in their hold: one statement, so a read is one round trip. The
-// actor's side is the runtime's relation of actor rows (src/runtime/sqlApi.ts), joined on its key.
+// actor's side is the runtime's relation of actor rows (src/actors/runtime/sqlApi.ts), joined on its key.
 const COLUMNS = `a.id, a.account_id, a.name, a.model, a.skills, a.system_prompt, ${effectivePayoutSql('a')} as payout_wallet, a.persona,
   a.strategy, a.temperature, a.is_public, a.allow_copy, a.public_description, a.run_interval_seconds, a.mode, ${effectivePolicySql('a')} as policy, a.wallet_address, a.created_at,
   a.updated_at, x.status, x.context->>'reason' as reason, ${pendingChangesSql('a')} as pending,

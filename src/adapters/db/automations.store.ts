@@ -1,14 +1,14 @@
 import type pg from 'pg'
 import type { Queryable } from '../../domain/billing/ports.ts'
 import { COUNTED_SQL } from './walletOp.store.ts'
-import { actorRowsSql, tellMatching } from '../../runtime/sqlApi.ts'
+import { actorRowsSql, tellMatching } from '../../actors/runtime/sqlApi.ts'
 
 type Db = Queryable
 
 /** An automation's actor row as the lists and the trigger sources read it. */
 export type AutomationRow = { id: string; account_id: string; status: string; ctx: Record<string, unknown>; created_at: Date | string; updated_at: Date | string; cursor_at: string }
 
-/** The runtime's actor rows (src/runtime/sqlApi.ts): automations, and any actor. */
+/** The runtime's actor rows (src/actors/runtime/sqlApi.ts): automations, and any actor. */
 const AUTOMATIONS = actorRowsSql({ kind: 'automation' })
 const ACTORS = actorRowsSql()
 const SELECT = `select id, account_id, status, context as ctx, created_at, updated_at, created_at::text as cursor_at from ${AUTOMATIONS} a`

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { withTransaction } from './transaction.ts'
 import { tellAgentAutomations } from './automations.store.ts'
-import { actorRowsSql } from '../../runtime/sqlApi.ts'
+import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
 import { InvalidStateError, NotFoundError } from '../../domain/errors.ts'
 import { isoTimestamp } from '../../domain/util/isoTimestamp.ts'
 import type { CreditsRepository, Queryable } from '../../domain/billing/ports.ts'
@@ -38,7 +38,7 @@ type Row = {
   ended_card: EndedCard | null
 }
 
-/** The runtime's actor rows (src/runtime/sqlApi.ts): an agent's, a launch's (a wallet_op row's id is its actor's). */
+/** The runtime's actor rows (src/actors/runtime/sqlApi.ts): an agent's, a launch's (a wallet_op row's id is its actor's). */
 const ACTORS = actorRowsSql()
 const LAUNCHES_SQL = (agentId: string) => `(select count(*) from wallet_op w join ${ACTORS} x on x.id = w.id where w.agent_id = ${agentId} and w.kind = 'launch' and x.status = 'live')`
 

@@ -1,12 +1,12 @@
 import type pg from 'pg'
 import { OperationInProgressError } from '../../domain/errors.ts'
 import { withTransaction } from './transaction.ts'
-import type { SqlWrite } from '../../runtime/sql.ts'
-import { actorRowsSql } from '../../runtime/sqlApi.ts'
+import type { SqlWrite } from '../../actors/runtime/sql.ts'
+import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
 
 type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
 
-/** The runtime's actor rows (src/runtime/sqlApi.ts): an operation's actor is the one of the row's id. */
+/** The runtime's actor rows (src/actors/runtime/sqlApi.ts): an operation's actor is the one of the row's id. */
 const ACTORS = actorRowsSql()
 
 /**
@@ -23,7 +23,7 @@ const ACTORS = actorRowsSql()
  * same id twice keeps the first record (a record still without its actor counts again from
  * now), and a retry's check does not count its own earlier row. `after` writes in the same
  * transaction (the operation's actor), so the record and the actor commit together or not at
- * all; without it (a child created with its parent's step, see src/runtime/effectScope.ts) the
+ * all; without it (a child created with its parent's step, see src/actors/runtime/effectScope.ts) the
  * actor follows in the transaction that records the step's outcome.
  *
  * @example

@@ -110,7 +110,7 @@ export type AgentCommand = 'agent.start' | 'agent.stop' | 'agent.delete'
 export type AgentLiveStatus = { status: string; reason: string | null }
 
 /**
- * The agent's actor (implemented over the actor runtime in src/workflows/agent/agentActors.ts): it owns
+ * The agent's actor (implemented over the actor runtime in src/actors/agent/agentActors.ts): it owns
  * the agent's status and lifecycle.
  */
 export interface AgentActors {

@@ -31,7 +31,7 @@ export type AutomationCommand =
   | { type: 'automation.update'; changes: AutomationChanges }
   | { type: 'automation.trigger'; source: FiringSource }
 
-/** Automations as actors (src/workflows/automation/automations.ts). */
+/** Automations as actors (src/actors/automation/automations.ts). */
 export interface Automations {
   /** Creates the automation's actor; one created first under this id (a retried request) is kept. */
   create(input: AutomationInput): Promise<void>

@@ -4,9 +4,9 @@ import type { CreditKind } from './creditKinds.ts'
  * `Queryable` (an open transaction or connection the domain hands from one store to another, so
  * a ledger write commits or rolls back with the caller's other writes) and `SqlWrite` (a write
  * described rather than run, sent with a commit's own statement) are the runtime's SQL vocabulary
- * (src/runtime/sql.ts): only stores run statements on them; the domain passes them on.
+ * (src/actors/runtime/sql.ts): only stores run statements on them; the domain passes them on.
  */
-import type { Queryable, SqlWrite } from '../../runtime/sql.ts'
+import type { Queryable, SqlWrite } from '../../actors/runtime/sql.ts'
 export type { Queryable, SqlWrite }
 
 export type CreditEntry = {

@@ -140,7 +140,7 @@ export type NewChatTurn = {
   message: string
 }
 
-/** Chat turns as actors (src/workflows/chatTurn/chatTurns.ts). */
+/** Chat turns as actors (src/actors/chatTurn/chatTurns.ts). */
 export interface ChatTurns {
   /**
    * Creates the turn's actor and writes its user message, in one statement; with `coverCredits`,

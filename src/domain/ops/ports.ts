@@ -1,5 +1,5 @@
-import type { Queryable } from '../../runtime/sql.ts'
-import type { RuntimeAdmin, RuntimeInspection } from '../../runtime/inspect.ts'
+import type { Queryable } from '../../actors/runtime/sql.ts'
+import type { RuntimeAdmin, RuntimeInspection } from '../../actors/runtime/inspect.ts'
 import type { AuditActor, AuditPage } from '../agents/auditTrail.ts'
 import type { CreditsRepository } from '../billing/ports.ts'
 import type { AgentView } from '../agents/agentView.ts'
@@ -9,9 +9,9 @@ import type { stopRun } from '../runs/stopRun.ts'
 import type { getPortfolio, GetPortfolioInput } from '../wallet/getPortfolio.ts'
 import type { GetPortfolioHistoryInput, PortfolioPoint } from '../wallet/getPortfolioHistory.ts'
 
-export type { ActorListQuery, ActorSummary, TimelinePage } from '../../runtime/inspect.ts'
+export type { ActorListQuery, ActorSummary, TimelinePage } from '../../actors/runtime/inspect.ts'
 
-/** The runtime's inspection and administration API (`runtime.inspect`, `runtime.admin`, src/runtime/inspect.ts): what the console reads and acts on. */
+/** The runtime's inspection and administration API (`runtime.inspect`, `runtime.admin`, src/actors/runtime/inspect.ts): what the console reads and acts on. */
 export type OpsRuntime = {
   inspect: RuntimeInspection
   admin: RuntimeAdmin

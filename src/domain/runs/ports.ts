@@ -81,7 +81,7 @@ export type RunState = RunInput & {
   updatedAt: string
 }
 
-/** Runs as actors (src/workflows/run/runs.ts). */
+/** Runs as actors (src/actors/run/runs.ts). */
 export interface Runs {
   /** Creates the run's actor and writes its goal as a message (with `coverCredits`, only when the account's balance less its reservations covers them: InsufficientCreditsError otherwise); answers the run as created (as it is, when it existed already); RunInProgressError when the agent has one not ended. */
   start(run: RunInput, opts?: { coverCredits?: number }): Promise<RunState>

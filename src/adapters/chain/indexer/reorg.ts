@@ -78,7 +78,7 @@ async function rewind(ctx: IndexerContext, ancestor: number, removedTxBlocks: st
     )
     await db.query(`delete from chain_block where chain_id = $1 and number > $2`, [chainId, ancestor])
     await db.query(`update chain_checkpoint set block_number = least(block_number, $2) where chain_id = $1`, [chainId, Math.max(ancestor, startBlock - 1)])
-    // The automations' trigger feed evaluates the blocks indexed again (src/workflows/automation/automations.ts).
+    // The automations' trigger feed evaluates the blocks indexed again (src/actors/automation/automations.ts).
     await db.query(`update automation_trigger_checkpoint set block_number = least(block_number, $2) where chain_id = $1`, [chainId, Math.max(ancestor, startBlock - 1)])
     return resetOutbox(ctx, db, removedTxBlocks)
   })

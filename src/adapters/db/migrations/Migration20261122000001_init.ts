@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations'
 /**
  * Accounts, keys, sessions and agents. The durable actor runtime's tables were made here too
  * until the runtime owned its schema: they are the runtime's own migrations now
- * (src/runtime/schema/), run before these.
+ * (src/actors/runtime/schema/), run before these.
  */
 export class Migration20261122000001_init extends Migration {
   override name = 'Migration20261122000001_init'

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { contextIndexSql, effectKindIndexSql } from '../../../runtime/schema/indexSql.ts'
+import { contextIndexSql, effectKindIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
 
 /**
  * Automations. An automation is an `automation` actor (its definition and state in the actor's
@@ -7,7 +7,7 @@ import { contextIndexSql, effectKindIndexSql } from '../../../runtime/schema/ind
  * trigger type on each new block. A wallet operation records the actor it was made for
  * (`parent_id`: a chat turn, a run, an automation), so an automation's lifetime spend is summed
  * under the agent's lock. The operator overview counts firings by their effect. The indexes on
- * the runtime's tables are written by the runtime (src/runtime/schema/indexSql.ts) from what the
+ * the runtime's tables are written by the runtime (src/actors/runtime/schema/indexSql.ts) from what the
  * app's queries read.
  */
 export class Migration20261125110000_automations extends Migration {

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations'
  * (measured in docs/benchmarks.md, "Operator overview"): model usage and held credits, and
  * transactions by creation time. The runtime's part of the console (resolved dead letters, its
  * partial indexes, the actor counts kept by triggers) was made here too until the runtime owned
- * its schema: it is the runtime's own migrations now (src/runtime/schema/baseline.ts).
+ * its schema: it is the runtime's own migrations now (src/actors/runtime/schema/baseline.ts).
  */
 export class Migration20261125110000_ops_console extends Migration {
   override name = 'Migration20261125110000_ops_console'

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations'
  * with `gas_used`; null before this migration and while unmined), so the operator console's
  * timeline shows the fee paid, written by a statement that already runs (no extra write). The
  * runtime's `actor_inbox.timer_due_at` was added here too until the runtime owned its schema
- * (src/runtime/schema/baseline.ts).
+ * (src/actors/runtime/schema/baseline.ts).
  */
 export class Migration20261126170000_ops_timeline extends Migration {
   override name = 'Migration20261126170000_ops_timeline'

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../runtime/schema/statusHooks.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
 
 /** The account event of an actor's status change, if it is one (a status hook: its signature is the runtime's). */
 export const ACCOUNT_EVENT_ON_STATUS = `
@@ -34,7 +34,7 @@ export const ACCOUNT_EVENT_HOOK = { name: 'account_event_actor', kinds: ['wallet
  * Account events and outbound webhooks (docs/api.md, "Webhooks").
  * - `account_event`: what happened to an account's resources, in commit order (`seq`). An actor's
  *   status change that is an event (a swap confirmed, a launch live, an agent paused, ...) is
- *   recorded by a status hook of the runtime (src/runtime/schema/statusHooks.ts; a trigger on
+ *   recorded by a status hook of the runtime (src/actors/runtime/schema/statusHooks.ts; a trigger on
  *   `actor` until Migration20261129020000_status_hooks), so in the same statement and transaction
  *   as the transition itself: never lost on a crash, never recorded twice (its id is derived from
  *   the actor and the version that made it). `data`, the resource as the API shows it, is filled once when the event

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../runtime/schema/statusHooks.ts'
-import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
+import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
 
 /** The approval events of a wallet operation (a status hook): requested when created awaiting approval, decided when it leaves that state. */
 export const ACCOUNT_EVENT_ON_APPROVAL = `
@@ -21,7 +21,7 @@ $fn$;
 /**
  * Human approval (docs/api.md, "Approvals"). An approval is the `approval` of a wallet operation
  * actor's context (its id is the operation's); nothing else stores it, so it cannot disagree with
- * the operation. Its events are written by a status hook (src/runtime/schema/statusHooks.ts), in
+ * the operation. Its events are written by a status hook (src/actors/runtime/schema/statusHooks.ts), in
  * the statement that commits the transition, as the other account events are (Migration20261127190000_webhooks):
  * - `approval.requested` when a wallet operation is created in `awaiting_approval`;
  * - `approval.decided` when it leaves that state (approved, rejected, or expired as rejected).

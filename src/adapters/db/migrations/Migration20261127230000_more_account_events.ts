@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../runtime/schema/statusHooks.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
 
 /** `agent.low_balance` when a wallet operation confirms leaving the wallet short of gas (a status hook). */
 export const ACCOUNT_EVENT_ON_LOW_BALANCE = `
@@ -27,8 +27,8 @@ export const LOW_BALANCE_HOOK = { name: 'account_event_low_balance', kinds: ['wa
  * - `credits.low`: the account's credit balance fell below 200 credits (0.20 USD), once per
  *   crossing (a top-up above it and a new fall send it again);
  * - `agent.low_balance`: a wallet operation confirmed leaving the agent's wallet less ETH than
- *   gas needs (its result's `lowBalance`, src/workflows/walletOp/walletOp.effects.ts), by a status
- *   hook (src/runtime/schema/statusHooks.ts) on the operation's change to `confirmed`.
+ *   gas needs (its result's `lowBalance`, src/actors/walletOp/walletOp.effects.ts), by a status
+ *   hook (src/actors/runtime/schema/statusHooks.ts) on the operation's change to `confirmed`.
  */
 export class Migration20261127230000_more_account_events extends Migration {
   override name = 'Migration20261127230000_more_account_events'

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../runtime/schema/statusHooks.ts'
-import { actorRowsSql, sendEachSql } from '../../../runtime/sqlApi.ts'
-import { contextIndexSql } from '../../../runtime/schema/indexSql.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
+import { actorRowsSql, sendEachSql } from '../../../actors/runtime/sqlApi.ts'
+import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
 
 /**
  * A leader's confirmed swap sent to its live mirrors' inboxes (a status hook): the mirrors are
@@ -39,7 +39,7 @@ export const MIRROR_HOOK = { name: 'mirror_leader_swap', kinds: ['walletop'], fn
 /**
  * Copy trading (`kind: "mirror"`, docs/api.md "Automations"):
  * - `agent.allow_copy`: the owner lets other accounts' mirrors copy this (public) agent's swaps.
- * - A status hook (src/runtime/schema/statusHooks.ts): when a swap wallet operation turns `confirmed`, every live mirror
+ * - A status hook (src/actors/runtime/schema/statusHooks.ts): when a swap wallet operation turns `confirmed`, every live mirror
  *   (armed or executing) that follows its agent gets the swap in its inbox, in the same
  *   statement and transaction as the confirmation: never lost on a crash, and never twice (the
  *   inbox row's dedupe key is `mirror:<automation>:<swap>`; the firing's swap is keyed by the same

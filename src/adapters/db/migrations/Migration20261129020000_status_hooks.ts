@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropActorTriggerSql, statusHookSql } from '../../../runtime/schema/statusHooks.ts'
+import { dropActorTriggerSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
 import { ACCOUNT_EVENT_HOOK, ACCOUNT_EVENT_ON_STATUS } from './Migration20261127190000_webhooks.ts'
 import { ACCOUNT_EVENT_ON_LOW_BALANCE, LOW_BALANCE_HOOK } from './Migration20261127230000_more_account_events.ts'
 import { MIRROR_HOOK, MIRROR_ON_LEADER_SWAP } from './Migration20261128020000_mirror.ts'
@@ -16,7 +16,7 @@ const OLD_TRIGGERS = [
 
 /**
  * The service's writes on an actor's status change move from its own triggers on `actor` to the
- * runtime's status hooks (src/runtime/schema/statusHooks.ts): account events (an actor's status
+ * runtime's status hooks (src/actors/runtime/schema/statusHooks.ts): account events (an actor's status
  * event, approvals requested and decided, an agent's low balance) and a leader's swap sent to its
  * mirrors. The migrations that made the triggers now register the hooks instead, so on a database
  * they made it for, this drops the triggers and registers the hooks in one transaction (no status
