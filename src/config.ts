@@ -98,6 +98,16 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How long account events (GET /events, Last-Event-ID) and their webhook deliveries are kept: at least 24 hours. */
   EVENT_RETENTION_HOURS: z.coerce.number().min(24).max(24 * 365).default(72),
+  /** How long an ended actor that moved money (a swap, a launch, a run or chat turn that started one, an automation) keeps its full history before it is compacted. */
+  ACTOR_RETENTION_MINUTES: z.coerce.number().gt(0).max(366 * 24 * 60).default(30 * 24 * 60),
+  /** The same for a run or chat turn that started nothing (moved no money). */
+  ACTOR_RETENTION_QUIET_MINUTES: z.coerce.number().gt(0).max(366 * 24 * 60).default(7 * 24 * 60),
+  /** How long an applied event of an actor's inbox (and its dedupe key) is kept. */
+  INBOX_RETENTION_HOURS: z.coerce.number().gt(0).max(366 * 24).default(7 * 24),
+  /** How long a signal hook's message id is kept (a message sent again within it answers duplicate: true). */
+  HOOK_MESSAGE_RETENTION_HOURS: z.coerce.number().gt(0).max(366 * 24).default(30 * 24),
+  /** How often each node compacts ended actors past their window and expires applied inbox events. */
+  RETENTION_SWEEP_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
   /** How often each node deletes the events past EVENT_RETENTION_HOURS (in batches of 1,000). */
   EVENT_RETENTION_SWEEP_SECONDS: z.coerce.number().min(0.05).max(86_400).default(600),
   /** `agent.low_balance`: a money move that leaves the agent's wallet less ETH than this (for gas). */
@@ -181,6 +191,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     /** Thresholds of the owner's warnings (docs/operations.md): `agent.low_balance` in wei, `credits.low` in credits. */
     lowBalanceWei: parseEther(e.LOW_BALANCE_ETH),
     creditsLowThreshold: e.CREDITS_LOW_THRESHOLD,
+    /** Retention of the runtime's history (docs/operations.md, Retention). */
+    retention: {
+      actorMs: Math.round(e.ACTOR_RETENTION_MINUTES * 60_000),
+      quietMs: Math.round(e.ACTOR_RETENTION_QUIET_MINUTES * 60_000),
+      inboxMs: Math.round(e.INBOX_RETENTION_HOURS * 3_600_000),
+      hookMessageMs: Math.round(e.HOOK_MESSAGE_RETENTION_HOURS * 3_600_000),
+      sweepMs: Math.round(e.RETENTION_SWEEP_SECONDS * 1000),
+    },
     webhooks: {
       policy: { privateTargets: e.WEBHOOK_PRIVATE_TARGETS ?? (embeddedChain ? 'loopback' : 'none'), allowHttp: e.WEBHOOK_ALLOW_HTTP ?? embeddedChain },
       timeoutMs: Math.round(e.WEBHOOK_TIMEOUT_SECONDS * 1000),

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
  */
 const ALLOWED = [
   /^src\/adapters\/db\//,
-  /^src\/actors\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|actorInsert\.store|shardLease\.store|nodeBus|inspect\.store|inspectTimeline\.store|inspectCounts\.store|admin\.store|read\.store|sqlApi)\.ts$/,
+  /^src\/actors\/runtime\/(actorStore|effectStore|scheduleStore|actorJournal\.store|actorInsert\.store|shardLease\.store|nodeBus|inspect\.store|inspectTimeline\.store|inspectCounts\.store|admin\.store|read\.store|compaction\.store|sqlApi)\.ts$/,
   /^src\/actors\/runtime\/schema\//,
   /^src\/dev\/embeddedPostgres\.ts$/,
   /^src\/adapters\/chain\/txSender(\/|\.ts$)/,

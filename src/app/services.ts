@@ -9,6 +9,7 @@ import { acquireNodeLock } from '../adapters/db/nodeLock.ts'
 import { createActorRuntime } from '../actors/runtime/actorRuntime.ts'
 import type { EffectHandler } from '../actors/runtime/actorKind.ts'
 import { agentKind } from '../actors/agent/agent.machine.ts'
+import { HOOK_MESSAGE_KEY } from '../actors/automation/automationHooks.ts'
 import { loadOrCreateMasterKey } from '../adapters/chain/keystore.ts'
 import { defaultModelOf, loadModelCatalog } from '../adapters/llm/modelCatalog.ts'
 import { createOpenAiProvider } from '../adapters/llm/openAiProvider.ts'
@@ -302,6 +303,12 @@ function createRuntime(
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
     shardLeaseMs: config.shardLeaseMs,
+    retention: {
+      windowsMs: { default: config.retention.actorMs, quiet: config.retention.quietMs },
+      inboxMs: config.retention.inboxMs,
+      inboxByKeyPrefixMs: { [HOOK_MESSAGE_KEY]: config.retention.hookMessageMs },
+      sweepMs: config.retention.sweepMs,
+    },
     bus: nodes,
     // One node indexes the chain; the others read what it wrote.
     roles: indexer ? { indexer: { gained: () => indexer.start(), lost: () => indexer.stop() } } : {},

@@ -9,6 +9,9 @@ import { createAutomationHooksStore } from '../../adapters/db/automationHooks.st
 import { enqueue } from '../runtime/actorStore.ts'
 import type { ActorRuntime } from '../runtime/actorRuntime.ts'
 
+/** The prefix of a signal hook message's dedupe key in its automation's inbox (kept HOOK_MESSAGE_RETENTION_HOURS). */
+export const HOOK_MESSAGE_KEY = 'hook:'
+
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** What a signal webhook's request brings: the URL's id and token, the raw body (signed as sent), its headers and parsed body. */
@@ -77,7 +80,7 @@ export function createAutomationHooks({ pool, runtime, automations }: { pool: pg
       if (a.status !== 'armed' && a.status !== 'executing') throw new InvalidStateError({ event: 'fire', state: a.status })
       const source = { source: 'webhook', messageId: message.messageId, values: message.values }
       const fresh = await enqueue(pool, {
-        actorId: a.automationId, accountId: a.accountId, event: { type: 'automation.trigger', source }, dedupeKey: `hook:${a.automationId}:${sha256(message.messageId)}`,
+        actorId: a.automationId, accountId: a.accountId, event: { type: 'automation.trigger', source }, dedupeKey: `${HOOK_MESSAGE_KEY}${a.automationId}:${sha256(message.messageId)}`,
       })
       if (fresh) runtime.wake()
       return { automationId: a.automationId, messageId: message.messageId, accepted: true, duplicate: !fresh }

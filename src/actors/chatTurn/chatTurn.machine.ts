@@ -6,7 +6,7 @@ import type { ActorKind } from '../runtime/actorKind.ts'
 import type { NewChatTurn } from '../../domain/chat/ports.ts'
 import { MODEL_CALL, modelCallEventSchema, type ModelCallParams } from '../conversation/modelCall.effects.ts'
 import { TOOL_CALL, TOOL_RESULT, toolCallEventSchema, type ToolCallParams, type ToolResultParams } from '../conversation/toolCall.effects.ts'
-import { childEndMessages, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, type ToolBook, type ToolCallState } from '../conversation/toolCalls.ts'
+import { childEndMessages, conversationRetention, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, type ToolBook, type ToolCallState } from '../conversation/toolCalls.ts'
 import type { ChildEndEvent } from '../runtime/childActors.ts'
 
 /** What a turn starts with (the domain's NewChatTurn: the agent, the model, the granted tools, the message). */
@@ -155,4 +155,5 @@ export const chatTurnKind: ActorKind = {
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: [MODEL_CALL, TOOL_CALL, TOOL_RESULT],
   failureStates: ['failed'],
+  retention: (s: AnyMachineSnapshot) => conversationRetention((s.context as ChatTurnContext).toolCalls ?? []),
 }

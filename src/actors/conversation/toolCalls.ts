@@ -21,6 +21,14 @@ export const newToolCalls = (calls: ModelToolCall[], round: number, status: 'pen
 
 export const keyOf = (c: Pick<ToolCallState, 'id' | 'key'>) => c.key ?? c.id
 
+/**
+ * The retention class of an ended conversation (a run, a chat turn): `quiet` when none of its
+ * tool calls started a child (no swap, transfer, launch or claim: it moved no money), which is
+ * kept the shorter window; `default` otherwise.
+ */
+export const conversationRetention = (calls: readonly Pick<ToolCallState, 'childId'>[]): 'quiet' | 'default' =>
+  calls.some((c) => c.childId) ? 'default' : 'quiet'
+
 /** What the tool-call effect reports: the tool's answer, or the child it started (its answer comes with the child's end). */
 export const toolCallOutcomeSchemas = [
   // `key` absent: an event stored before keys were kept (its `callId` is the key then).

@@ -7,7 +7,7 @@ import type { ActorKind } from '../runtime/actorKind.ts'
 import { modelCallEventSchema } from '../conversation/modelCall.effects.ts'
 import { toolCallEventSchema, type ToolResultParams } from '../conversation/toolCall.effects.ts'
 import type { ChildEndEvent } from '../runtime/childActors.ts'
-import { childEndMessages, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, pendingCallIds, type ToolBook } from '../conversation/toolCalls.ts'
+import { childEndMessages, conversationRetention, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, pendingCallIds, type ToolBook } from '../conversation/toolCalls.ts'
 
 /** The run's effects: the same handlers as a chat turn's (modelCall.effect.ts, toolCall.effect.ts), bound to the run. */
 export const RUN_MODEL_CALL = 'run.model'
@@ -239,4 +239,5 @@ export const runKind: ActorKind = {
     const automationId = (s.context as RunContext).automationId
     return automationId ? [automationId] : []
   },
+  retention: (s: AnyMachineSnapshot) => conversationRetention(((s.context as RunContext).steps ?? []).flatMap((step) => step.toolCalls ?? [])),
 }

@@ -69,6 +69,12 @@ export type ActorKind = {
    * caller made for them, say). Default: nothing.
    */
   unstarted?(ids: readonly string[]): SqlWrite
+  /**
+   * The retention class of an ended snapshot: how long the actor keeps its full history (journal,
+   * effects, inbox rows) before the compaction deletes it and keeps the row alone (the runtime's
+   * `retention.windowsMs`, by class). Default: `default`.
+   */
+  retention?(snapshot: AnyMachineSnapshot): string
 }
 
 export type ActorEntry = {

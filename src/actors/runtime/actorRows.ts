@@ -56,6 +56,8 @@ export type CommitParams = {
    * transition commits only while `owner` holds the effect's lease (the row is locked first).
    */
   finishEffect?: EffectFinish | null
+  /** Set by the transition that ends the actor: its history may be compacted this many milliseconds after the commit. */
+  retainMs?: number | null
 }
 
 export type EffectFinish = { id: string; owner: string; status: 'done' | 'failed'; result: unknown; error: string | null }

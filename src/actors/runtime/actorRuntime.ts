@@ -25,6 +25,8 @@ import type { NodeBus } from './nodeBus.ts'
 import { defaultRuntimeErrors, type RuntimeErrors } from './actorErrors.ts'
 import { createAdministration, createInspection } from './inspect.ts'
 import { createReadModel } from './read.ts'
+import { createCompaction, retentionWindowMs, type RetentionOptions } from './compaction.ts'
+import { compactionBacklog } from './compaction.store.ts'
 
 export type ActorRuntimeOptions = {
   pool: pg.Pool
@@ -53,6 +55,8 @@ export type ActorRuntimeOptions = {
   bus?: NodeBus
   /** While other nodes live, how often a waiter also reads the row (default 250 ms; 2 s with a bus, whose nudges come at once). */
   remotePollMs?: number
+  /** Retention of ended actors' history and of applied inbox rows (compaction.ts); absent: everything is kept. */
+  retention?: RetentionOptions
 }
 
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
@@ -110,6 +114,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     },
     claim: () => (stopped ? null : { owner, leaseMs }),
     awaitingCommit: new WeakMap(),
+    retainMsOf: (kind, snapshot) => (opts.retention ? retentionWindowMs(opts.retention, kind, snapshot) : null),
     withLock: createKeyedLock(),
     track,
   }
@@ -134,12 +139,9 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   })
 
   const batches: PollBatches = { timers: adaptiveBatch({ min: 50, max: 1000 }), inboxes: adaptiveBatch({ min: 50, max: 1000 }), effects: adaptiveBatch({ min: 25, max: 500 }) }
-  const poller = createPoller({
-    pollMs: opts.pollMs ?? 250,
-    logger,
-    poll: () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, unloadable, worker, logger, batches }),
-  })
-
+  const poll = () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, unloadable, worker, logger, batches })
+  const poller = createPoller({ pollMs: opts.pollMs ?? 250, logger, poll })
+  const compaction = opts.retention && createCompaction({ pool, logger, retention: opts.retention, track })
   const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)))
 
   return {
@@ -157,7 +159,6 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     /** Calls `listener` after each commit of actor `id` heard by this process (its own, and other nodes' through the bus); returns the unsubscribe. */
     onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
-    /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
     enqueue,
     enqueueIn: enqueueInTransaction(() => poller.wake(0)),
     applyWithin: (db: Queryable, id: string, event: unknown, opts?: { accountId?: string }) => applyEventWithin(core, db, id, event, opts),
@@ -173,16 +174,20 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     admin: createAdministration(pool, enqueue),
     /** The app's read models over actor rows: by kind and id, by a context value, paged (src/actors/runtime/read.ts). */
     read: createReadModel(pool),
+    /** Retention: one sweep now (what the sweeper does every `retention.sweepMs`), and its backlog. */
+    retention: retentionApi(pool, compaction),
     /** Starts the pollers: overdue timers fire at once, leftover inbox rows and effects resume. */
     async start() {
       await leases.start()
       stopped = false
       await poller.start()
+      compaction?.start()
     },
     /** Stops polling and hands this node's shards back once its work in flight has ended. */
     stop: () => {
       stopped = true
       poller.stop()
+      compaction?.stop()
       return handOver(leases, inFlight, logger)
     },
     /** This runtime's node id and the shard leases it holds now. */
@@ -198,6 +203,12 @@ const trackerOf = (inFlight: Set<Promise<unknown>>) =>
     void p.finally(() => inFlight.delete(p)).catch(() => {})
     return p
   }
+
+/** `runtime.retention`: a sweep now (none without retention options), and the compaction's backlog. */
+const retentionApi = (pool: pg.Pool, compaction: ReturnType<typeof createCompaction> | undefined) => ({
+  sweep: () => compaction?.sweep() ?? Promise.resolve({ compacted: 0, expired: 0 }),
+  backlog: () => compactionBacklog(pool),
+})
 
 const unknownKind = (name: string): never => {
   throw new Error(`Unknown actor kind ${name}`)

@@ -17,7 +17,7 @@ with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
     inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb,
-    claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb)
+    claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb, retain_ms bigint)
 )`
 const COMMIT_WRITES = `, fl as (
   select e.id, i.id as actor_id from input i join effect e on e.id = i.finish->>'id'
@@ -25,7 +25,8 @@ const COMMIT_WRITES = `, fl as (
      for update of e
 ), upd as (
   update actor a set snapshot = i.snapshot, status = i.status, state_value = i.state_value, timers = i.timers,
-         version = a.version + 1, updated_at = now()
+         version = a.version + 1, updated_at = now(),
+         compact_after = case when i.retain_ms is null then a.compact_after else now() + i.retain_ms * interval '1 millisecond' end
     from input i
    where a.id = i.id and a.version = i.expected
      and (i.inbox_seq is null or exists (select 1 from actor_inbox b where b.seq = i.inbox_seq and b.processed_at is null))
@@ -135,6 +136,7 @@ function commitInput(ps: CommitParams[]): string {
     lease_ms: p.claim?.leaseMs ?? null,
     empty_inbox: p.requireEmptyInbox ?? false,
     finish: p.finishEffect ?? null,
+    retain_ms: p.retainMs ?? null,
   }))
   return JSON.stringify(input)
 }

@@ -141,6 +141,7 @@ export function planTransition(core: RuntimeCore, entry: ActorEntry, event: AnyE
       timerUpserts: plan.timerUpserts,
       notify,
       claim,
+      retainMs: next.status === 'done' && entry.snapshot.status !== 'done' ? core.retainMsOf(entry.kind, next) : null,
     },
   }
 }

@@ -51,6 +51,7 @@ type ActorRow = {
   parent_id: string | null
   updated_at: Date | string
   created_at: Date | string
+  compacted_at?: string | Date | null
 }
 
 export const actorSummary = (r: ActorRow) => ({
@@ -63,10 +64,12 @@ export const actorSummary = (r: ActorRow) => ({
   parentId: r.parent_id,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
+  /** When the retention compacted its history (journal, effects, inbox, timers gone; the row kept), else null. */
+  compactedAt: r.compacted_at ? iso(r.compacted_at) : null,
 })
 export type ActorSummary = ReturnType<typeof actorSummary>
 
-const COLUMNS = 'id, kind, account_id, status, version, stuck_reason, parent_id, created_at, updated_at'
+const COLUMNS = 'id, kind, account_id, status, version, stuck_reason, parent_id, created_at, updated_at, compacted_at'
 
 function matchCondition(m: NonNullable<ActorQuery['match']>, push: (v: unknown) => number): string {
   const any: string[] = []

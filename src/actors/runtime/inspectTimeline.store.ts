@@ -51,7 +51,7 @@ export async function timelinePage(db: Db, id: string, { before, limit }: Timeli
       params,
     ),
     db.query(
-      `select id, kind, account_id, status, version, stuck_reason, parent_id, created_at, updated_at from actor
+      `select id, kind, account_id, status, version, stuck_reason, parent_id, created_at, updated_at, compacted_at from actor
         where parent_id = $1 and ${span('created_at')} order by created_at desc limit $4`,
       params,
     ),

@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { AnyMachineSnapshot } from 'xstate'
 import type { Logger } from './runtimeLogger.ts'
 import type { ActorEntry, ActorKind } from './actorKind.ts'
 import type { EffectClaim, NewEffect, Notify } from './actorStore.ts'
@@ -35,6 +36,8 @@ export type RuntimeCore = {
   claim(): EffectClaim | null
   /** Actors created inside a caller's transaction, announced by `afterExternalCommit`. */
   awaitingCommit: WeakMap<ActorEntry, Transition>
+  /** How long an actor that this snapshot ends keeps its full history (null: no retention, kept whole). */
+  retainMsOf(kind: ActorKind, snapshot: AnyMachineSnapshot): number | null
   withLock<T>(id: string, fn: () => Promise<T>): Promise<T>
   track<T>(p: Promise<T>): Promise<T>
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { BASELINE_SQL } from './baseline.ts'
 import { STATUS_HOOKS_SQL } from './statusHooks.ts'
+import { RETENTION_SQL } from './retention.ts'
 
 /** A migration of the runtime's schema: applied once per database, in a transaction, in list order. */
 export type RuntimeMigration = { name: string; sql: string }
@@ -10,11 +11,13 @@ export type RuntimeMigration = { name: string; sql: string }
  * somewhere is never edited (its name is what a database records). The first is the whole
  * schema as the service's migrations made it before the runtime owned it, idempotent, so it also
  * brings a database an older build migrated to the same shape. The second lets the app write in
- * the statement that changes an actor's status (statusHooks.ts).
+ * the statement that changes an actor's status (statusHooks.ts); the third is retention
+ * (retention.ts).
  */
 export const RUNTIME_MIGRATIONS: readonly RuntimeMigration[] = [
   { name: 'runtime_0001_baseline', sql: BASELINE_SQL },
   { name: 'runtime_0002_status_hooks', sql: STATUS_HOOKS_SQL },
+  { name: 'runtime_0003_retention', sql: RETENTION_SQL },
 ]
 
 /**

@@ -1,0 +1,78 @@
+import type { Queryable } from './actorRows.ts'
+
+/**
+ * One batch of the compaction, in one statement (so a crash leaves the batch whole or untouched):
+ * ended actors whose `compact_after` has passed lose their journal, effects, inbox rows and
+ * timers, and are stamped `compacted_at`. An actor is skipped while anything of it may still
+ * happen or be asked for: an open effect, a timer, an inbox row not yet applied, an unresolved
+ * dead letter, a stuck mark, or a child that has not ended. Rows are taken `for update skip
+ * locked`, so nodes sweeping at once take different actors, and a commit that holds an actor's
+ * row (a late event's drain) is never waited for: the actor is taken at a later sweep.
+ * Answers the ids compacted.
+ *
+ * @example
+ * while ((await compactEnded(pool, 500)).length === 500);
+ */
+export async function compactEnded(db: Queryable, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>({
+    name: 'actor.compact',
+    text: `with due as (
+       select a.id from actor a
+        where a.compacted_at is null and a.compact_after is not null and a.compact_after < now()
+          and a.stuck_at is null
+          and not exists (select 1 from effect e where e.actor_id = a.id and e.status in ('pending', 'prepared', 'sent'))
+          and not exists (select 1 from actor_timer t where t.actor_id = a.id)
+          and not exists (select 1 from actor_inbox b where b.actor_id = a.id and (b.processed_at is null or (b.dead_at is not null and b.resolved_at is null)))
+          and not exists (select 1 from actor c where c.parent_id = a.id and c.snapshot->>'status' is distinct from 'done')
+        order by a.compact_after
+        limit $1
+          for update of a skip locked
+     ), j as (
+       delete from actor_journal where actor_id in (select id from due)
+     ), e as (
+       delete from effect where actor_id in (select id from due)
+     ), b as (
+       delete from actor_inbox where actor_id in (select id from due)
+     ), t as (
+       delete from actor_timer where actor_id in (select id from due)
+     )
+     update actor a set compacted_at = now() from due where a.id = due.id
+     returning a.id`,
+    values: [limit],
+  })
+  return rows.map((r) => r.id)
+}
+
+/**
+ * One batch of the inbox's expiry: applied inbox rows (not dead letters) older than `olderThanMs`
+ * since they were applied are deleted, with their dedupe keys: an event sent again with the same
+ * key after that is taken as new (an ended actor refuses it, as it would have refused it before).
+ * A row whose dedupe key starts with one of `byKeyPrefix`'s prefixes is kept that prefix's window
+ * instead (the longest, where several match). Answers the count deleted.
+ */
+export async function expireInbox(
+  db: Queryable,
+  { olderThanMs, byKeyPrefix = {}, limit }: { olderThanMs: number; byKeyPrefix?: Readonly<Record<string, number>>; limit: number },
+): Promise<number> {
+  const prefixes = Object.entries(byKeyPrefix).map(([prefix, ms]) => ({ prefix, ms }))
+  const shortest = Math.min(olderThanMs, ...prefixes.map((p) => p.ms))
+  const { rowCount } = await db.query({
+    name: 'actor.inbox.expire',
+    text: `delete from actor_inbox where seq in (
+       select b.seq from actor_inbox b
+        where b.processed_at is not null and b.dead_at is null and b.processed_at < now() - $1 * interval '1 millisecond'
+          and b.processed_at < now() - coalesce(
+                (select max(x.ms) from jsonb_to_recordset($3::jsonb) as x(prefix text, ms bigint) where starts_with(b.dedupe_key, x.prefix)),
+                $4) * interval '1 millisecond'
+        order by b.processed_at limit $2
+          for update skip locked)`,
+    values: [shortest, limit, JSON.stringify(prefixes), olderThanMs],
+  })
+  return rowCount ?? 0
+}
+
+/** Ended actors whose window has passed and that are not compacted yet (the compaction's backlog). */
+export async function compactionBacklog(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(`select count(*)::bigint as n from actor where compacted_at is null and compact_after is not null and compact_after < now()`)
+  return Number(rows[0]?.n ?? 0)
+}

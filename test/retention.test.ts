@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { readSse } from './support/sse.ts'
+import { waitFor } from './support/waitFor.ts'
+
+/**
+ * Retention through the API: a run that moved no money is compacted once its (here 300 ms)
+ * window has passed, and the API still serves it as it did: the run, its events stream, a late
+ * stop; the operator's view says when it was compacted and shows no history. A run that started
+ * a swap keeps the long window. Real server, real SDK against the scripted model server.
+ */
+let model: ModelServer
+let app: TestApp
+let api: Api
+let ops: Api
+let apiKey: string
+let agentId: string
+
+beforeAll(async () => {
+  model = await startModelServer()
+  app = await startTestApp(
+    { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', ACTOR_RETENTION_QUIET_MINUTES: '0.005', RETENTION_SWEEP_SECONDS: '0.1', LOG_LEVEL: 'error' },
+    { withChain: true },
+  )
+  ;({ api, apiKey } = await app.account())
+  ;({ api: ops } = await app.account({ operator: true, name: 'ops' }))
+  agentId = (await api('POST', '/agents', { name: 'quiet', skills: ['trading'] })).body.id
+  expect((await api('POST', '/dev/faucet', { agentId, eth: '1' })).status).toBe(200)
+})
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+})
+
+const runEnds = async (id: string) => {
+  let run: { status: string; meta?: unknown } = { status: 'running' }
+  await waitFor(async () => !['queued', 'running'].includes((run = (await api('GET', `/runs/${id}`)).body).status), 30_000)
+  return run
+}
+
+describe('retention of ended runs', () => {
+  it('compacts a run that moved no money after its window; the run, its events and a late stop answer as before', async () => {
+    model.mock.on({ userMessage: 'look around' }, { content: 'Nothing to do.', usage: { prompt_tokens: 100, completion_tokens: 3 } })
+    const started = await api('POST', `/agents/${agentId}/runs`, { goal: 'look around' })
+    expect(started.status).toBe(202)
+    const run = await runEnds(started.body.id)
+    expect(run.status).toBe('completed')
+    const lateStop = await api('POST', `/runs/${started.body.id}/stop`)
+
+    let actor: { compactedAt: string | null } = { compactedAt: null }
+    await waitFor(async () => (actor = (await ops('GET', `/ops/actors/${started.body.id}`)).body).compactedAt !== null, 15_000)
+    expect(actor.compactedAt).toEqual(expect.any(String))
+    const timeline = await ops('GET', `/ops/actors/${started.body.id}/timeline`)
+    expect(timeline.status).toBe(200)
+    expect(timeline.body.actor.compactedAt).toEqual(actor.compactedAt)
+    expect(timeline.body.timeline).toEqual([])
+
+    // The API's answers are the ones it gave before the compaction.
+    const withoutMeta = ({ meta: _m, ...body }: Record<string, unknown>) => body
+    expect(withoutMeta((await api('GET', `/runs/${started.body.id}`)).body)).toEqual(withoutMeta(run))
+    const again = await api('POST', `/runs/${started.body.id}/stop`)
+    expect({ status: again.status, body: withoutMeta(again.body) }).toEqual({ status: lateStop.status, body: withoutMeta(lateStop.body) })
+    // Its events stream still tells how it ended, and ends.
+    const sse = await readSse(`${app.url}/api/v1/runs/${started.body.id}/events`, { apiKey })
+    expect(sse.status).toBe(200)
+    expect(sse.events.map((e) => e.data.status)).toEqual(['completed'])
+  })
+
+  it('keeps a run that started a swap for the long window', async () => {
+    model.mock.on({ userMessage: 'buy a little', hasToolResult: false }, { toolCalls: [{ id: 'call_buy', name: 'swap_execute', arguments: '{"tokenIn":"ETH","tokenOut":"USDC","amountIn":"0.001"}' }], usage: { prompt_tokens: 100, completion_tokens: 10 } })
+    model.mock.onToolResult('call_buy', { content: 'Bought.', usage: { prompt_tokens: 100, completion_tokens: 3 } })
+    const started = await api('POST', `/agents/${agentId}/runs`, { goal: 'buy a little' })
+    expect(started.status).toBe(202)
+    expect((await runEnds(started.body.id)).status).toBe('completed')
+    const quiet = (await api('POST', `/agents/${agentId}/runs`, { goal: 'look around' })).body.id
+    await runEnds(quiet)
+    // The quiet run ended after the swapping one and is compacted; the swapping one is not.
+    await waitFor(async () => (await ops('GET', `/ops/actors/${quiet}`)).body.compactedAt !== null, 15_000)
+    expect((await ops('GET', `/ops/actors/${started.body.id}`)).body.compactedAt).toBeNull()
+    expect((await ops('GET', `/ops/actors/${started.body.id}/timeline`)).body.timeline.length).toBeGreaterThan(2)
+  })
+})
