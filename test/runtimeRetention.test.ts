@@ -256,4 +256,54 @@ describe('retention in the runtime', () => {
     expect((await q(`select count(*)::int as n from actor where id like $1 || '-%' and compacted_at is null`, [tag]))[0].n).toBe(0)
     expect((await q(`select count(*)::int as n from actor_journal where actor_id like $1 || '-%'`, [tag]))[0].n).toBe(0)
   })
+
+  it('trims a live actor\'s history past its window to a checkpoint it still replays from, again and again', async () => {
+    const loopMachine = setup({
+      types: { context: {} as { n: number }, events: {} as { type: 'tick' } | { type: 'tock'; effectId: string }, input: {} as Record<string, never> },
+      actions: { 'loop.work': () => {} },
+    }).createMachine({
+      id: 'loop', initial: 'on', context: { n: 0 },
+      states: { on: { on: { tick: { actions: { type: 'loop.work' } }, tock: { actions: assign({ n: ({ context }) => context.n + 1 }) } } } },
+    })
+    const loopKind: ActorKind = { kind: 'retloop', machine: loopMachine, machineVersion: 1, parseEvent: (e) => e as AnyEventObject, statusOf: () => 'on', effects: ['loop.work'] }
+    const rt = createActorRuntime({
+      pool: db().pool, kinds: [loopKind], logger, pollMs: 50,
+      effectHandlers: { 'loop.work': async (effect) => ({ type: 'tock', effectId: effect.id }) },
+      retention: { windowsMs: { default: 3_600_000 }, liveHistoryMs: 1, inboxMs: 3_600_000, sweepMs: 3_600_000 },
+    })
+    await rt.start()
+    try {
+      const id = randomUUID()
+      await rt.create('retloop', { id, accountId: randomUUID(), input: {} })
+      const ticks = async (n: number) => {
+        const before = (await rt.get(id))!.snapshot.context.n as number
+        for (let i = 0; i < n; i++) await rt.send(id, { type: 'tick' })
+        await rt.waitFor(id, (e) => e.snapshot.context.n === before + n, 10_000)
+      }
+      await ticks(5)
+      expect((await history(id)).journal).toBe(11)
+      expect((await history(id)).effects).toBe(5)
+      // Every entry is past the 1 ms window: the journal becomes one checkpoint at the latest seq, the finished effects go.
+      await new Promise((r) => setTimeout(r, 5))
+      await rt.retention.sweep()
+      const journal = await q('select seq, event from actor_journal where actor_id = $1 order by seq', [id])
+      expect(journal.map((j) => [Number(j.seq), j.event.type])).toEqual([[11, 'actor.checkpoint']])
+      expect((await history(id)).effects).toBe(0)
+      const stored = (await q('select snapshot, status from actor where id = $1', [id]))[0]
+      expect(await replayStored(db().pool, loopKind, id)).toMatchObject({ compacted: false, persisted: stored.snapshot, foldedFrom: 11 })
+      // It lives on: new entries after the checkpoint, replayed from it; trimmed again later.
+      await ticks(3)
+      const now = (await q('select snapshot from actor where id = $1', [id]))[0].snapshot
+      expect(now.context.n).toBe(8)
+      expect(await replayStored(db().pool, loopKind, id)).toMatchObject({ persisted: now, foldedFrom: 11 })
+      await new Promise((r) => setTimeout(r, 5))
+      await rt.retention.sweep()
+      expect((await q('select seq, event from actor_journal where actor_id = $1 order by seq', [id])).map((j) => [Number(j.seq), j.event.type])).toEqual([[17, 'actor.checkpoint']])
+      expect(await replayStored(db().pool, loopKind, id)).toMatchObject({ persisted: now, foldedFrom: 17 })
+      await ticks(1)
+      expect((await rt.get(id))!.snapshot.context.n).toBe(9)
+    } finally {
+      await rt.stop()
+    }
+  })
 })

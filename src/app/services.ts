@@ -305,6 +305,7 @@ function createRuntime(
     shardLeaseMs: config.shardLeaseMs,
     retention: {
       windowsMs: { default: config.retention.actorMs, quiet: config.retention.quietMs },
+      liveHistoryMs: config.retention.liveHistoryMs,
       inboxMs: config.retention.inboxMs,
       inboxByKeyPrefixMs: { [HOOK_MESSAGE_KEY]: config.retention.hookMessageMs },
       sweepMs: config.retention.sweepMs,

@@ -141,7 +141,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const batches: PollBatches = { timers: adaptiveBatch({ min: 50, max: 1000 }), inboxes: adaptiveBatch({ min: 50, max: 1000 }), effects: adaptiveBatch({ min: 25, max: 500 }) }
   const poll = () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, unloadable, worker, logger, batches })
   const poller = createPoller({ pollMs: opts.pollMs ?? 250, logger, poll })
-  const compaction = opts.retention && createCompaction({ pool, logger, retention: opts.retention, track })
+  const compaction = opts.retention && createCompaction({ pool, logger, retention: opts.retention, track, kindOf: core.kindOf })
   const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)))
 
   return {
@@ -206,7 +206,7 @@ const trackerOf = (inFlight: Set<Promise<unknown>>) =>
 
 /** `runtime.retention`: a sweep now (none without retention options), and the compaction's backlog. */
 const retentionApi = (pool: pg.Pool, compaction: ReturnType<typeof createCompaction> | undefined) => ({
-  sweep: () => compaction?.sweep() ?? Promise.resolve({ compacted: 0, expired: 0 }),
+  sweep: () => compaction?.sweep() ?? Promise.resolve({ compacted: 0, expired: 0, trimmed: 0 }),
   backlog: () => compactionBacklog(pool),
 })
 

@@ -76,3 +76,60 @@ export async function compactionBacklog(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: string }>(`select count(*)::bigint as n from actor where compacted_at is null and compact_after is not null and compact_after < now()`)
   return Number(rows[0]?.n ?? 0)
 }
+
+/**
+ * Claims live actors (not ended) with something to trim: at least two journal entries older than
+ * `windowMs` (the second oldest is, read from the primary key). Each is claimed at most once every
+ * `everyMs` (`history_trimmed_at`, stamped now, `skip locked`): another node does not take it
+ * meanwhile, and a crash before its trim only delays it.
+ */
+export async function claimLiveHistories(db: Queryable, { windowMs, everyMs, limit }: { windowMs: number; everyMs: number; limit: number }): Promise<Array<{ id: string; kind: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string }>({
+    name: 'actor.history.claim',
+    text: `update actor a set history_trimmed_at = now()
+       from (select c.id from actor c
+              where c.compact_after is null and c.compacted_at is null and coalesce(c.history_trimmed_at, c.created_at) < now() - $1 * interval '1 millisecond'
+                and (select j.at from actor_journal j where j.actor_id = c.id order by j.seq offset 1 limit 1) < now() - $3 * interval '1 millisecond'
+              order by coalesce(c.history_trimmed_at, c.created_at) limit $2
+                for update skip locked) due
+      where a.id = due.id
+      returning a.id, a.kind`,
+    values: [everyMs, limit, windowMs],
+  })
+  return rows
+}
+
+/** A live actor's journal entries older than `olderThanMs`, oldest first (a leading checkpoint included). */
+export async function journalOlderThan(db: Queryable, actorId: string, olderThanMs: number): Promise<Array<{ seq: number; event: { type: string; [key: string]: unknown } }>> {
+  const { rows } = await db.query<{ seq: string; event: { type: string } }>(
+    `select seq, event from actor_journal where actor_id = $1 and at < now() - $2 * interval '1 millisecond' order by seq`,
+    [actorId, olderThanMs],
+  )
+  return rows.map((r) => ({ seq: Number(r.seq), event: r.event }))
+}
+
+/**
+ * Replaces a live actor's journal up to `seq` by `checkpoint` (written at `seq`: the snapshot as
+ * of that entry), and deletes its finished effects planned up to then (an effect row is written
+ * by the commit that journals its entry, at the same `now()`). Nothing is done while an effect
+ * planned up to then is still open. One statement. Answers whether it trimmed.
+ */
+export async function trimHistory(db: Queryable, { actorId, seq, checkpoint }: { actorId: string; seq: number; checkpoint: unknown }): Promise<boolean> {
+  const { rows } = await db.query<{ n: string }>({
+    name: 'actor.history.trim',
+    text: `with cut as (
+       select j.at from actor_journal j
+        where j.actor_id = $1 and j.seq = $2
+          and not exists (select 1 from effect e where e.actor_id = $1 and e.status in ('pending', 'prepared', 'sent') and e.created_at <= j.at)
+     ), d as (
+       delete from actor_journal where actor_id = $1 and seq < $2 and exists (select 1 from cut)
+     ), c as (
+       update actor_journal set event = $3::jsonb where actor_id = $1 and seq = $2 and exists (select 1 from cut)
+     ), e as (
+       delete from effect where actor_id = $1 and status in ('done', 'failed') and created_at <= (select at from cut)
+     )
+     select count(*) as n from cut`,
+    values: [actorId, seq, JSON.stringify(checkpoint)],
+  })
+  return Number(rows[0]?.n ?? 0) > 0
+}

@@ -2,7 +2,8 @@ import type pg from 'pg'
 import type { AnyMachineSnapshot } from 'xstate'
 import type { ActorKind } from './actorKind.ts'
 import type { Logger } from './runtimeLogger.ts'
-import { compactEnded, expireInbox } from './compaction.store.ts'
+import { claimLiveHistories, compactEnded, expireInbox, journalOlderThan, trimHistory } from './compaction.store.ts'
+import { checkpointEvent, replayJournal } from './replay.ts'
 
 /**
  * Retention: how long an ended actor keeps its full history, by retention class (a kind names the
@@ -16,11 +17,20 @@ export type RetentionOptions = {
   inboxMs: number
   /** Dedupe key prefixes whose applied inbox rows are kept another window (milliseconds), e.g. `{ 'hook:': 30 * 86_400_000 }`. */
   inboxByKeyPrefixMs?: Readonly<Record<string, number>>
+  /**
+   * How long a live actor (not ended: an agent, an automation) keeps its full history: older
+   * journal entries are replaced by a checkpoint (the snapshot as of the newest of them) and its
+   * finished effects of that time are deleted. Absent: a live actor's history is kept whole.
+   */
+  liveHistoryMs?: number
   /** How often each node sweeps, in milliseconds. */
   sweepMs: number
   /** Actors compacted (or inbox rows expired) per statement (default 500). */
   batchSize?: number
 }
+
+/** What one sweep did: actors compacted, inbox rows expired, live actors whose history was looked at. */
+export type SweepDone = { compacted: number; expired: number; trimmed: number }
 
 /** Batches one sweep runs at most before it waits for the next (the rest is the backlog). */
 const MAX_BATCHES = 20
@@ -41,10 +51,31 @@ export function retentionWindowMs(retention: RetentionOptions, kind: ActorKind, 
  * const sweeper = createCompaction({ pool, logger, retention, track })
  * sweeper.start(); await sweeper.sweep(); sweeper.stop()
  */
-export function createCompaction({ pool, logger, retention, track }: { pool: pg.Pool; logger: Logger; retention: RetentionOptions; track<T>(p: Promise<T>): Promise<T> }) {
+export function createCompaction({ pool, logger, retention, track, kindOf }: {
+  pool: pg.Pool; logger: Logger; retention: RetentionOptions; track<T>(p: Promise<T>): Promise<T>; kindOf(name: string): ActorKind
+}) {
   const limit = retention.batchSize ?? 500
   let timer: NodeJS.Timeout | undefined
-  let running: Promise<{ compacted: number; expired: number }> | undefined
+  let running: Promise<SweepDone> | undefined
+
+  /** One batch of live actors' histories trimmed (claimed every quarter of their window); answers the actors claimed. */
+  async function trimLive(): Promise<number> {
+    const windowMs = retention.liveHistoryMs
+    if (windowMs === undefined) return 0
+    const claimed = await claimLiveHistories(pool, { windowMs, everyMs: Math.max(1, Math.floor(windowMs / 4)), limit })
+    for (const { id, kind: name } of claimed) {
+      try {
+        const old = await journalOlderThan(pool, id, windowMs)
+        if (old.length < 2) continue
+        const kind = kindOf(name)
+        const { persisted } = replayJournal(kind, old.map((j) => j.event), id, {}, old[0]!.seq)
+        await trimHistory(pool, { actorId: id, seq: old.at(-1)!.seq, checkpoint: checkpointEvent(kind.machineVersion, persisted) })
+      } catch (err) {
+        logger.warn({ err, actorId: id }, 'live history not trimmed (kept whole until a later sweep)')
+      }
+    }
+    return claimed.length
+  }
 
   async function batches(run: () => Promise<number>): Promise<number> {
     let total = 0
@@ -57,11 +88,12 @@ export function createCompaction({ pool, logger, retention, track }: { pool: pg.
   }
 
   /** One sweep now (a sweep in progress is joined, not doubled); answers what it did. */
-  function sweep(): Promise<{ compacted: number; expired: number }> {
+  function sweep(): Promise<SweepDone> {
     running ??= track(
       (async () => ({
         compacted: await batches(async () => (await compactEnded(pool, limit)).length),
         expired: await batches(() => expireInbox(pool, { olderThanMs: retention.inboxMs, byKeyPrefix: retention.inboxByKeyPrefixMs ?? {}, limit })),
+        trimmed: await batches(trimLive),
       }))().finally(() => {
         running = undefined
       }),
@@ -73,7 +105,7 @@ export function createCompaction({ pool, logger, retention, track }: { pool: pg.
     timer = setTimeout(() => {
       void sweep()
         .then((done) => {
-          if (done.compacted + done.expired > 0) logger.info(done, 'retention sweep')
+          if (done.compacted + done.expired + done.trimmed > 0) logger.info(done, 'retention sweep')
         })
         .catch((err: unknown) => logger.warn({ err }, 'retention sweep failed'))
         .finally(() => {

@@ -26,6 +26,19 @@ export type MigratedEvent = { type: typeof MIGRATED_EVENT; from: number; to: num
 
 export const migratedEvent = (from: number, to: number, snapshot: unknown): MigratedEvent => ({ type: MIGRATED_EVENT, from, to, snapshot })
 
+/**
+ * The type of the entry the retention writes in place of a live actor's oldest history
+ * (`compaction.ts`): the snapshot as of that entry's seq, written by machine version `version`.
+ * A journal that starts with one folds from that snapshot; what came before it is gone.
+ */
+export const CHECKPOINT_EVENT = 'actor.checkpoint'
+
+export type CheckpointEvent = { type: typeof CHECKPOINT_EVENT; version: number; snapshot: unknown }
+
+export const checkpointEvent = (version: number, snapshot: unknown): CheckpointEvent => ({ type: CHECKPOINT_EVENT, version, snapshot })
+
+const isCheckpoint = (e: AnyEventObject | undefined): e is CheckpointEvent => e?.type === CHECKPOINT_EVENT && typeof e.version === 'number'
+
 const isMigration = (e: AnyEventObject): e is MigratedEvent => e.type === MIGRATED_EVENT && typeof e.from === 'number' && typeof e.to === 'number'
 
 export type Replayed = {
@@ -75,8 +88,9 @@ const persistedOf = (kind: ActorKind, snapshot: AnyMachineSnapshot): unknown => 
  * const { persisted, status, effects } = replayJournal(automationKind, (await journalEvents(pool, id)).map((j) => j.event), id)
  * const spanning = replayJournal(taskKindV2, events, id, { 1: taskKindV1 })
  */
-export function replayJournal(kind: ActorKind, events: readonly AnyEventObject[], actorId = '', earlier: Readonly<Record<number, ActorKind>> = {}): Replayed {
+export function replayJournal(kind: ActorKind, events: readonly AnyEventObject[], actorId = '', earlier: Readonly<Record<number, ActorKind>> = {}, firstSeq = 1): Replayed {
   const [first, ...rest] = events
+  if (isCheckpoint(first)) return foldFromCheckpoint(kind, first, rest, actorId, earlier, firstSeq)
   if (first?.type !== INIT_EVENT || !('input' in first)) {
     throw new Error(`a ${kind.kind} journal must start with ${INIT_EVENT} and the machine's input (actors created before inputs were journaled cannot be replayed)`)
   }
@@ -114,4 +128,33 @@ export function replayJournal(kind: ActorKind, events: readonly AnyEventObject[]
   })
   if (!at || !snapshot) throw new Error(`${kind.kind} ${actorId}: written by machine version ${created}, which was not given, and never migrated`)
   return { snapshot, persisted: persistedOf(at, snapshot), status: at.statusOf(snapshot), effects, foldedFrom }
+}
+
+/**
+ * The fold of a journal whose oldest entries the retention replaced by a checkpoint at seq
+ * `firstSeq`: from the snapshot it recorded (migrated when an older machine version wrote it),
+ * through the entries after it. `foldedFrom` is the checkpoint's seq; the effects are those of
+ * the entries after it.
+ */
+function foldFromCheckpoint(kind: ActorKind, first: CheckpointEvent, rest: readonly AnyEventObject[], actorId: string, earlier: Readonly<Record<number, ActorKind>>, firstSeq: number): Replayed {
+  const written = first.version === kind.machineVersion ? kind : earlier[first.version]
+  let snapshot: AnyMachineSnapshot
+  if (written) snapshot = written.machine.resolveState(first.snapshot as never) as AnyMachineSnapshot
+  else if (kind.migrate) snapshot = kind.machine.resolveState(kind.migrate(first.snapshot, first.version) as never) as AnyMachineSnapshot
+  else throw new Error(`${kind.kind} ${actorId}: checkpoint written by machine version ${first.version}, which was not given and cannot be migrated`)
+  let at = written ?? kind
+  const effects: NewEffect[] = []
+  rest.forEach((event, i) => {
+    const seq = firstSeq + i + 1
+    if (isMigration(event)) {
+      at = (event.to === kind.machineVersion ? kind : earlier[event.to]) ?? kind
+      if (!at.migrate) throw new Error(`${kind.kind} ${actorId}: seq ${seq} migrated to machine version ${event.to}, which declares no migration`)
+      snapshot = at.machine.resolveState(at.migrate(event.snapshot, event.from) as never) as AnyMachineSnapshot
+      return
+    }
+    const [next, actions] = pureTransition(at.machine, snapshot, event)
+    snapshot = next
+    effects.push(...planActions(at, actorId, seq, actions, {}).effects)
+  })
+  return { snapshot, persisted: persistedOf(at, snapshot), status: at.statusOf(snapshot), effects, foldedFrom: firstSeq }
 }

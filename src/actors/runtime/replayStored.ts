@@ -19,5 +19,5 @@ export async function replayStored(db: Queryable, kind: ActorKind, id: string, e
   const stored = await storedJournal(db, id)
   if (!stored) throw new Error(`${kind.kind} ${id}: no such actor`)
   if (stored.compactedAt) return { compacted: true, compactedAt: stored.compactedAt }
-  return { compacted: false, ...replayJournal(kind, stored.events.map((j) => j.event), id, earlier) }
+  return { compacted: false, ...replayJournal(kind, stored.events.map((j) => j.event), id, earlier, stored.events[0]?.seq ?? 1) }
 }
