@@ -30,10 +30,16 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null)
 }
 
-/** Reads `Idempotency-Key`: 1..255 printable ASCII characters, bare or as a structured-field string. */
-export function parseIdempotencyKey(header: string | undefined): string | undefined {
-  if (header === undefined || header === '') return undefined
-  let key = header.trim()
+/**
+ * Reads `Idempotency-Key`: 1..255 printable ASCII characters, bare or as a structured-field string.
+ * The header's lines as received (`IncomingMessage.headersDistinct`): none is no key; an empty
+ * value, or the header sent twice, is a 400 (never taken as no key, nor as the two joined).
+ */
+export function parseIdempotencyKey(lines: readonly string[] | string | undefined): string | undefined {
+  if (lines === undefined) return undefined
+  const values = typeof lines === 'string' ? [lines] : lines
+  if (values.length !== 1) throw invalidHeader()
+  let key = values[0]!.trim()
   if (key.startsWith('"')) {
     const m = /^"((?:[^"\\]|\\["\\])*)"$/.exec(key)
     if (!m) throw invalidHeader()
@@ -61,7 +67,7 @@ const invalidHeader = () =>
  */
 export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; route: string; required: boolean }): Middleware {
   return async (ctx: Context, next) => {
-    const key = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined)
+    const key = parseIdempotencyKey(ctx.req.headersDistinct['idempotency-key'])
     if (!key) {
       if (required) {
         throw new IdempotencyKeyRequiredError()
