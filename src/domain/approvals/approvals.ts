@@ -56,7 +56,9 @@ const approvalCursor = z.tuple([z.string().max(40), z.string().max(200)])
  * still waiting), and `nextCursor` (null on the last page): the `[requestedAt, id]` of its last
  * one, so an approval requested meanwhile never shifts the pages after it.
  */
-export async function listApprovals(deps: Pick<ApprovalPorts, 'operations'>, { accountId, query }: { accountId: string; query: ListApprovalsQuery }) {
+export async function listApprovals(deps: Pick<ApprovalPorts, 'operations' | 'agentOwned'>, { accountId, query }: { accountId: string; query: ListApprovalsQuery }) {
+  // An agent filter naming an agent the account does not own is a 404, as every route addressing it.
+  if (query.agentId !== undefined && !(await deps.agentOwned(accountId, query.agentId))) throw new NotFoundError('Agent')
   const after = query.cursor === undefined ? undefined : decodeTupleCursor(query.cursor, approvalCursor)
   const ops = await deps.operations.list(accountId, { status: query.status, agentId: query.agentId, limit: query.limit + 1, after })
   const page = ops.slice(0, query.limit)
