@@ -122,3 +122,17 @@ function replayBody(body: unknown, requestId: string | undefined): unknown {
   const { meta, ...rest } = body as { meta?: { requestId?: string } }
   return { ...rest, meta: { requestId, timestamp: new Date().toISOString(), replayOf: meta?.requestId ?? null } }
 }
+
+/**
+ * `Idempotency-Key` honoured on a POST that creates something (an agent, a key, a webhook, a
+ * custom skill, a listing, a bid, a whitelist entry), scoped to the request's path, so that the
+ * same key on `/market/A/bids` and `/market/B/bids` stays apart. A replay answers the first
+ * answer (a key's value or a webhook's secret included) to the same account only, and is kept
+ * with its key (48 hours at most).
+ *
+ * @example
+ * router.post('/webhooks', rejectQuery, requireScope('admin'), idempotentCreation(core.idempotencyKeys), handler)
+ */
+export function idempotentCreation(keys: IdempotencyKeys): Middleware {
+  return (ctx, next) => idempotency({ keys, route: ctx.path.replace(/\/+$/, ''), required: false })(ctx, next)
+}
