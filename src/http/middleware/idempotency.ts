@@ -38,7 +38,7 @@ export function canonicalJson(value: unknown): string {
 export function parseIdempotencyKey(lines: readonly string[] | string | undefined): string | undefined {
   if (lines === undefined) return undefined
   const values = typeof lines === 'string' ? [lines] : lines
-  if (values.length !== 1) throw invalidHeader()
+  if (values.length !== 1) throw invalidHeader('Idempotency-Key must be sent once (one header line, 1-255 printable characters).')
   let key = values[0]!.trim()
   if (key.startsWith('"')) {
     const m = /^"((?:[^"\\]|\\["\\])*)"$/.exec(key)
@@ -49,8 +49,7 @@ export function parseIdempotencyKey(lines: readonly string[] | string | undefine
   return key
 }
 
-const invalidHeader = () =>
-  new InvalidHeaderError({ header: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable characters.' })
+const invalidHeader = (message = 'Idempotency-Key must be 1-255 printable characters.') => new InvalidHeaderError({ header: 'Idempotency-Key', message })
 
 /**
  * `Idempotency-Key` for money-moving POSTs, scoped to (account, route, key), with a SHA-256
