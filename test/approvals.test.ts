@@ -89,6 +89,25 @@ describe('human approval of a swap above the policy threshold', () => {
     expect((await api('POST', `/approvals/${swap.body.id}/approve`, {})).status).toBe(409)
   })
 
+  it('an approve racing a reject: one decision wins, the loser is 409 approval_decided (never invalid_state), at most one transaction', async () => {
+    for (let round = 0; round < 3; round++) {
+      const n0 = await nonce()
+      const swap = await bigSwap()
+      expect(swap.body.status).toBe('awaiting_approval')
+      const answers = await Promise.all([
+        api('POST', `/approvals/${swap.body.id}/approve`, {}),
+        api('POST', `/approvals/${swap.body.id}/reject`, {}),
+      ])
+      const won = answers.filter((a) => a.status === 200)
+      const lost = answers.filter((a) => a.status !== 200)
+      expect({ round, won: won.length, lost: lost.map((a) => [a.status, a.body.code]) }).toEqual({ round, won: 1, lost: [[409, 'approval_decided']] })
+      const decided = (await api('GET', `/approvals/${swap.body.id}`)).body
+      expect(decided.status).toBe(won[0]!.body.status)
+      await expect.poll(async () => (await api('GET', `/swap/${swap.body.id}`)).body.status, { timeout: 20_000 }).toMatch(/^(confirmed|failed)$/)
+      expect(await nonce()).toBe(n0 + (decided.status === 'approved' ? 1 : 0))
+    }
+  })
+
   it('an approval not decided within approval_ttl_seconds expires as rejected; nothing is sent', async () => {
     // A shorter wait is a tightening: it applies at once.
     const patched = await api('PATCH', `/agents/${agent.id}`, { policy: { approval_ttl_seconds: 2 } })

@@ -85,6 +85,35 @@ describe('an automation fired by a signal webhook', () => {
     expect((await api('GET', `/automations/${a.id}`)).body.runCount).toBe(0)
   })
 
+  it("a value the action would refuse when firing (more decimals than the token has, a JSON number) is 422 naming the field at the hook, records nothing, and can never put the automation into error", async () => {
+    const a = await hooked({ type: 'webhook', values: { amount: { type: 'amount', arg: 'amountIn' } } })
+    const seen: Array<[number, string | undefined]> = []
+    for (let i = 0; i < 4; i++) {
+      // 22 decimals: ETH has 18.
+      const tiny = await send(a.hook.url, a.hook.secret, `msg_tiny_${i}`, { amount: '0.0000000000000000000001' })
+      seen.push([tiny.status, tiny.body.field_errors?.amount])
+    }
+    expect(seen).toEqual(Array(4).fill([422, expect.stringContaining('ETH has 18 decimals')]))
+    const number = await send(a.hook.url, a.hook.secret, 'msg_number', { amount: 0.02 })
+    expect({ status: number.status, amount: number.body.field_errors?.amount }).toEqual({ status: 422, amount: expect.stringContaining('decimal string') })
+    // The decimals are the action's token's: USDC has 6.
+    const usdcRes = await api('POST', '/automations', {
+      agent_id: agentId, name: 'usdc signal', trigger: { type: 'webhook', values: { size: { type: 'amount', arg: 'amountIn' } } },
+      action: { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'USDC', tokenOut: 'ETH', amountIn: '1' } },
+    })
+    expect(usdcRes.status, JSON.stringify(usdcRes.body)).toBe(201)
+    const usdc = await send(usdcRes.body.hook.url, usdcRes.body.hook.secret, 'msg_usdc', { size: '0.1234567' })
+    expect({ status: usdc.status, size: usdc.body.field_errors?.size }).toEqual({ status: 422, size: expect.stringContaining('USDC has 6 decimals') })
+    expect(await inboxRows(usdcRes.body.id)).toBe(0)
+    expect(await inboxRows(a.id)).toBe(0)
+    const after = (await api('GET', `/automations/${a.id}`)).body
+    expect({ status: after.status, runCount: after.runCount, firings: after.firings }).toEqual({ status: 'armed', runCount: 0, firings: [] })
+    // 18 decimals are taken, and the firing swaps that amount.
+    const exact = await send(a.hook.url, a.hook.secret, 'msg_exact', { amount: '0.001000000000000001' })
+    expect(exact.status).toBe(202)
+    await expect.poll(async () => (await api('GET', `/automations/${a.id}`)).body.firings[0]?.outcome, { timeout: 20_000 }).toBe('ok')
+  })
+
   it("auth: token takes an unsigned message (a TradingView alert) by its body's id", async () => {
     const a = await hooked({ type: 'webhook', auth: 'token' })
     expect((await send(a.hook.url, null, '', { note: 'no id' })).status).toBe(422)

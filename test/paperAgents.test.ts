@@ -17,6 +17,8 @@ type Agent = { id: string; name: string; walletAddress: `0x${string}`; mode: str
 let paper: Agent
 let live: Agent
 const key = () => ({ 'idempotency-key': randomUUID() })
+/** Basis points as the leaderboard's percent ("-0.31"). */
+const percent = (bps: bigint) => `${bps < 0n ? '-' : ''}${(bps < 0n ? -bps : bps) / 100n}.${String((bps < 0n ? -bps : bps) % 100n).padStart(2, '0')}`
 
 beforeAll(async () => {
   app = await startTestApp({ WHITELIST_HOLD_SECONDS: '0' }, { withChain: true })
@@ -120,7 +122,9 @@ describe('paper agents', () => {
     const liveBoard = await api('GET', '/leaderboard?sort_by=pnl&limit=10')
     expect(liveBoard.body.leaderboard.map((r: { agentId: string }) => r.agentId)).not.toContain(paper.id)
     const paperBoard = await api('GET', '/leaderboard?sort_by=pnl&mode=paper&limit=10')
-    expect(paperBoard.body.leaderboard).toEqual([{ rank: 1, agentId: paper.id, name: 'paper', realisedPnlUsd: usd(realised), operations: 11 }])
+    expect(paperBoard.body.leaderboard).toEqual([
+      { rank: 1, agentId: paper.id, name: 'paper', realisedPnlUsd: usd(realised), depositedUsd: '5000.00', returnPct: percent((realised * 10_000n) / 500_000n), operations: 11 },
+    ])
     expect((await api('GET', '/leaderboard?sort_by=pnl&mode=demo')).body.field_errors).toHaveProperty('mode')
   })
 
@@ -197,5 +201,53 @@ describe('paper agents', () => {
     expect(p.holdings.find((h: { symbol: string }) => h.symbol === 'USDC').balance).toBe('40')
     const { rows } = await app.services.pool.query(`select count(*)::int as n from paper_fill where agent_id = $1`, [racer.id])
     expect(rows[0].n).toBe(1)
+  })
+
+  it("deposits are bounded per agent (1,000,000 USD in all, valued when made): past it 422 naming amount and nothing recorded, racing deposits too", async () => {
+    const bounded = (await api('POST', '/agents', { name: 'bounded', mode: 'paper', skills: ['trading'] })).body as Agent
+    const deposit = (amount: string, token = 'USDC') => api('POST', `/agents/${bounded.id}/paper/deposit`, { token, amount }, key())
+    const recorded = async () => (await app.services.pool.query<{ n: number }>('select count(*)::int as n from paper_deposit where agent_id = $1', [bounded.id])).rows[0]!.n
+    const huge = await deposit('1000000000000000000000000', 'ETH')
+    expect({ status: huge.status, code: huge.body.code, fields: Object.keys(huge.body.field_errors ?? {}) }).toEqual({ status: 422, code: 'validation_failed', fields: ['amount'] })
+    expect(await recorded()).toBe(0)
+    // Two at once that the bound takes only one of.
+    const raced = await Promise.all([deposit('600000'), deposit('600000')])
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 422])
+    expect((await deposit('400000')).status).toBe(201)
+    const over = await deposit('0.01')
+    expect({ status: over.status, amount: over.body.field_errors?.amount }).toEqual({ status: 422, amount: expect.stringContaining('1000000 USD') })
+    expect(await recorded()).toBe(2)
+    const usdc = (await api('GET', `/wallet/portfolio?agentId=${bounded.id}`)).body.holdings.find((h: { symbol: string }) => h.symbol === 'USDC')
+    expect(usdc.balance).toBe('1000000')
+  })
+
+  it('the paper leaderboard ranks by return (realised PnL over deposits), not by size', async () => {
+    // small: 100 USDC, a 50 USDC round trip; large: 1,000,000 USDC, a 500 USDC round trip. The large one
+    // loses more dollars (fees on ten times the size) but a far smaller share of what it holds.
+    const made: Record<string, string> = {}
+    for (const [name, deposit, trade] of [['small', '100', '50'], ['large', '1000000', '500']] as const) {
+      const a = (await api('POST', '/agents', { name, mode: 'paper', skills: ['trading'], policy: { max_trade_usd: '5000', max_daily_usd: '100000' } })).body as Agent
+      made[name] = a.id
+      expect((await api('POST', `/agents/${a.id}/paper/deposit`, { token: 'USDC', amount: deposit }, key())).status).toBe(201)
+      const buy = await api('POST', '/swap/execute', { agentId: a.id, tokenIn: 'USDC', tokenOut: 'ETH', amountIn: trade, slippageBps: 300 }, key())
+      expect(buy.body.status, JSON.stringify(buy.body)).toBe('confirmed')
+      const sell = await api('POST', '/swap/execute', { agentId: a.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: buy.body.amountOut, slippageBps: 300 }, key())
+      expect(sell.body.status, JSON.stringify(sell.body)).toBe('confirmed')
+    }
+    type Row = { agentId: string; realisedPnlUsd: string; returnPct: string | null; depositedUsd: string; rank: number }
+    let rows: Row[] = []
+    await expect.poll(async () => {
+      rows = (await api('GET', '/leaderboard?sort_by=pnl&mode=paper&limit=100')).body.leaderboard
+      return rows.filter((r) => r.agentId === made.small || r.agentId === made.large).length
+    }, { timeout: 10_000 }).toBe(2)
+    const small = rows.find((r) => r.agentId === made.small)!
+    const large = rows.find((r) => r.agentId === made.large)!
+    expect(cents(large.realisedPnlUsd)).toBeLessThan(cents(small.realisedPnlUsd))
+    expect([small.depositedUsd, large.depositedUsd]).toEqual(['100.00', '1000000.00'])
+    expect(Number(large.returnPct)).toBeGreaterThan(Number(small.returnPct))
+    expect(large.rank).toBeLessThan(small.rank)
+    // The whole board is in order of return (null last).
+    const returns = rows.map((r) => (r.returnPct === null ? -Infinity : Number(r.returnPct)))
+    expect(returns).toEqual([...returns].sort((x, y) => y - x))
   })
 })

@@ -18,6 +18,7 @@ export function approvalUseCases({ runtime, swapAgents, swapPorts }: { runtime: 
     operations: createApprovalOperations({ runtime }),
     recheck: swapPorts ? { swap: (params) => recheckSwap(swapPorts, params as SwapParams) } : {},
     agentPaused: async (accountId, agentId) => ({ ...DEFAULT_POLICY, ...(await swapAgents.forSwap(accountId, agentId))?.policy }).paused,
+    agentOwned: async (accountId, agentId) => (await swapAgents.forSwap(accountId, agentId)) !== undefined,
   }
   return {
     listApprovals: (input: { accountId: string; query: ListApprovalsQuery }) => listApprovals(deps, input),

@@ -7,6 +7,7 @@ import { createAutomations } from '../actors/automation/automations.ts'
 import type { AutomationPorts } from '../domain/automations/ports.ts'
 import { createAutomation, previewAutomation, type CreateAutomationInput } from '../domain/automations/createAutomation.ts'
 import { getAutomation, listAutomations } from '../domain/automations/readAutomations.ts'
+import { checkHookValues } from '../domain/automations/webhookTrigger.ts'
 import { cancelAutomation, previewTriggerAutomation, previewUpdateAutomation, triggerAutomation, updateAutomation } from '../domain/automations/updateAutomation.ts'
 import type { CreateAutomationBody, ListAutomationsQuery, UpdateAutomationBody } from '../domain/automations/automation.schema.ts'
 import { toolArgs } from '../tools/callTool.ts'
@@ -54,7 +55,7 @@ export function automationUseCases({ pool, runtime, identity }: CoreAdapters, so
     limits: identity.config.automations,
     clock: { now: () => Date.now() },
   }
-  const hooks = createAutomationHooks({ pool, runtime, automations: deps.automations })
+  const hooks = createAutomationHooks({ pool, runtime, automations: deps.automations, checkValues: (trigger, action, values) => checkHookValues(deps, trigger, action, values) })
   return {
     /** A `webhook` trigger's creation also answers `hook: { path, secret }`, once (a retry of the request finds the automation, not the secret). */
     async createAutomation(input: CreateAutomationInput) {

@@ -4,7 +4,7 @@ import { createAccountsRepository } from '../adapters/db/accounts.repository.ts'
 import { createSessionsRepository } from '../adapters/db/sessions.repository.ts'
 import { withTransaction } from '../adapters/db/transaction.ts'
 import { createAgentActors } from '../actors/agent/agentActors.ts'
-import { newAgentWallet, verifiedSymbolResolver } from '../adapters/chain/agentAdapters.ts'
+import { newAgentWallet, tokenContractAt, verifiedSymbolResolver } from '../adapters/chain/agentAdapters.ts'
 import { createKeyCache } from '../domain/accounts/keyCache.ts'
 import { createAccount } from '../domain/accounts/createAccount.ts'
 import { findOrCreateAccount } from '../domain/accounts/findOrCreateAccount.ts'
@@ -104,7 +104,7 @@ export function agentUseCases({ pool, runtime, wallet, agents, identity, models,
     stopAgent: (input: AgentRef) => stopAgent(reads, input),
     deleteAgent: (input: AgentRef) => deleteAgent(reads, input),
     listWhitelist: (input: AgentRef) => listWhitelist({ agents }, input),
-    addToWhitelist: (input: AddToWhitelistInput) => addToWhitelist({ agents, ...hold }, input),
+    addToWhitelist: (input: AddToWhitelistInput) => addToWhitelist({ agents, ...hold, tokenContractAt: wallet && tokenContractAt(pool, wallet.chain) }, input),
     removeFromWhitelist: (input: RemoveFromWhitelistInput) => removeFromWhitelist({ agents }, input),
     listAgentAudit: (input: ListAgentAuditInput) => listAgentAudit({ agents, audit: (q) => listAudit(pool, q) }, input),
   }

@@ -54,11 +54,14 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The postmaster recorded in `postmaster.pid`, when that process is alive and really a postgres. */
-function runningPostmaster(dir: string): { pid: number; port: number } | undefined {
+/**
+ * The postmaster recorded in `postmaster.pid`, when that process is alive and really a postgres,
+ * with the status it records there (`starting`, `ready`, `stopping`, `standby`; '' before it wrote one).
+ */
+function runningPostmaster(dir: string): { pid: number; port: number; status: string } | undefined {
   const pidFile = join(dir, 'postmaster.pid')
   if (!existsSync(pidFile)) return undefined
-  const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n')
+  const [pidLine, , , portLine, , , , statusLine] = readFileSync(pidFile, 'utf8').split('\n')
   const pid = Number(pidLine)
   const port = Number(portLine)
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined
@@ -68,7 +71,28 @@ function runningPostmaster(dir: string): { pid: number; port: number } | undefin
   } catch {
     return undefined
   }
-  return cmd.includes('postgres') ? { pid, port } : undefined
+  return cmd.includes('postgres') ? { pid, port, status: (statusLine ?? '').trim() } : undefined
+}
+
+/** How long an attaching process waits for a postmaster that is starting up or shutting down. */
+const SETTLE_TIMEOUT_MS = 120_000
+
+/**
+ * The postmaster of `dir` once it is ready (undefined once it is gone): one that is starting up
+ * or shutting down (a service just started or stopped) refuses connections meanwhile ("the
+ * database system is shutting down"), so an attaching process waits for it to settle.
+ */
+async function settledPostmaster(dir: string, logger: Logger): Promise<{ pid: number; port: number } | undefined> {
+  const until = Date.now() + SETTLE_TIMEOUT_MS
+  let told = false
+  for (;;) {
+    const running = runningPostmaster(dir)
+    if (!running || running.status === 'ready' || running.status === 'standby' || running.status === '') return running
+    if (Date.now() > until) throw new Error(`The embedded Postgres of this data directory is still ${running.status} after ${SETTLE_TIMEOUT_MS / 1000} s.`)
+    if (!told) logger.warn({ pid: running.pid, status: running.status }, 'waiting for the embedded Postgres to finish starting up or shutting down')
+    told = true
+    await new Promise((r) => setTimeout(r, 100))
+  }
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -146,7 +170,8 @@ const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${por
  * - `mode: 'own'` (the server): a postmaster left running by a killed process is shut down
  *   and a fresh one started, so this process owns its lifecycle; a stale `postmaster.pid`
  *   whose process is gone (or is some other program after PID reuse) is removed.
- * - `mode: 'attach'` (the admin CLI): a running postmaster is reused as is and left running.
+ * - `mode: 'attach'` (the admin CLI): a running postmaster is reused as is and left running;
+ *   one starting up is waited for, and one shutting down is waited out (then one is started).
  *
  * @example
  * const pg = await startEmbeddedPostgres({ dataDir: '.data', logger, mode: 'own' })
@@ -165,7 +190,9 @@ export async function startEmbeddedPostgres({
   mkdirSync(dataDir, { recursive: true })
   ensureBinariesReachable(logger)
   const dir = clusterDir(dataDir, logger)
-  const running = runningPostmaster(dir)
+  // Attaching: to a ready postmaster (after one starting up or shutting down settles); once one
+  // shutting down is gone, this process starts its own, as when none ran.
+  const running = mode === 'attach' ? await settledPostmaster(dir, logger) : runningPostmaster(dir)
   if (running && mode === 'attach') {
     return { url: urlFor(running.port), stop: async () => {} }
   }

@@ -38,7 +38,7 @@ import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.t
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
 import { ok } from './respond.ts'
-import { segmentRoutes } from './segmentRoutes.ts'
+import { literalRoutesFirst, segmentRoutes } from './segmentRoutes.ts'
 
 /** Request bodies are refused past 1 MB, counted after decoding any Content-Encoding. */
 const BODY_LIMIT_BYTES = 1024 * 1024
@@ -128,6 +128,7 @@ export function createApp(deps: AppDeps): Koa {
   }
   app.use(segmentRoutes('/api/v1', [publicApi, api]))
   // 405 (with Allow) or 501 from the routes matched by path; every router's answer is the same.
+  app.use(literalRoutesFirst())
   app.use(new Router().allowedMethods())
   // The tool server (/api/mcp): a bearer key only, the same per-key limit.
   const mcp = mcpRoutes(deps)

@@ -41,7 +41,7 @@ const delivery = {
 /** Outbound webhooks (`admin` scope) and the stream of the same events (`read`): docs/api.md, "Webhooks". */
 export function webhookOps(): Op[] {
   return [
-    { method: 'post', path: '/webhooks', summary: 'Add an endpoint (https; private addresses refused): 201 with its signing secret, shown once', auth: 'admin', body: createWebhookSchema, status: 201, response: withSecret },
+    { method: 'post', path: '/webhooks', summary: 'Add an endpoint (https; private addresses refused): 201 with its signing secret, shown once', auth: 'admin', body: createWebhookSchema, status: 201, idempotency: 'honoured', response: withSecret },
     { method: 'get', path: '/webhooks', summary: "The account's endpoints", auth: 'admin', response: { type: 'object', required: ['webhooks'], properties: { webhooks: { type: 'array', items: webhook } } } },
     { method: 'get', path: '/webhooks/{id}', summary: 'One endpoint', auth: 'admin', response: webhook },
     { method: 'patch', path: '/webhooks/{id}', summary: 'Change the URL, events, description or enabled (re-enabling clears the failure streak)', auth: 'admin', body: updateWebhookSchema, response: webhook },

@@ -75,3 +75,26 @@ export function segmentRoutes(prefix: string, groups: RouteGroup[]): Routes {
     return (bySegment.get(segment) ?? anySegment)(ctx, next)
   }
 }
+
+/**
+ * Keeps, of the routes matched by path, those that name the path most literally (fewest
+ * parameters), so that the `allowedMethods()` of the routers further down answer `Allow` for the
+ * route the path means: `/swap/execute` is `POST /swap/execute`, not also `GET /swap/:id` with
+ * `execute` as its id. Mount it after the routers that match, before any `allowedMethods()`.
+ *
+ * @example
+ * app.use(segmentRoutes('/api/v1', groups))
+ * app.use(literalRoutesFirst())
+ * app.use(new Router().allowedMethods())
+ */
+export function literalRoutesFirst(): Middleware {
+  return (ctx, next) => {
+    const matched = (ctx as { matched?: Array<{ methods: string[]; paramNames: unknown[] }> }).matched
+    const routes = matched?.filter((layer) => layer.methods.length > 0)
+    if (matched && routes && routes.length > 1) {
+      const fewest = Math.min(...routes.map((layer) => layer.paramNames.length))
+      ;(ctx as { matched?: unknown[] }).matched = matched.filter((layer) => layer.methods.length === 0 || layer.paramNames.length === fewest)
+    }
+    return next()
+  }
+}

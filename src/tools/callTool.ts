@@ -98,7 +98,12 @@ async function bindAgent(input: CallToolInput, named: string | undefined): Promi
     if (named !== undefined && named !== input.agent.bound) throw new NotFoundError('Agent')
     return input.agent.bound
   }
-  if (named) return named
+  if (named) {
+    // An agent the account cannot see is not found, whatever the tool does with it (one of the
+    // account's agents is read; another account's or an unknown id is a 404).
+    await input.core.getAgent({ accountId: input.accountId, agentId: named })
+    return named
+  }
   const agents = await input.core.listAgentIds(input.accountId, 2)
   if (agents.length === 1) return agents[0]!
   throw new ValidationError({ agent_id: agents.length === 0 ? 'The account has no agent: create one first.' : 'Required: the account has more than one agent.' })

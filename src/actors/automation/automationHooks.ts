@@ -5,6 +5,8 @@ import { InvalidStateError, NotFoundError, ValidationError } from '../../domain/
 import { InvalidHookSignatureError } from '../../domain/automations/errors.ts'
 import type { Automations } from '../../domain/automations/ports.ts'
 import { readHookMessage } from '../../domain/automations/webhookTrigger.ts'
+import type { AutomationAction, AutomationTrigger } from '../../domain/automations/automation.types.ts'
+import type { FieldErrors } from '../../domain/errors.ts'
 import { createAutomationHooksStore } from '../../adapters/db/automationHooks.store.ts'
 import { enqueue } from '../runtime/actorStore.ts'
 import type { ActorRuntime } from '../runtime/actorRuntime.ts'
@@ -30,7 +32,13 @@ export type HookMessage = { automationId: string; token: string; rawBody: string
  * const hooks = createAutomationHooks({ pool, runtime, automations })
  * const { token, secret } = await hooks.issue({ automationId, accountId })
  */
-export function createAutomationHooks({ pool, runtime, automations }: { pool: pg.Pool; runtime: Pick<ActorRuntime, 'wake'>; automations: Pick<Automations, 'get'> }) {
+export function createAutomationHooks({ pool, runtime, automations, checkValues }: {
+  pool: pg.Pool
+  runtime: Pick<ActorRuntime, 'wake'>
+  automations: Pick<Automations, 'get'>
+  /** The message's values checked with the action's own rules (checkHookValues): field errors by the body's field. */
+  checkValues?: (trigger: Extract<AutomationTrigger, { type: 'webhook' }>, action: AutomationAction, values: Record<string, string>) => Promise<FieldErrors>
+}) {
   const store = createAutomationHooksStore(pool)
   const fresh = () => ({ token: randomBytes(24).toString('base64url'), secret: `whsec_${randomBytes(32).toString('base64')}` })
   return {
@@ -77,6 +85,10 @@ export function createAutomationHooks({ pool, runtime, automations }: { pool: pg
       }
       const message = readHookMessage(a.trigger, { headerId: header('webhook-id'), body: m.body })
       if ('errors' in message) throw new ValidationError(message.errors)
+      // A value the action would refuse when it fires is refused now: nothing is recorded, so a
+      // bad sender cannot fail firings (and put the automation into error).
+      const refused = await checkValues?.(a.trigger, a.action, message.values)
+      if (refused && Object.keys(refused).length > 0) throw new ValidationError(refused)
       if (a.status !== 'armed' && a.status !== 'executing') throw new InvalidStateError({ event: 'fire', state: a.status })
       const source = { source: 'webhook', messageId: message.messageId, values: message.values }
       const fresh = await enqueue(pool, {

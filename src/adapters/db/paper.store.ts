@@ -38,16 +38,33 @@ export function createPaperStore(pool: pg.Pool) {
       return new Map(rows.map((r) => [r.token, BigInt(r.amount)]))
     },
 
-    /** A virtual deposit and its balance, once per id (a retry finds the first); answers whether this call made it. */
-    async deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint }): Promise<boolean> {
+    /**
+     * A virtual deposit and its balance, once per id (a retry finds the first): `made`, `exists`
+     * (the id was recorded already), or `over_limit` (nothing written: the agent's deposits, valued
+     * when made, would pass `maxTotalUsd`). The agent's row is locked, so deposits racing each
+     * other are counted one after the other.
+     */
+    async deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint; maxTotalUsd: string }): Promise<'made' | 'exists' | 'over_limit'> {
       return withTransaction(pool, async (db) => {
+        await db.query(`select 1 from agent where id = $1 for update`, [d.agentId])
+        const { rows: seen } = await db.query(`select 1 from paper_deposit where id = $1`, [d.id])
+        if (seen.length > 0) return 'exists'
         const { rowCount } = await db.query(
-          `insert into paper_deposit (id, agent_id, token, amount, usd_value, block_number) values ($1, $2, $3, $4, $5, $6) on conflict (id) do nothing`,
-          [d.id, d.agentId, d.token, d.amount.toString(), d.usdValue, d.blockNumber.toString()])
-        if (rowCount === 0) return false
+          `insert into paper_deposit (id, agent_id, token, amount, usd_value, block_number)
+           select $1, $2, $3, $4, $5, $6
+            where coalesce($5::numeric, 0) + (select coalesce(sum(usd_value), 0) from paper_deposit where agent_id = $2) <= $7::numeric
+           on conflict (id) do nothing`,
+          [d.id, d.agentId, d.token, d.amount.toString(), d.usdValue, d.blockNumber.toString(), d.maxTotalUsd])
+        if (rowCount === 0) return 'over_limit'
         await credit(db, d.agentId, { token: d.balanceKey, amount: d.amount })
-        return true
+        return 'made'
       })
+    },
+
+    /** What the agent's virtual deposits were worth when made, in USD ("1000.00"). */
+    async depositedUsd(agentId: string): Promise<string> {
+      const { rows } = await pool.query<{ usd: string }>(`select trunc(coalesce(sum(usd_value), 0), 2)::text as usd from paper_deposit where agent_id = $1`, [agentId])
+      return rows[0]!.usd
     },
 
     /** A deposit as recorded, or undefined. */

@@ -8,6 +8,8 @@ const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'Must be a 0x-prefixed 20-byte hex address.')
   .transform((a) => a.toLowerCase())
+/** An address funds are sent to (a whitelist entry, the payout wallet): never the zero address, where they burn. */
+const recipient = address.refine((a) => !/^0x0{40}$/.test(a), 'Must not be the zero address: funds sent there are burned.')
 
 /** An agent's mode: `live` trades on chain, `paper` is filled against the real pools into a virtual ledger. */
 export const AGENT_MODES = ['live', 'paper'] as const
@@ -45,7 +47,7 @@ export function agentSchemas({ models, defaultModel, skills, strategies, minRunI
     model,
     skills: skillList,
     system_prompt: text({ max: 8000 }).nullable(),
-    payout_wallet: address.nullable(),
+    payout_wallet: recipient.nullable(),
     persona: text({ max: 2000 }).nullable(),
     strategy: strategy.nullable(),
     temperature: z.number().min(0).max(2).nullable(),
@@ -92,7 +94,7 @@ export type AgentCreateBody = z.output<ReturnType<typeof agentSchemas>['create']
 export type AgentUpdateBody = z.output<ReturnType<typeof agentSchemas>['update']>
 
 export const whitelistAddBody = z.strictObject({
-  address,
+  address: recipient,
   label: text({ min: 1, max: 64, trim: true }).optional(),
 })
 export const whitelistDeleteBody = z.strictObject({ address })

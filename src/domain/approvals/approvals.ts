@@ -2,7 +2,7 @@ import { formatUnits } from 'viem'
 import { z } from 'zod'
 import { decodeTupleCursor, encodeTupleCursor } from '../paging.schema.ts'
 import { NotFoundError, ServiceError } from '../errors.ts'
-import type { ApprovalOperation, ApprovalPorts } from './ports.ts'
+import type { ApprovalDecision, ApprovalOperation, ApprovalPorts } from './ports.ts'
 import type { DecideApprovalBody, ListApprovalsQuery } from './approval.schema.ts'
 
 /** 409 `approval_decided`: the approval was approved, rejected or expired already. */
@@ -56,7 +56,9 @@ const approvalCursor = z.tuple([z.string().max(40), z.string().max(200)])
  * still waiting), and `nextCursor` (null on the last page): the `[requestedAt, id]` of its last
  * one, so an approval requested meanwhile never shifts the pages after it.
  */
-export async function listApprovals(deps: Pick<ApprovalPorts, 'operations'>, { accountId, query }: { accountId: string; query: ListApprovalsQuery }) {
+export async function listApprovals(deps: Pick<ApprovalPorts, 'operations' | 'agentOwned'>, { accountId, query }: { accountId: string; query: ListApprovalsQuery }) {
+  // An agent filter naming an agent the account does not own is a 404, as every route addressing it.
+  if (query.agentId !== undefined && !(await deps.agentOwned(accountId, query.agentId))) throw new NotFoundError('Agent')
   const after = query.cursor === undefined ? undefined : decodeTupleCursor(query.cursor, approvalCursor)
   const ops = await deps.operations.list(accountId, { status: query.status, agentId: query.agentId, limit: query.limit + 1, after })
   const page = ops.slice(0, query.limit)
@@ -86,11 +88,26 @@ export async function decideApproval(deps: ApprovalPorts, input: DecideApprovalI
   if (op.approval.status !== 'pending') throw new ApprovalDecidedError(op.approval)
   const reason = input.body.reason ?? null
   if (input.decision === 'reject') {
-    return approvalView(await deps.operations.decide(op.id, { type: 'approval.reject', by: input.decidedBy, reason }))
+    return approvalView(await decided(deps, op, { type: 'approval.reject', by: input.decidedBy, reason }))
   }
   const paused = await deps.agentPaused(input.accountId, op.agentId)
   const check = paused
     ? { failure: { code: 'policy_violation', message: 'The agent is paused by its policy kill switch (policy rule "paused"); nothing was sent.' } }
     : ((await deps.recheck[op.kind]?.(op.params)) ?? {})
-  return approvalView(await deps.operations.decide(op.id, { type: 'approval.approve', by: input.decidedBy, reason, params: check.params, failure: check.failure }))
+  return approvalView(await decided(deps, op, { type: 'approval.approve', by: input.decidedBy, reason, params: check.params, failure: check.failure }))
+}
+
+/**
+ * Sends the decision; when the operation no longer waits because another decision (or the
+ * expiry) won the race since it was read, 409 `approval_decided` as for one decided before.
+ */
+async function decided(deps: Pick<ApprovalPorts, 'operations'>, op: ApprovalOperation, decision: ApprovalDecision) {
+  try {
+    return await deps.operations.decide(op.id, decision)
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.code !== 'invalid_state') throw err
+    const now = await deps.operations.get(op.id)
+    if (now && now.approval.status !== 'pending') throw new ApprovalDecidedError(now.approval)
+    throw err
+  }
 }

@@ -38,4 +38,6 @@ export type ApprovalPorts = {
   recheck: Partial<Record<string, (params: Record<string, unknown>) => Promise<Recheck>>>
   /** Whether the agent's policy kill switch is on now (a move approved then fails with `policy_violation`). */
   agentPaused(accountId: string, agentId: string): Promise<boolean>
+  /** Whether the account owns the agent (a list filtered by another account's agent is a 404). */
+  agentOwned(accountId: string, agentId: string): Promise<boolean>
 }

@@ -25,16 +25,19 @@ export async function getAutomation(deps: Pick<AutomationPorts, 'automations'>, 
 
 /**
  * The account's automations, newest first, filtered by agent, status and kind; `nextCursor` when
- * older ones remain. Another account's agent id simply matches nothing.
+ * older ones remain. An agent filter naming an agent the account does not own (another
+ * account's, or none) is a 404, as every route addressing that agent answers.
  *
  * @example
  * const page = await listAutomations(ports, { accountId, query: { agent_id, status: 'armed', limit: 20 } })
  */
-export async function listAutomations(deps: Pick<AutomationPorts, 'automations'>, input: { accountId: string; query: ListAutomationsQuery }) {
+export async function listAutomations(deps: Pick<AutomationPorts, 'automations' | 'agents'>, input: { accountId: string; query: ListAutomationsQuery }) {
   const q = input.query
+  const agentId = q.agent_id ?? q.agentId
+  if (agentId !== undefined) await deps.agents.getOwned(input.accountId, agentId)
   const after = q.cursor ? decodeTupleCursor(q.cursor, z.tuple([z.string().max(40).refine(isPostgresTimestamp), z.uuid()])) : undefined
   const rows = await deps.automations.list({
-    accountId: input.accountId, agentId: q.agent_id ?? q.agentId, status: q.status, kind: q.kind, limit: q.limit + 1, after: after && { at: after[0], id: after[1] },
+    accountId: input.accountId, agentId, status: q.status, kind: q.kind, limit: q.limit + 1, after: after && { at: after[0], id: after[1] },
   })
   const page = rows.slice(0, q.limit)
   const last = page.at(-1)

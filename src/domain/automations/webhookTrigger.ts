@@ -33,8 +33,10 @@ export function checkWebhookTrigger(deps: Pick<AutomationPorts, 'tools'>, e: { t
 }
 
 function readOne(spec: HookValueSpec, raw: unknown): { value: string } | { error: string } {
+  // An amount is a decimal string, as everywhere in the API: a JSON number may not carry it exactly.
+  if (spec.type === 'amount' && typeof raw !== 'string') return { error: 'A decimal string such as "0.05" (a JSON number is refused: it may not carry the amount exactly).' }
   const text = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw
-  if (typeof text !== 'string') return { error: spec.type === 'amount' ? 'A decimal amount such as "0.05".' : 'A string.' }
+  if (typeof text !== 'string') return { error: 'A string.' }
   if (spec.type === 'amount') {
     if (!AMOUNT.test(text) || !/[1-9]/.test(text)) return { error: 'A decimal amount greater than 0, such as "0.05".' }
     if (spec.max && Number(text) > Number(spec.max)) return { error: `At most ${spec.max}.` }
@@ -76,4 +78,37 @@ export function readHookMessage(
   }
   if (Object.keys(errors).length > 0) return { errors }
   return { messageId: id as string, values }
+}
+
+/** The argument naming the token an amount argument is counted in: its decimals bound the amount's. */
+const TOKEN_OF_AMOUNT: Record<string, string> = { amountIn: 'tokenIn', amount: 'token', amountOut: 'tokenOut' }
+
+/**
+ * A message's values checked at the hook with the rules the action applies when it fires: the
+ * tool's own argument check (formats, ranges) and, for an amount, the decimals of the token it
+ * is counted in. Errors are named by the body's field; none means the firing will take them.
+ *
+ * @example
+ * await checkHookValues(deps, trigger, { type: 'tool_call', tool: 'swap_execute', args: { tokenIn: 'ETH', tokenOut: 'USDC' } }, { amountIn: '0.05' }) // {}
+ */
+export async function checkHookValues(
+  deps: Pick<AutomationPorts, 'tools' | 'tokens'>,
+  trigger: Extract<AutomationTrigger, { type: 'webhook' }>,
+  action: AutomationAction,
+  values: Record<string, string>,
+): Promise<FieldErrors> {
+  if (action.type !== 'tool_call' || Object.keys(values).length === 0) return {}
+  const fieldOf: Record<string, string> = Object.fromEntries(Object.entries(trigger.values ?? {}).map(([name, spec]) => [spec.arg ?? name, name]))
+  const args: Record<string, unknown> = { ...action.args, ...values }
+  const errors: FieldErrors = {}
+  for (const [arg, message] of Object.entries(deps.tools.check(action.tool, args) ?? {})) if (fieldOf[arg] && arg in values) errors[fieldOf[arg]] = message
+  for (const [arg, value] of Object.entries(values)) {
+    const field = fieldOf[arg] ?? arg
+    const ref = TOKEN_OF_AMOUNT[arg] && args[TOKEN_OF_AMOUNT[arg]]
+    if (errors[field] || typeof ref !== 'string') continue
+    const token = await deps.tokens.resolve(ref)
+    const decimals = value.split('.')[1]?.length ?? 0
+    if (token?.decimals !== undefined && decimals > token.decimals) errors[field] = `${token.symbol} has ${token.decimals} decimals: at most ${token.decimals} digits after the point.`
+  }
+  return errors
 }

@@ -11,12 +11,24 @@ import type { PaperDepositBody } from './paper.schema.ts'
 /** A paper agent's virtual deposits (src/adapters/db/paper.store.ts), with the chain's latest block. */
 export interface PaperDeposits {
   latestBlock(): Promise<bigint>
-  /** Records the deposit and credits it, once per id; false when the id was recorded already. */
-  deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint }): Promise<boolean>
+  /**
+   * Records the deposit and credits it, once per id (`exists` when the id was recorded already),
+   * unless the agent's deposits (valued when made) would pass `maxTotalUsd` (`over_limit`, nothing written).
+   */
+  deposit(d: { id: string; agentId: string; token: string; balanceKey: string; amount: bigint; usdValue: string | null; blockNumber: bigint; maxTotalUsd: string }): Promise<'made' | 'exists' | 'over_limit'>
+  /** What the agent's deposits were worth when made, in USD ("1000.00"). */
+  depositedUsd(agentId: string): Promise<string>
   /** The virtual pools of the paper tokens the agent launched, by address (lower case): a deposit of one is valued at its pool's price. */
   pools?(agentId: string): Promise<Map<string, PaperPoolView>>
   depositOf(id: string): Promise<{ agent_id: string; token: string; amount: string; usd: string | null; created_at: Date } | undefined>
 }
+
+/**
+ * What a paper agent's virtual deposits may be worth in all, in USD at each deposit's price: a
+ * paper agent trades a plausible account, and the paper leaderboard cannot be bought with
+ * deposits (it ranks by return besides). A deposit of a token with no price adds nothing to it.
+ */
+export const PAPER_DEPOSIT_LIMIT_USD = '1000000'
 
 export type DepositPaperDeps = { agents: WalletAgents; tokens: WalletTokens; chain: Pick<WalletChain, 'prices'>; deposits: PaperDeposits }
 export type DepositPaperInput = PaperDepositBody & { accountId: string; agentId: string; /** The deposit's id (from the Idempotency-Key: a retry finds it). */ id: string }
@@ -46,7 +58,13 @@ export async function depositPaper(deps: DepositPaperDeps, input: DepositPaperIn
   const priced = await (pool ? paperPoolUsd(deps, prices, pool, amount) : prices.usd(token, amount)).catch(() => undefined)
   const usdValue = priced ? formatUsd(priced.amountUsd18) : null
   const balanceKey = token.native ? 'eth' : token.address.toLowerCase()
-  await deps.deposits.deposit({ id: input.id, agentId: agent.id, token: token.address.toLowerCase(), balanceKey, amount, usdValue, blockNumber })
+  const outcome = await deps.deposits.deposit({ id: input.id, agentId: agent.id, token: token.address.toLowerCase(), balanceKey, amount, usdValue, blockNumber, maxTotalUsd: PAPER_DEPOSIT_LIMIT_USD })
+  if (outcome === 'over_limit') {
+    const deposited = await deps.deposits.depositedUsd(agent.id)
+    throw new ValidationError({
+      amount: `A paper agent's deposits are at most ${PAPER_DEPOSIT_LIMIT_USD} USD in all, valued when made; this one is worth ${usdValue} USD and ${deposited} USD is deposited already.`,
+    })
+  }
   const made = await deps.deposits.depositOf(input.id)
   return {
     id: input.id,

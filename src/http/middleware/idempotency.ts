@@ -30,10 +30,16 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null)
 }
 
-/** Reads `Idempotency-Key`: 1..255 printable ASCII characters, bare or as a structured-field string. */
-export function parseIdempotencyKey(header: string | undefined): string | undefined {
-  if (header === undefined || header === '') return undefined
-  let key = header.trim()
+/**
+ * Reads `Idempotency-Key`: 1..255 printable ASCII characters, bare or as a structured-field string.
+ * The header's lines as received (`IncomingMessage.headersDistinct`): none is no key; an empty
+ * value, or the header sent twice, is a 400 (never taken as no key, nor as the two joined).
+ */
+export function parseIdempotencyKey(lines: readonly string[] | string | undefined): string | undefined {
+  if (lines === undefined) return undefined
+  const values = typeof lines === 'string' ? [lines] : lines
+  if (values.length !== 1) throw invalidHeader('Idempotency-Key must be sent once (one header line, 1-255 printable characters).')
+  let key = values[0]!.trim()
   if (key.startsWith('"')) {
     const m = /^"((?:[^"\\]|\\["\\])*)"$/.exec(key)
     if (!m) throw invalidHeader()
@@ -43,8 +49,7 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
   return key
 }
 
-const invalidHeader = () =>
-  new InvalidHeaderError({ header: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable characters.' })
+const invalidHeader = (message = 'Idempotency-Key must be 1-255 printable characters.') => new InvalidHeaderError({ header: 'Idempotency-Key', message })
 
 /**
  * `Idempotency-Key` for money-moving POSTs, scoped to (account, route, key), with a SHA-256
@@ -61,7 +66,7 @@ const invalidHeader = () =>
  */
 export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; route: string; required: boolean }): Middleware {
   return async (ctx: Context, next) => {
-    const key = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined)
+    const key = parseIdempotencyKey(ctx.req.headersDistinct['idempotency-key'])
     if (!key) {
       if (required) {
         throw new IdempotencyKeyRequiredError()
@@ -115,4 +120,18 @@ function replayBody(body: unknown, requestId: string | undefined): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body
   const { meta, ...rest } = body as { meta?: { requestId?: string } }
   return { ...rest, meta: { requestId, timestamp: new Date().toISOString(), replayOf: meta?.requestId ?? null } }
+}
+
+/**
+ * `Idempotency-Key` honoured on a POST that creates something (an agent, a key, a webhook, a
+ * custom skill, a listing, a bid, a whitelist entry), scoped to the request's path, so that the
+ * same key on `/market/A/bids` and `/market/B/bids` stays apart. A replay answers the first
+ * answer (a key's value or a webhook's secret included) to the same account only, and is kept
+ * with its key (48 hours at most).
+ *
+ * @example
+ * router.post('/webhooks', rejectQuery, requireScope('admin'), idempotentCreation(core.idempotencyKeys), handler)
+ */
+export function idempotentCreation(keys: IdempotencyKeys): Middleware {
+  return (ctx, next) => idempotency({ keys, route: ctx.path.replace(/\/+$/, ''), required: false })(ctx, next)
 }

@@ -146,8 +146,14 @@ export function readBody(req: IncomingMessage, { limit, drainLimit }: ReadBodyOp
 
 /** Parses a body as strict JSON: an object or an array, or `{}` for an empty body. */
 export function parseJsonBody(raw: Buffer): unknown {
-  // TextDecoder drops a leading BOM, as JSON clients may send one.
-  const text = new TextDecoder().decode(raw)
+  // TextDecoder drops a leading BOM, as JSON clients may send one; bytes that are not UTF-8 are
+  // refused (never stored as U+FFFD).
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw)
+  } catch (err) {
+    throw new InvalidJsonError({ cause: err })
+  }
   if (text === '') return {}
   if (!STRICT_JSON.test(text)) throw new InvalidJsonError()
   let value: unknown

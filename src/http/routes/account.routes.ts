@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, noBody, pagingQuery, parse, uuidParam, reje
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { createKeyBody, profileBody } from '../../domain/accounts/account.schema.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { idempotentCreation } from '../middleware/idempotency.ts'
 
 const idParams = z.strictObject({ id: z.string() })
 
@@ -24,7 +25,7 @@ export function accountRoutes({ core }: AppDeps): Router {
     const { keys, last } = await core.listApiKeys({ accountId: principalOf(ctx).accountId, limit: q.limit, after: decodeCursor(q.cursor) })
     ok(ctx, { keys, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
   })
-  router.post('/keys', rejectQuery, requireScope('admin'), async (ctx) => {
+  router.post('/keys', rejectQuery, requireScope('admin'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     const body = parse(createKeyBody, ctx.request.body)
     const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null
     // The only time the key's value is ever shown.

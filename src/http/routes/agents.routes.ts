@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError } from '../../domain/errors.ts'
 import { auditActorOf } from '../../domain/agents/auditTrail.ts'
 import { parseAgentBody } from '../../domain/agents/parseAgentBody.ts'
 import { ModeImmutableError } from '../../domain/paper/errors.ts'
-import { idempotency, type IdempotencyState } from '../middleware/idempotency.ts'
+import { idempotency, idempotentCreation, type IdempotencyState } from '../middleware/idempotency.ts'
 import { cloneAgentBody } from '../../domain/paper/paper.schema.ts'
 
 /** The agent id from the path; a value that is not a uuid cannot name an agent (404). */
@@ -32,7 +32,7 @@ export function agentRoutes(deps: AppDeps): Router {
     const { agents, last } = await core.listAgents({ accountId: account(ctx), limit: q.limit, after: decodeCursor(q.cursor) })
     ok(ctx, { agents, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
   })
-  router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
+  router.post('/', rejectQuery, requireScope('trade'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     const body = await parseAgentBody(core, account(ctx), schemas.create, ctx.request.body)
     ok(ctx, await core.createAgent({ ...body, accountId: account(ctx) }), 201)
   })
@@ -80,7 +80,7 @@ export function agentRoutes(deps: AppDeps): Router {
   router.get('/:id/whitelist', rejectQuery, requireScope('read'), async (ctx) => {
     ok(ctx, { whitelist: await core.listWhitelist({ accountId: account(ctx), agentId: agentId(ctx) }) })
   })
-  router.post('/:id/whitelist', rejectQuery, requireScope('admin'), async (ctx) => {
+  router.post('/:id/whitelist', rejectQuery, requireScope('admin'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     const id = agentId(ctx)
     const body = parse(whitelistAddBody, ctx.request.body)
     ok(ctx, await core.addToWhitelist({ ...body, accountId: account(ctx), agentId: id, actor: auditActorOf(principalOf(ctx)) }), 201)

@@ -5,7 +5,7 @@ import type { AppDeps } from '../appDeps.ts'
 import { ok } from '../respond.ts'
 import { parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
-import { idempotency } from '../middleware/idempotency.ts'
+import { idempotency, idempotentCreation } from '../middleware/idempotency.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import { browseListingsQuery, createListingBody, ownPageQuery, placeBidBody } from '../../domain/marketplace/marketplace.schema.ts'
 
@@ -45,7 +45,7 @@ export function marketplaceRoutes({ core }: AppDeps): Router {
   const router = new Router({ prefix: '/market' })
   const account = (ctx: Context) => principalOf(ctx).accountId
 
-  router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
+  router.post('/', rejectQuery, requireScope('trade'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     ok(ctx, await core.createListing({ ...parse(createListingBody, ctx.request.body), accountId: account(ctx) }), 201)
   })
   router.get('/history', requireScope('read'), async (ctx) => {
@@ -70,7 +70,7 @@ export function marketplaceRoutes({ core }: AppDeps): Router {
     parse(noBody, ctx.request.body)
     ok(ctx, await core.buyListing({ accountId: account(ctx), listingId }))
   })
-  router.post('/:id/bids', rejectQuery, requireScope('trade'), async (ctx) => {
+  router.post('/:id/bids', rejectQuery, requireScope('trade'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     const listingId = idOf(ctx, 'id', 'Listing')
     ok(ctx, await core.placeBid({ accountId: account(ctx), listingId, credits: parse(placeBidBody, ctx.request.body).credits }), 201)
   })

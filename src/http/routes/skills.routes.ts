@@ -5,6 +5,7 @@ import { ok } from '../respond.ts'
 import { decodeCursor, encodeCursor, noBody, pagingQuery, parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { idempotentCreation } from '../middleware/idempotency.ts'
 import { registryQuery } from '../../domain/skills/skill.schema.ts'
 
 const registryQueryWithPaging = pagingQuery.extend(registryQuery.shape)
@@ -41,7 +42,7 @@ export function customSkillRoutes({ core }: AppDeps): Router {
     const { skills, last } = await core.listCustomSkills({ accountId: account(ctx), limit: q.limit, after: decodeCursor(q.cursor) })
     ok(ctx, { skills, nextCursor: last ? encodeCursor(last.createdAt, last.id) : null })
   })
-  router.post('/', rejectQuery, requireScope('trade'), async (ctx) => {
+  router.post('/', rejectQuery, requireScope('trade'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     const skill = parse(schemas.create, ctx.request.body)
     ok(ctx, await core.createCustomSkill({ accountId: account(ctx), skill }), 201)
   })

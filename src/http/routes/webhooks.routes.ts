@@ -5,6 +5,7 @@ import { ok } from '../respond.ts'
 import { noBody, parse, rejectQuery, uuidParam } from '../validate.ts'
 import { principalOf, requireScope } from '../middleware/auth.ts'
 import { NotFoundError } from '../../domain/errors.ts'
+import { idempotentCreation } from '../middleware/idempotency.ts'
 import { streamAccountEvents } from '../accountEventStream.ts'
 import { createWebhookSchema, listDeliveriesSchema, updateWebhookSchema } from '../../domain/webhooks/webhook.schema.ts'
 
@@ -21,11 +22,11 @@ const webhookId = (ctx: Context): string => {
  * `GET /webhooks/:id/deliveries` (paged) and `POST /webhooks/:id/deliveries/:deliveryId/redeliver`;
  * and `GET /events` (`read`), the same events as Server-Sent Events.
  */
-export function webhookRoutes({ webhooks }: AppDeps): Router {
+export function webhookRoutes({ webhooks, core }: AppDeps): Router {
   const router = new Router()
   const accountId = (ctx: Context) => principalOf(ctx).accountId
 
-  router.post('/webhooks', rejectQuery, requireScope('admin'), async (ctx) => {
+  router.post('/webhooks', rejectQuery, requireScope('admin'), idempotentCreation(core.idempotencyKeys), async (ctx) => {
     ok(ctx, await webhooks.createWebhook({ accountId: accountId(ctx), body: parse(createWebhookSchema, ctx.request.body) }), 201)
   })
   router.get('/webhooks', rejectQuery, requireScope('admin'), async (ctx) => {
