@@ -109,6 +109,9 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     // Every kind has a row, automations included (none in this account yet), and the firings card is there.
     expect(await page.getByTestId('kind-automation').textContent()).toContain('none')
     expect(await page.getByTestId('firings').textContent()).toContain('automation firings / min')
+    // The storage: the database's size (in bytes as a person reads them), its growth, the compaction's backlog.
+    expect(await page.getByTestId('database-size').textContent()).toMatch(/\d+(\.\d)? (B|KB|MB|GB)database size/)
+    expect(await page.getByTestId('compaction-backlog').textContent()).toMatch(/^\d+compaction backlog$/)
     await shot('1-overview')
 
     await page.goto(`${app.url}/ops#/actors?kind=launch`)

@@ -32,7 +32,7 @@ export type OpsDeps = {
  */
 export function opsUseCases({ pool, runtime, chain, credits, features }: OpsDeps) {
   const ports: OpsPorts = {
-    runtime: { inspect: runtime.inspect, admin: runtime.admin },
+    runtime: { inspect: runtime.inspect, admin: runtime.admin, retention: runtime.retention },
     store: createOpsStore(pool),
     chain: chain && opsChain(chain),
     credits,

@@ -5,6 +5,7 @@ import type { ChainHandle } from '../adapters/chain/chain.ts'
 import type { FaucetRequest } from '../dev/devFaucet.ts'
 import { createIdempotencyKeys } from '../adapters/db/idempotency.store.ts'
 import { pingDatabase, unconfirmedTxCount } from '../adapters/db/metrics.store.ts'
+import { storageFigures } from '../adapters/db/opsOverview.store.ts'
 import { NotFoundError } from '../domain/errors.ts'
 
 export type HealthReport = {
@@ -52,6 +53,11 @@ export function platformUseCases(adapters: PlatformAdapters) {
       actors: () => runtime.inspect.scanActorCounts(),
       openEffects: () => runtime.inspect.openEffectCount(),
       unconfirmedTransactions: () => unconfirmedTxCount(pool),
+      /** The database's size, its growth over the last hour, the retention's backlog (as the operator overview). */
+      storage: async () => {
+        const [figures, compactionBacklog] = await Promise.all([storageFigures(pool), runtime.retention.backlog()])
+        return { ...figures, compactionBacklog }
+      },
     },
     /** Whether the dev faucet is there (the embedded chain only). */
     faucetAvailable: faucet !== undefined,

@@ -38,6 +38,7 @@ import { createIndexer, type Indexer } from '../adapters/chain/indexer.ts'
 import { createDepositServices } from '../adapters/chain/depositServices.ts'
 import { randomUUID } from 'node:crypto'
 import { createWebhookDispatcher } from '../adapters/webhooks/dispatcher.ts'
+import { startDatabaseSizeSampler } from '../adapters/db/databaseSize.store.ts'
 import { webhookUseCases } from './webhookUseCases.ts'
 import { renderEventsWith } from './webhookEvents.ts'
 import { createCore, type Core, type IdentityAdapters } from './core.ts'
@@ -142,6 +143,7 @@ export async function createServices(
   nodes.subscribe(KEY_REVOKED_CHANNEL, (hash) => core.forgetApiKey(hash))
   if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
+  const sizes = startDatabaseSizeSampler(db.pool, logger)
   // Account events out: the endpoints' use cases, and the dispatcher that fans events out and delivers them.
   const dispatcher = createWebhookDispatcher({ pool: db.pool, logger, settings: config.webhooks, render: renderEventsWith(core, logger) })
   const webhooks = webhookUseCases({ pool: db.pool, policy: config.webhooks.policy, wake: dispatcher.wake })
@@ -170,6 +172,7 @@ export async function createServices(
     },
     async close() {
       clearInterval(sweeper)
+      sizes.stop()
       await dispatcher.stop()
       await indexer?.stop()
       await runtime.stop()

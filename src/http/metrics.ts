@@ -45,6 +45,38 @@ export function createMetrics(counts: Core['metricsCounts']) {
       this.set(await counts.openEffects())
     },
   })
+  // One read of the storage figures per scrape, shared by its three gauges.
+  let read: { at: number; figures: ReturnType<typeof counts.storage> } | undefined
+  const storage = () => {
+    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), figures: counts.storage() }
+    return read.figures
+  }
+  new Gauge({
+    name: 'database_bytes',
+    help: "The database's size in bytes.",
+    registers: [registry],
+    async collect() {
+      this.set((await storage()).databaseBytes)
+    },
+  })
+  new Gauge({
+    name: 'database_growth_last_hour_bytes',
+    help: "The database's growth over the last hour, in bytes (absent until the service has sampled its size an hour ago).",
+    registers: [registry],
+    async collect() {
+      const growth = (await storage()).growthLastHourBytes
+      this.reset()
+      if (growth !== null) this.set(growth)
+    },
+  })
+  new Gauge({
+    name: 'actor_compaction_backlog',
+    help: 'Ended actors past their retention window not compacted yet.',
+    registers: [registry],
+    async collect() {
+      this.set((await storage()).compactionBacklog)
+    },
+  })
   new Gauge({
     name: 'chain_transactions_unconfirmed',
     help: 'Outbox transactions queued or broadcast, not yet confirmed.',

@@ -4,7 +4,8 @@ import type { ServiceFigures } from '../../domain/ops/ports.ts'
 /**
  * The operator overview's figures that are the service's (the runtime's counts are
  * `runtime.inspect.counts`), in one statement. Each part reads an index or a small table:
- * `chain_tx_created`, `credit_entry_model_usage`, `account_credits_reserved` (less what `credit_stripe` holds unused), `chain_checkpoint`
+ * `chain_tx_created`, `credit_entry_model_usage`, `account_credits_reserved` (less what `credit_stripe` holds unused), `chain_checkpoint`,
+ * the database's size and its sample of an hour ago (`database_size_sample`)
  * (docs/benchmarks.md, "Operator overview").
  *
  * @example
@@ -19,7 +20,9 @@ export async function serviceFigures(pool: pg.Pool): Promise<ServiceFigures> {
       (select coalesce(sum(abs(credits)), 0)::bigint from credit_entry where kind = 'model_usage' and created_at > now() - interval '1 hour') as model_credits,
       ((select coalesce(sum(credits_reserved), 0) from account where credits_reserved > 0)
         - (select coalesce(sum(escrow - held), 0) from credit_stripe where escrow > held))::bigint as credits_reserved,
-      (select block_number from chain_checkpoint order by chain_id limit 1) as indexed_block`,
+      (select block_number from chain_checkpoint order by chain_id limit 1) as indexed_block,
+      pg_database_size(current_database()) as database_bytes,
+      (select bytes from database_size_sample where at <= now() - interval '1 hour' order by at desc limit 1) as bytes_hour_ago`,
   })
   const r = rows[0]!
   return {
@@ -27,5 +30,21 @@ export async function serviceFigures(pool: pg.Pool): Promise<ServiceFigures> {
     modelCreditsLastHour: Number(r.model_credits),
     creditsReserved: Number(r.credits_reserved),
     indexedBlock: r.indexed_block === null || r.indexed_block === undefined ? null : Number(r.indexed_block),
+    databaseBytes: Number(r.database_bytes),
+    growthLastHourBytes: r.bytes_hour_ago === null || r.bytes_hour_ago === undefined ? null : Number(r.database_bytes) - Number(r.bytes_hour_ago),
   }
+}
+
+/**
+ * The database's size and its growth since the sample of an hour ago (null until one is that
+ * old): what `/metrics` exports beside the operator overview.
+ */
+export async function storageFigures(pool: Pick<pg.Pool, 'query'>): Promise<{ databaseBytes: number; growthLastHourBytes: number | null }> {
+  const { rows } = await pool.query<{ database_bytes: string; bytes_hour_ago: string | null }>({
+    name: 'ops.storage',
+    text: `select pg_database_size(current_database()) as database_bytes,
+      (select bytes from database_size_sample where at <= now() - interval '1 hour' order by at desc limit 1) as bytes_hour_ago`,
+  })
+  const r = rows[0]!
+  return { databaseBytes: Number(r.database_bytes), growthLastHourBytes: r.bytes_hour_ago === null ? null : Number(r.database_bytes) - Number(r.bytes_hour_ago) }
 }

@@ -10,14 +10,17 @@ export type GetOpsOverviewDeps = Pick<OpsPorts, 'runtime' | 'store' | 'chain'>
 /**
  * The operator overview: the runtime's counts (actors by kind and state, work started, effects,
  * dead letters, stuck actors), the service's figures (transactions, model credits, the indexed
- * block), and how far the indexer is behind the chain's head (null without a chain or when it
- * does not answer in time).
+ * block), how far the indexer is behind the chain's head (null without a chain or when it
+ * does not answer in time), and the storage: the database's size, its growth over the last hour
+ * and the retention's backlog.
  *
  * @example
  * const overview = await getOpsOverview(deps)
  */
 export async function getOpsOverview({ runtime, store, chain }: GetOpsOverviewDeps) {
-  const [counts, figures, head] = await Promise.all([runtime.inspect.counts(EFFECT_WORK), store.serviceFigures(), chain ? chain.head(CHAIN_HEAD_TIMEOUT_MS) : null])
+  const [counts, figures, head, backlog] = await Promise.all([
+    runtime.inspect.counts(EFFECT_WORK), store.serviceFigures(), chain ? chain.head(CHAIN_HEAD_TIMEOUT_MS) : null, runtime.retention.backlog(),
+  ])
   const lag = head !== null && figures.indexedBlock !== null ? Math.max(0, head - figures.indexedBlock) : null
   return {
     actors: counts.actors,
@@ -30,6 +33,7 @@ export async function getOpsOverview({ runtime, store, chain }: GetOpsOverviewDe
     creditsReserved: figures.creditsReserved,
     indexedBlock: figures.indexedBlock,
     chain: { head, indexedBlock: figures.indexedBlock, lagBlocks: lag },
+    storage: { databaseBytes: figures.databaseBytes, growthLastHourBytes: figures.growthLastHourBytes, compactionBacklog: backlog },
     at: new Date().toISOString(),
   }
 }

@@ -15,6 +15,8 @@ export type { ActorListQuery, ActorSummary, TimelinePage } from '../../actors/ru
 export type OpsRuntime = {
   inspect: RuntimeInspection
   admin: RuntimeAdmin
+  /** The retention's backlog: ended actors past their window not compacted yet. */
+  retention: { backlog(): Promise<number> }
 }
 
 /** The operator behind a console action, as the audit trail records it. */
@@ -72,6 +74,10 @@ export type ServiceFigures = {
   creditsReserved: number
   /** The indexer's last block (null before its first pass). */
   indexedBlock: number | null
+  /** The database's size in bytes (`pg_database_size`). */
+  databaseBytes: number
+  /** Its growth since the sample of an hour ago (null until the service has sampled it an hour ago). */
+  growthLastHourBytes: number | null
 }
 
 /** The service's own records the console reads and writes (src/adapters/db: ops*.store.ts, auditTrail.store.ts, walletOp.store.ts). */

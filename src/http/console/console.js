@@ -35,6 +35,8 @@ const actorLink = (id, text) => h('a', { href: `#/actor/${encodeURIComponent(id)
 const table = (headers, rows, testid) =>
   h('table', { 'data-testid': testid }, h('thead', {}, h('tr', {}, headers.map((x) => h('th', { text: x })))), h('tbody', {}, rows))
 const empty = (cols, text) => h('tr', {}, h('td', { colspan: cols, class: 'muted', text }))
+/** Bytes as a person reads them (1.2 GB). */
+const bytes = (n) => { const u = ['B', 'KB', 'MB', 'GB', 'TB']; let i = 0; let v = Math.abs(n); while (v >= 1000 && i < u.length - 1) { v /= 1000; i++ } return `${n < 0 ? '-' : ''}${v.toFixed(v >= 100 || i === 0 ? 0 : 1)} ${u[i]}` }
 const card = (label, n, cls, testid) => h('div', { class: `card ${cls ?? ''}`, 'data-testid': testid }, h('div', { class: 'n', text: n ?? '–' }), h('div', { class: 'l', text: label }))
 
 // ---------- the API ----------
@@ -222,6 +224,9 @@ async function overview() {
         card('automation firings / min', work('firing')?.lastMinute ?? 0, '', 'firings'),
         card('chain head', o.chain.head),
         card('indexer lag (blocks)', o.chain.lagBlocks, o.chain.lagBlocks > 5 ? 'warn' : ''),
+        card('database size', bytes(o.storage.databaseBytes), '', 'database-size'),
+        card('growth last hour', o.storage.growthLastHourBytes === null ? 'n/a' : bytes(o.storage.growthLastHourBytes), '', 'database-growth'),
+        card('compaction backlog', o.storage.compactionBacklog, o.storage.compactionBacklog > 10000 ? 'warn' : '', 'compaction-backlog'),
       ),
       h('h2', { text: 'Actors per kind and state' }),
       table(['kind', 'states', 'started last minute', 'last hour'], kinds.map((k) => h('tr', { 'data-testid': `kind-${k}` },

@@ -41,6 +41,7 @@ import { Migration20261128000000_account_covers } from './Migration2026112800000
 import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
 import { Migration20261130010000_credit_stripes } from './Migration20261130010000_credit_stripes.ts'
 import { Migration20261129020000_status_hooks } from './Migration20261129020000_status_hooks.ts'
+import { Migration20261207000000_database_size } from './Migration20261207000000_database_size.ts'
 
 /** Every migration, in order. Listed explicitly so they run the same under Node and vitest. */
 export const migrations = [
@@ -87,4 +88,5 @@ export const migrations = [
   { name: 'Migration20261129010000_paper_launches', class: Migration20261129010000_paper_launches },
   { name: 'Migration20261129020000_status_hooks', class: Migration20261129020000_status_hooks },
   { name: 'Migration20261130010000_credit_stripes', class: Migration20261130010000_credit_stripes },
+  { name: 'Migration20261207000000_database_size', class: Migration20261207000000_database_size },
 ]
