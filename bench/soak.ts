@@ -14,7 +14,8 @@
  *   npm run -s bench:soak        (BENCH_SOAK_AGENTS: agents, default 10000; BENCH_SOAK_ACCOUNTS: accounts the
  *                                 agents are spread over, round robin, default 100, 1 = one account;
  *                                 BENCH_SOAK_MINUTES: default 60; BENCH_SOAK_RETENTION_MINUTES: the service's
- *                                 ACTOR_RETENTION_MINUTES and ACTOR_RETENTION_QUIET_MINUTES, default 5;
+ *                                 ACTOR_RETENTION_MINUTES, ACTOR_RETENTION_QUIET_MINUTES and
+ *                                 INBOX_RETENTION_HOURS (as hours), default 5;
  *                                 BENCH_SOAK_SWEEP_SECONDS: its RETENTION_SWEEP_SECONDS, default 10)
  */
 import { cpus, loadavg } from 'node:os'
@@ -126,9 +127,10 @@ async function main() {
   const env = {
     OPENAI_BASE_URL: mockUrl, OPENAI_API_KEY: 'bench', STARTER_CREDITS: '1000000000', RATE_LIMIT_PER_IP: '100000000',
     RUN_MIN_INTERVAL_SECONDS: '60', ACTOR_CACHE_SIZE: String(Math.max(10_000, 3 * N)),
-    // Settings a service without retention ignores (the configuration reads the variables it knows).
+    // Every retention window at RETENTION_MINUTES: the ended actors' (compaction) and the running
+    // agents' applied inbox events' (a service without these settings ignores them).
     ACTOR_RETENTION_MINUTES: String(RETENTION_MINUTES), ACTOR_RETENTION_QUIET_MINUTES: String(RETENTION_MINUTES),
-    RETENTION_SWEEP_SECONDS: String(SWEEP_SECONDS),
+    INBOX_RETENTION_HOURS: String(RETENTION_MINUTES / 60), RETENTION_SWEEP_SECONDS: String(SWEEP_SECONDS),
   }
   try {
     await withService('soak', async (s) => {
