@@ -324,6 +324,9 @@ export type CpuShare = {
   machine: number
   /** Everything else on the machine (other users, kernel), as % of one core. */
   other: number
+  /** `server` and `postgres` as CPU milliseconds over the window, unrounded (per-operation figures at low rates). */
+  serverMs: number
+  postgresMs: number
 }
 
 /** Starts a CPU window over a child (the server under test), this process, and every postgres process. */
@@ -353,7 +356,8 @@ export function cpuWindow(serverPid: number | undefined) {
     const postgres = pct(pgTicks)
     const machine = dt > 0 ? round(100 * (1 - (m1.idle - m0.idle) / dt), 0) : 0
     const other = Math.max(0, Math.round(machine * cpus().length - server - loadgen - postgres))
-    return { server, serverSys: pct(sSys), loadgen, postgres, machine, other }
+    const ms = (ticks: number) => (1000 * ticks) / TICKS_PER_SECOND
+    return { server, serverSys: pct(sSys), loadgen, postgres, machine, other, serverMs: ms(sAll), postgresMs: ms(pgTicks) }
   }
 }
 
