@@ -85,6 +85,7 @@ import { approvalUseCases } from './approvalUseCases.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
 import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
 import { opsUseCases } from './opsUseCases.ts'
+import { policyUseCases } from './policyUseCases.ts'
 import { accountUseCases, agentUseCases } from './identityUseCases.ts'
 import { createAgentRowCache } from '../domain/agents/agentRowCache.ts'
 import { readOwnedAgent } from '../domain/agents/getAgent.ts'
@@ -205,6 +206,7 @@ export function createCore(adapters: CoreAdapters): Core {
     ...wallets,
     ...billingUseCases(adapters),
     ...approvalUseCases({ runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
+    ...policyUseCases(adapters),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),
