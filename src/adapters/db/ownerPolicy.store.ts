@@ -1,12 +1,14 @@
 import type pg from 'pg'
 import { NotFoundError } from '../../domain/errors.ts'
-import { EMPTY_OWNER_POLICY, ownerPolicySchema, type OwnerPolicy } from '../../domain/policies/ownerPolicy.schema.ts'
+import { EMPTY_OWNER_POLICY, ownerPolicySchema, type OwnerPolicy, type PolicyInitiator } from '../../domain/policies/ownerPolicy.schema.ts'
 import { planOwnerPolicyChange } from '../../domain/policies/policyChange.ts'
 import type { ScopedPolicy } from '../../domain/policies/ownerPolicyRules.ts'
 import type { OwnerPolicyStore, PolicyTarget, StoredOwnerPolicy } from '../../domain/policies/ports.ts'
 import type { AuditActor } from '../../domain/agents/auditTrail.ts'
 import { withTransaction } from './transaction.ts'
+import type { Queryable } from '../../domain/billing/ports.ts'
 import { writeAudit } from './auditTrail.store.ts'
+import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
 
 /**
  * The owners' policies (`account_policy`, `agent_owner_policy`): one row per account or agent,
@@ -102,7 +104,7 @@ const EFFECTIVE = `case when p.pending is not null and p.pending_effective_at <=
  * empty policy is left out. Read where a money move is checked (the wallet operation's start,
  * under the agent's lock, and an approval's decision).
  */
-export async function effectiveOwnerPolicies(db: Pick<pg.Pool, 'query'>, { accountId, agentId }: { accountId: string; agentId: string }): Promise<ScopedPolicy[]> {
+export async function effectiveOwnerPolicies(db: Queryable, { accountId, agentId }: { accountId: string; agentId: string }): Promise<ScopedPolicy[]> {
   const { rows } = await db.query<{ account: unknown; agent: unknown }>(
     `select (select ${EFFECTIVE} from account_policy p where p.account_id = $1) as account,
             (select ${EFFECTIVE} from agent_owner_policy p where p.agent_id = $2) as agent`,
@@ -114,4 +116,21 @@ export async function effectiveOwnerPolicies(db: Pick<pg.Pool, 'query'>, { accou
   if (account.rules.length > 0) out.push({ scope: 'account', policy: account })
   if (agent.rules.length > 0) out.push({ scope: 'agent', policy: agent })
   return out
+}
+
+/**
+ * Who started a money move, from the actor it is made for (`parentId`): none is a request with
+ * a key (REST, MCP); a chat turn's model, a run's, an automation's firing, a mirror's copy.
+ */
+export async function initiatorOf(db: Queryable, parentId: string | null | undefined): Promise<PolicyInitiator> {
+  if (!parentId) return 'api_key'
+  const { rows } = await db.query<{ kind: string; automation_kind: string | null }>(
+    `select p.kind, p.context->>'kind' as automation_kind from ${actorRowsSql()} p where p.id = $1`,
+    [parentId],
+  )
+  const row = rows[0]
+  if (row?.kind === 'chatturn') return 'chat'
+  if (row?.kind === 'run') return 'run'
+  if (row?.kind === 'automation') return row.automation_kind === 'mirror' ? 'mirror' : 'automation'
+  return 'api_key'
 }

@@ -1,3 +1,4 @@
+import type { PolicyGate } from '../policies/ports.ts'
 import type { ApprovalRecord } from '../approvals/approval.types.ts'
 import type { Policy } from '../agents/policy.ts'
 import type { MovedToken } from '../agents/policyCheck.ts'
@@ -109,4 +110,6 @@ export type LaunchPorts = {
   actors: LaunchActors
   /** A fresh id (a preview's throwaway launch id). */
   newId(): string
+  /** The owners' policies (docs/api.md, "Policies"); without it, only the guardrails decide. */
+  policies?: PolicyGate | undefined
 }

@@ -1,6 +1,7 @@
 import type { AuditActor } from '../agents/auditTrail.ts'
 import type { OwnerPolicy } from './ownerPolicy.schema.ts'
-import type { ScopedPolicy } from './ownerPolicyRules.ts'
+import type { PolicyDecision, PolicyOperation, ScopedPolicy } from './ownerPolicyRules.ts'
+import type { Queryable } from '../billing/ports.ts'
 
 /** Whose policy: the account's, or one agent's (which must be the account's). */
 export type PolicyTarget = { scope: 'account'; accountId: string } | { scope: 'agent'; accountId: string; agentId: string }
@@ -24,4 +25,21 @@ export interface OwnerPolicyStore {
   apply(input: { target: PolicyTarget; actor: AuditActor; policy: OwnerPolicy; holdSeconds: number }): Promise<StoredOwnerPolicy>
   /** The account's and the agent's policies in effect, the account's first (empty ones left out). */
   effective(input: { accountId: string; agentId: string }): Promise<ScopedPolicy[]>
+}
+
+/** What a money move shows the policies, as its use case knows it (who started it and when are the gate's). */
+export type PolicyFacts = Omit<PolicyOperation, 'initiator' | 'atMs' | 'netUsd'>
+
+/** The decision recorded on the operation and shown in its answer (`policy: { decision, rule }`), with the facts it was made on. */
+export type PolicyStamp = Pick<PolicyDecision, 'decision' | 'rule'> & { facts: PolicyFacts }
+
+export type PolicyGateInput = { accountId: string; agentId: string; opId: string; parentId?: string | null | undefined; facts: PolicyFacts }
+
+/**
+ * Evaluates an operation against the account's and the agent's policies (src/workflows/walletOp/policyGate.ts):
+ * who started it (from `parentId`), the net USD of every window a rule names (the operation
+ * `opId` itself left out), the time; `db`, the transaction that holds the agent's lock.
+ */
+export interface PolicyGate {
+  decide(input: PolicyGateInput, db?: Queryable): Promise<PolicyDecision>
 }

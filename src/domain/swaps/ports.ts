@@ -1,3 +1,4 @@
+import type { PolicyGate, PolicyStamp } from '../policies/ports.ts'
 import type { PaperPoolState } from '../paper/paperPool.ts'
 import type { Address } from 'viem'
 import type { Policy } from '../agents/policy.ts'
@@ -131,6 +132,8 @@ export interface SwapOperations {
     parentId: string | undefined
     /** Set when the policy asks an owner to approve it first: it waits in `awaiting_approval`. */
     approval?: ApprovalRequest | null | undefined
+    /** The owners' policies' decision and the facts it was made on (made again under the agent's lock). */
+    policy?: PolicyStamp | undefined
   }): Promise<WalletOpView>
   /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
   waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>
@@ -151,4 +154,6 @@ export type SwapPorts = {
   newId(): string
   /** A paper agent's virtual balances: its swaps are checked against them instead of the chain. */
   paper?: PaperBalances | undefined
+  /** The owners' policies (docs/api.md, "Policies"); without it, only the guardrails decide. */
+  policies?: PolicyGate | undefined
 }

@@ -4,7 +4,9 @@ import { Migration } from '@mikro-orm/migrations'
  * Owners' policies (docs/api.md, "Policies"): one per account (`account_policy`) and one per
  * agent (`agent_owner_policy`), each `{ rules }` as JSON, with the loosening waiting for its hold
  * (`pending`, applying by the database clock at `pending_effective_at`, as an agent's
- * `agent_pending_change` does). An agent's policy follows the agent (a sale keeps it).
+ * `agent_pending_change` does). An agent's policy follows the agent (a sale keeps it). A
+ * `net_usd_window` criterion of the account sums the account's money moves over a window:
+ * `wallet_op_account` serves it.
  */
 export class Migration20261207120000_owner_policies extends Migration {
   override name = 'Migration20261207120000_owner_policies'
@@ -24,10 +26,11 @@ create table agent_owner_policy (
   pending_effective_at timestamptz,
   updated_at timestamptz not null default now()
 );
+create index wallet_op_account on wallet_op (account_id, created_at desc);
 `)
   }
 
   override down(): void {
-    this.addSql('drop table if exists agent_owner_policy; drop table if exists account_policy;')
+    this.addSql('drop index if exists wallet_op_account; drop table if exists agent_owner_policy; drop table if exists account_policy;')
   }
 }
