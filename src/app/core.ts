@@ -208,7 +208,7 @@ export function createCore(adapters: CoreAdapters): Core {
     ...wallets,
     ...billingUseCases(adapters),
     ...approvalUseCases({ pool, runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
-    ...policyUseCases(adapters),
+    ...policyUseCases(adapters, { swaps: swapPorts, launches: launchPorts }),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),

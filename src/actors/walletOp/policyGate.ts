@@ -17,14 +17,14 @@ import type { PolicyGate } from '../../domain/policies/ports.ts'
  */
 export function createPolicyGate(pool: pg.Pool, clock: () => number = Date.now): PolicyGate {
   return {
-    async decide(input, db = pool) {
+    async decide(input, db = pool, { all = false } = {}) {
       const policies = await effectiveOwnerPolicies(db, input)
       if (policies.length === 0) return { decision: 'guardrails', rule: null, matched: [] }
-      const initiator = await initiatorOf(db, input.parentId)
+      const initiator = input.initiator ?? (await initiatorOf(db, input.parentId))
       const windows = netWindowsOf(policies)
       const netUsd = await spentInWindowsUsd(db, { agentId: input.agentId, accountId: input.accountId, exceptId: input.opId, windows })
       const kind = initiator === 'mirror' && input.facts.kind === 'swap' ? 'mirror_copy' : input.facts.kind
-      return evaluateOwnerPolicies(policies, { ...input.facts, kind, initiator, atMs: clock(), netUsd })
+      return evaluateOwnerPolicies(policies, { ...input.facts, kind, initiator, atMs: clock(), netUsd }, { all })
     },
   }
 }

@@ -1,5 +1,5 @@
 import type { AuditActor } from '../agents/auditTrail.ts'
-import type { OwnerPolicy } from './ownerPolicy.schema.ts'
+import type { OwnerPolicy, PolicyInitiator } from './ownerPolicy.schema.ts'
 import type { PolicyDecision, PolicyOperation, ScopedPolicy } from './ownerPolicyRules.ts'
 import type { Queryable } from '../billing/ports.ts'
 
@@ -33,13 +33,22 @@ export type PolicyFacts = Omit<PolicyOperation, 'initiator' | 'atMs' | 'netUsd'>
 /** The decision recorded on the operation and shown in its answer (`policy: { decision, rule }`), with the facts it was made on. */
 export type PolicyStamp = Pick<PolicyDecision, 'decision' | 'rule'> & { facts: PolicyFacts }
 
-export type PolicyGateInput = { accountId: string; agentId: string; opId: string; parentId?: string | null | undefined; facts: PolicyFacts }
+export type PolicyGateInput = {
+  accountId: string
+  agentId: string
+  opId: string
+  parentId?: string | null | undefined
+  /** Who starts it, when the caller says (a dry run); otherwise read from `parentId`. */
+  initiator?: PolicyInitiator | undefined
+  facts: PolicyFacts
+}
 
 /**
- * Evaluates an operation against the account's and the agent's policies (src/workflows/walletOp/policyGate.ts):
+ * Evaluates an operation against the account's and the agent's policies (src/actors/walletOp/policyGate.ts):
  * who started it (from `parentId`), the net USD of every window a rule names (the operation
  * `opId` itself left out), the time; `db`, the transaction that holds the agent's lock.
  */
 export interface PolicyGate {
-  decide(input: PolicyGateInput, db?: Queryable): Promise<PolicyDecision>
+  /** `all`: every matching rule with its reason (a dry run), not only the deciding one. */
+  decide(input: PolicyGateInput, db?: Queryable, opts?: { all?: boolean }): Promise<PolicyDecision>
 }
