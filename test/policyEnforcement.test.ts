@@ -27,7 +27,7 @@ const putAccount = async (rules: unknown[]) => expect((await api('PUT', '/polici
 const putAgent = async (agentId: string, rules: unknown[]) => expect((await api('PUT', `/agents/${agentId}/policy`, { rules })).status).toBe(200)
 
 beforeAll(async () => {
-  app = await startTestApp({}, { withChain: true })
+  app = await startTestApp({ STARTER_CREDITS: '10000' }, { withChain: true })
   ;({ api } = await app.account())
 }, 120_000)
 afterAll(async () => {
@@ -35,6 +35,21 @@ afterAll(async () => {
 })
 
 describe('owner policies in the wallet operation', () => {
+  it("a sale drops the seller's policy of the agent: the buyer's guardrails and account policy apply", async () => {
+    const agent = await newAgent({ max_trade_usd: '0.5' })
+    await putAgent(agent.id, [{ name: 'seller lets all through', action: 'accept', criteria: [] }])
+    expect((await swap(agent.id)).status).toBe(200)
+    const listing = await api('POST', '/market', { agentId: agent.id, priceCredits: 100 })
+    expect(listing.status, JSON.stringify(listing.body)).toBe(201)
+    const buyer = await app.account({ name: 'buyer' })
+    expect((await buyer.api('POST', `/market/${listing.body.id}/buy`, undefined, { 'idempotency-key': 'policy-sale' })).status).toBe(200)
+    expect(await q('select * from agent_owner_policy where agent_id = $1', [agent.id])).toEqual([])
+    expect((await buyer.api('GET', `/agents/${agent.id}/policy`)).body).toMatchObject({ rules: [] })
+    const refused = await buyer.api('POST', '/swap/execute', { agentId: agent.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.001', slippageBps: 300 })
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 'policy_violation' })
+    expect(refused.body.error).toContain('"max_trade_usd"')
+  })
+
   it('without a rule that matches, the guardrails decide and the answer says so', async () => {
     const agent = await newAgent()
     const res = await swap(agent.id)

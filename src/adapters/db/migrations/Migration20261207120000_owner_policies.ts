@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations'
  * Owners' policies (docs/api.md, "Policies"): one per account (`account_policy`) and one per
  * agent (`agent_owner_policy`), each `{ rules }` as JSON, with the loosening waiting for its hold
  * (`pending`, applying by the database clock at `pending_effective_at`, as an agent's
- * `agent_pending_change` does). An agent's policy follows the agent (a sale keeps it). A
+ * `agent_pending_change` does). An agent's policy is dropped when the agent is sold (listings.repository.ts). A
  * `net_usd_window` criterion of the account sums the account's money moves over a window:
  * `wallet_op_account` serves it.
  */
