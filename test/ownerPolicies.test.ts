@@ -101,6 +101,13 @@ describe('owner policies: storage and routes', () => {
     expect(audit.body.entries[0]).toMatchObject({ after: { owner_policy: next }, effectiveAt: loose.body.pending.effectiveAt })
     expect(Date.parse(audit.body.entries[1].effectiveAt)).toBeLessThan(effectiveAt)
 
+    // Journaled as a guardrail change is: account events (webhooks, GET /events) naming the scope.
+    const events = await q(`select type, resource_kind, data from account_event where resource_id = $1 and data->>'change' = 'owner_policy.change' order by seq`, [agentId])
+    expect(events.map((e) => [e.type, e.resource_kind, e.data.scope, e.data.agentId])).toEqual([
+      ['guardrail.change_applied', 'agent', 'agent', agentId], ['guardrail.change_applied', 'agent', 'agent', agentId], ['guardrail.change_requested', 'agent', 'agent', agentId],
+    ])
+    expect(events[2]!.data).toMatchObject({ after: { owner_policy: next }, by: actor })
+
     // After the hold the whole new policy applies, by the database clock.
     await new Promise((r) => setTimeout(r, Math.max(0, effectiveAt - Date.now()) + 300))
     expect((await owner('GET', path)).body).toMatchObject({ rules: next.rules, pending: null })
@@ -115,6 +122,10 @@ describe('owner policies: storage and routes', () => {
     const rows = await q(`select action, before, after from audit_log where subject_id = $1 order by id`, [accountId])
     expect(rows.map((r) => r.action)).toEqual(['owner_policy.change', 'owner_policy.change', 'pending.cancel', 'owner_policy.change'])
     expect(rows[2]!.before).toEqual({ owner_policy: { rules: [] } })
+    const events = await q(`select type, resource_kind, data from account_event where resource_id = $1 and data->>'change' = 'owner_policy.change' order by seq`, [accountId])
+    expect(events.map((e) => [e.type, e.resource_kind, e.data.scope, e.data.agentId])).toEqual([
+      ['guardrail.change_applied', 'account', 'account', null], ['guardrail.change_requested', 'account', 'account', null], ['guardrail.change_applied', 'account', 'account', null],
+    ])
     const [stored] = await q('select policy, pending from account_policy where account_id = $1', [accountId])
     expect(stored).toEqual({ policy: { rules: [cap('50'), cap('10', 'small')] }, pending: null })
   })
