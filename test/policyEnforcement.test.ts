@@ -120,6 +120,26 @@ describe('owner policies in the wallet operation', () => {
     expect(ok.body).toMatchObject({ status: 'confirmed', policy: { decision: 'guardrails', rule: null } })
   })
 
+  it('covers launches: a reject refuses one (nothing recorded), a require_approval holds a seed, a reject added meanwhile fails it at approval', async () => {
+    const agent = await newAgent()
+    const launch = (venue: string, body: object) => api('POST', `/launch/${venue}`, { agentId: agent.id, name: 'Ruled', ...body }, { 'idempotency-key': `launch-${Math.random()}` })
+    await putAgent(agent.id, [{ name: 'no curves', action: 'reject', criteria: [{ type: 'operation', operations: ['launch'] }, { type: 'usd_value', operator: 'lte', usd: '0' }] }])
+    const refused = await launch('venue-a', { symbol: 'NOPE', quote: 'ETH' })
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 422, code: 'policy_violation' })
+    expect(refused.body.error).toContain('"no curves"')
+    expect(await q(`select count(*)::int as n from actor where kind = 'launch' and snapshot->'context'->>'agentId' = $1`, [agent.id])).toEqual([{ n: 0 }])
+    await putAgent(agent.id, [{ name: 'ask for seeds', action: 'require_approval', criteria: [{ type: 'token', tokens: ['USDC'], side: 'in' }] }])
+    const held = await launch('self-funded', { symbol: 'SEEDY', quote: 'USDC', seedAmount: '10' })
+    expect(held.status, JSON.stringify(held.body)).toBe(202)
+    expect(held.body).toMatchObject({ status: 'awaiting_approval', policy: { decision: 'require_approval', rule: { name: 'ask for seeds', scope: 'agent' } }, approval: { rule: { name: 'ask for seeds' } } })
+    await putAccount([{ name: 'no launches now', action: 'reject', criteria: [{ type: 'operation', operations: ['launch'] }] }])
+    const decided = await api('POST', `/approvals/${held.body.id}/approve`, {})
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200)
+    expect(decided.body.operation).toMatchObject({ status: 'failed', error: { code: 'policy_violation', message: expect.stringContaining('"no launches now"') } })
+    expect(await q('select count(*)::int as n from chain_tx where agent_id = $1', [agent.id])).toEqual([{ n: 0 }])
+    await putAccount([])
+  })
+
   it("counts a window's net spend across the account's agents", async () => {
     // An account of its own: the swaps above count toward the first account's window.
     const first0 = api

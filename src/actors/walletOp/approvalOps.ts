@@ -12,7 +12,7 @@ function approvalOperation(id: string, actorKind: string, accountId: string, sta
     const c = context as LaunchContext
     if (!c.approval) return undefined
     const params = { venue: c.venue, symbol: c.symbol, name: c.name, quote: c.quote, seedAmount: c.seedAmount }
-    return { id, accountId, agentId: c.agentId, kind: 'launch', status, params, approval: c.approval, txHash: c.txHash, error: c.error }
+    return { id, accountId, agentId: c.agentId, kind: 'launch', status, params, approval: c.approval, txHash: c.txHash, error: c.error, parentId, policy: c.policy }
   }
   if (actorKind !== 'walletop') return undefined
   const c = context as WalletOpContext

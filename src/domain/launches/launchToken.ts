@@ -4,6 +4,8 @@ import { launchResource, type Launch } from './launchResource.ts'
 import { launchMatches } from './launchRules.ts'
 import type { LaunchPorts } from './ports.ts'
 import { resolveLaunch } from './resolveLaunch.ts'
+import { refuseRejected } from '../policies/policyGate.ts'
+import type { Queryable } from '../billing/ports.ts'
 
 export type LaunchTokenDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'simulator' | 'spend' | 'actors'> & Partial<Pick<LaunchPorts, 'policies'>>
 export type LaunchTokenInput = LaunchRequest<LaunchVenue> & {
@@ -38,7 +40,12 @@ export async function launchToken(deps: LaunchTokenDeps, req: LaunchTokenInput):
     // A self-funded seed leaves the wallet: checked and recorded against the 24-hour cap under
     // the agent's lock, as a wallet operation is.
     if (input.venue === 'self-funded') {
-      await deps.spend.reserve({ launchId: input.launchId, accountId: input.accountId, agentId: input.agentId, usdValue, checkSpend })
+      const { policies } = deps
+      const facts = input.policy?.facts
+      const policyCheck = policies && facts
+        ? async (db: Queryable) => refuseRejected(await policies.decide({ accountId: input.accountId, agentId: input.agentId, opId: input.launchId, parentId: req.parentId, facts }, db))
+        : undefined
+      await deps.spend.reserve({ launchId: input.launchId, accountId: input.accountId, agentId: input.agentId, usdValue, checkSpend, policyCheck })
     }
     const created = await deps.actors.create(input, req.parentId)
     if (created) child = launchResource(created)

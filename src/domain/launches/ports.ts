@@ -1,3 +1,4 @@
+import type { Queryable } from '../billing/ports.ts'
 import type { PolicyGate } from '../policies/ports.ts'
 import type { ApprovalRecord } from '../approvals/approval.types.ts'
 import type { Policy } from '../agents/policy.ts'
@@ -60,7 +61,11 @@ export interface LaunchSpend {
    * `checkSpend` sees the spend so far. The record's id is the launch's: a failed launch no
    * longer counts, and recording it twice is a no-op.
    */
-  reserve(p: { launchId: string; accountId: string; agentId: string; usdValue: string; checkSpend(spentTodayUsd: string): void }): Promise<void>
+  reserve(p: {
+    launchId: string; accountId: string; agentId: string; usdValue: string; checkSpend(spentTodayUsd: string): void
+    /** The owners' policies again, under the same lock (a window's spend counted with the concurrent moves); throws to refuse. */
+    policyCheck?: ((db: Queryable) => Promise<void>) | undefined
+  }): Promise<void>
 }
 
 /** The launch actor's context: its input and what each step found. */

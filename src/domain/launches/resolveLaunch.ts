@@ -3,7 +3,8 @@ import { ValidationError } from '../errors.ts'
 import type { LaunchBody, LaunchInput, LaunchRequest, LaunchVenue } from './launch.schema.ts'
 import { checkLaunchPolicy, launchFieldErrors, launchUsdValue, type LaunchFacts } from './launchRules.ts'
 import type { LaunchAgent, LaunchPorts } from './ports.ts'
-import { approvalUnder, checkOwnerPolicies, guardrailCheck } from '../policies/policyGate.ts'
+import { approvalUnder, checkOwnerPolicies, guardrailCheck, policyStamp } from '../policies/policyGate.ts'
+import type { PolicyFacts } from '../policies/ports.ts'
 
 export type ResolveLaunchDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'spend'> & Partial<Pick<LaunchPorts, 'policies'>>
 
@@ -48,7 +49,9 @@ export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest,
   // A seed above the policy's approval threshold waits for an owner (`awaiting_approval`) once the launch begins.
   // The owners' policies first (a reject is a 422 naming the rule); an accept skips the guardrails but for the kill switch.
   const tokensIn = venue === 'self-funded' ? [quote ?? { symbol: input.quote }] : []
-  const decision = await checkOwnerPolicies(deps.policies, { accountId: req.accountId, agentId: input.agentId, opId: launchId, parentId, facts: { kind: 'launch', tokensIn, tokensOut: [], usdValue } })
+  const moved: PolicyFacts = { kind: 'launch', tokensIn, tokensOut: [], usdValue }
+  const decision = await checkOwnerPolicies(deps.policies, { accountId: req.accountId, agentId: input.agentId, opId: launchId, parentId, facts: moved })
+  input.policy = policyStamp(decision, moved)
   input.approval = approvalUnder(decision, agent.policy, { opId: launchId, usdValue, now: Date.now() })
   const checkSpend = guardrailCheck(decision, agent.policy, (spentTodayUsd: string) =>
     checkLaunchPolicy(agent.policy, { quote: quote ?? { symbol: input.quote }, usdValue, spentTodayUsd }))
