@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { automationUntil } from './support/automations.ts'
 
 /**
  * Owners' policies enforced in the wallet operation before anything is signed (docs/api.md,
@@ -16,8 +17,8 @@ const chain = () => app.services.chain!.publicClient
 const nonceOf = (address: `0x${string}`) => chain().getTransactionCount({ address })
 const opsOf = async (agentId: string) => Number((await q('select count(*)::int as n from wallet_op where agent_id = $1', [agentId]))[0]!.n)
 
-async function newAgent(policy: object = {}) {
-  const res = await api('POST', '/agents', { name: 'ruled', model: 'gpt-4o-mini', skills: [], policy })
+async function newAgent(policy: object = {}, skills: string[] = []) {
+  const res = await api('POST', '/agents', { name: 'ruled', model: 'gpt-4o-mini', skills, policy })
   expect(res.status, JSON.stringify(res.body)).toBe(201)
   expect((await api('POST', '/dev/faucet', { agentId: res.body.id, eth: '2', usdc: '100' })).status).toBe(200)
   return res.body as { id: string; walletAddress: `0x${string}` }
@@ -137,6 +138,25 @@ describe('owner policies in the wallet operation', () => {
     expect(decided.status, JSON.stringify(decided.body)).toBe(200)
     expect(decided.body.operation).toMatchObject({ status: 'failed', error: { code: 'policy_violation', message: expect.stringContaining('"no launches now"') } })
     expect(await q('select count(*)::int as n from chain_tx where agent_id = $1', [agent.id])).toEqual([{ n: 0 }])
+    await putAccount([])
+  })
+
+  it("a mirror's copies are mirror_copy operations started by a mirror: a reject of them refuses the copy, nothing signed, the leader's swap untouched", async () => {
+    const leader = await newAgent()
+    const follower = await newAgent({}, ['trading'])
+    expect((await api('POST', `/agents/${follower.id}/start`)).status).toBe(200)
+    const created = await api('POST', '/automations', { agent_id: follower.id, name: 'copy', kind: 'mirror', mirror: { leaderAgentId: leader.id, ratio: 0.5, maxPerTradeUsd: '1000', maxDelaySeconds: 600 } })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    await putAccount([{ name: 'no copies', action: 'reject', criteria: [{ type: 'operation', operations: ['mirror_copy'] }, { type: 'initiator', initiators: ['mirror'] }] }])
+    const before = await q('select count(*)::int as n from chain_tx where agent_id = $1', [follower.id])
+    const led = await swap(leader.id, '0.002')
+    expect(led.body).toMatchObject({ status: 'confirmed', policy: { decision: 'guardrails' } })
+    const done = await automationUntil(api, created.body.id, (a) => a.firings.length >= 1)
+    expect(done.firings[0]).toMatchObject({ source: 'leader_swap', outcome: 'failed' })
+    expect(done.firings[0].reason).toMatch(/policy_violation/)
+    expect(done.firings[0].reason).toContain('"no copies"')
+    expect(await q('select count(*)::int as n from chain_tx where agent_id = $1', [follower.id])).toEqual(before)
+    expect((await api('DELETE', `/automations/${created.body.id}`)).status).toBe(200)
     await putAccount([])
   })
 
