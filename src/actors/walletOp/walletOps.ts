@@ -12,6 +12,7 @@ import type { ActorRuntime } from '../runtime/actorRuntime.ts'
 import type { WalletOpContext, WalletOpInput } from './walletOp.machine.ts'
 import { childOfRunningEffect } from '../runtime/effectScope.ts'
 import type { PolicyFacts, PolicyGate } from '../../domain/policies/ports.ts'
+import type { PolicyDecision } from '../../domain/policies/ownerPolicyRules.ts'
 import { approvalUnder, policyStamp, refuseRejected } from '../../domain/policies/policyGate.ts'
 import { createPolicyGate } from './policyGate.ts'
 
@@ -23,7 +24,7 @@ export type WalletOpStart = WalletOpInput & {
   /** USD value recorded toward the agent's 24-hour spend. */
   usdValue: string
   /** Called with the agent's spend so far, under the lock; throws to refuse. */
-  checkSpend?: ((spentTodayUsd: string) => void) | undefined
+  checkSpend?: ((spentTodayUsd: string, decision?: PolicyDecision) => void) | undefined
   /** At most one operation of this kind per agent in flight (a fee claim): else 409 `<kind>_in_progress`. */
   exclusive?: boolean | undefined
   /** Writes made in the transaction that records the operation, under the lock (e.g. consuming a quote); throws to refuse. */
@@ -74,10 +75,12 @@ async function createWalletOp({ pool, runtime, policies = createPolicyGate(pool)
   const { usdValue: _, checkSpend: __, exclusive: ___, claim: ____, parentId = null, ...machineInput } = input
   const args = { id: input.opId, accountId: input.accountId, input: machineInput as WalletOpInput, parentId }
   const asChild = childOfRunningEffect(parentId)
+  let underLock: PolicyDecision | undefined
   try {
     const entry = await reserveSpend(pool, {
       id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
-      checkSpend: input.checkSpend,
+      // Made after `before`: with the owners' policies' decision made there, under the same lock.
+      checkSpend: input.checkSpend && ((spent: string) => input.checkSpend!(spent, underLock)),
       parentId,
       before: async (db) => {
         if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
@@ -87,6 +90,7 @@ async function createWalletOp({ pool, runtime, policies = createPolicyGate(pool)
         // The owners' policies again, under the agent's lock (a window's spend is counted with the concurrent moves): a reject refuses, nothing is signed.
         const facts = factsOf(input)
         const decision = await policies.decide({ accountId: input.accountId, agentId: input.agentId, opId: input.opId, parentId, facts }, db)
+        underLock = decision
         refuseRejected(decision)
         args.input.policy = policyStamp(decision, facts)
         if (decision.decision === 'require_approval' && !args.input.approval) args.input.approval = approvalUnder(decision, null, { opId: input.opId, usdValue: input.usdValue, now: Date.now() })

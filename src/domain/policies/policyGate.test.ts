@@ -26,8 +26,11 @@ describe('guardrailCheck', () => {
     throw new Error('cap')
   }
   it('keeps the guardrails unless a rule accepts; an accept keeps only the kill switch', () => {
-    expect(guardrailCheck(d('guardrails'), {}, full)).toBe(full)
-    expect(guardrailCheck(d('require_approval'), {}, full)).toBe(full)
+    expect(() => guardrailCheck(d('guardrails'), {}, full)('0')).toThrow('cap')
+    expect(() => guardrailCheck(d('require_approval'), {}, full)('0')).toThrow('cap')
+    // Under the lock the decision made there wins: an accept withdrawn meanwhile brings the guardrails back.
+    expect(() => guardrailCheck(d('accept'), {}, full)('0', d('guardrails'))).toThrow('cap')
+    expect(() => guardrailCheck(d('guardrails'), {}, full)('0', d('accept'))).not.toThrow()
     expect(() => guardrailCheck(d('accept'), { paused: false }, full)('0')).not.toThrow()
     expect(() => guardrailCheck(d('accept'), { paused: true }, full)('0')).toThrow(expect.objectContaining({ code: 'policy_violation', rule: 'paused' }))
   })

@@ -32,11 +32,13 @@ export const policyStamp = (d: PolicyDecision, facts: PolicyFacts): PolicyStamp 
 
 /**
  * The guardrails' check of a move under the decision: an `accept` skips them but for the kill
- * switch (`paused` stops an agent whatever its policies say); any other decision keeps them.
+ * switch (`paused` stops an agent whatever its policies say); any other decision keeps them. The
+ * wallet operation calls it again under the agent's lock with the decision made there (`now`):
+ * a policy changed in between decides.
  */
 export function guardrailCheck(d: PolicyDecision, guardrails: Partial<Policy> | null | undefined, full: (spentTodayUsd: string) => void) {
-  if (d.decision !== 'accept') return full
-  return (_spentTodayUsd: string) => {
+  return (spentTodayUsd: string, now: PolicyDecision = d) => {
+    if (now.decision !== 'accept') return full(spentTodayUsd)
     if ({ ...DEFAULT_POLICY, ...guardrails }.paused) throw new PolicyViolationError({ rule: 'paused', message: 'The agent is paused by its policy kill switch.' })
   }
 }

@@ -1,4 +1,5 @@
 import type { PolicyGate, PolicyStamp } from '../policies/ports.ts'
+import type { PolicyDecision } from '../policies/ownerPolicyRules.ts'
 import type { PaperPoolState } from '../paper/paperPool.ts'
 import type { Address } from 'viem'
 import type { Policy } from '../agents/policy.ts'
@@ -126,7 +127,8 @@ export interface SwapOperations {
     agentId: string
     params: SwapParams
     usdValue: string
-    checkSpend(spentTodayUsd: string): void
+    /** `decision`: the owners' policies' decision made under the lock (an accept skips the guardrails). */
+    checkSpend(spentTodayUsd: string, decision?: PolicyDecision): void
     consumeQuoteId: string | undefined
     /** The actor the swap is made for (a chat turn, a run): the operation is its child and nothing waits here. */
     parentId: string | undefined

@@ -1,4 +1,5 @@
 import type { PolicyGate, PolicyStamp } from '../policies/ports.ts'
+import type { PolicyDecision } from '../policies/ownerPolicyRules.ts'
 import type { ApprovalRequest } from '../approvals/approval.types.ts'
 import type { Address } from 'viem'
 import type { LedgerOp, SwapFill } from './ledgerOps.ts'
@@ -62,7 +63,7 @@ export interface TransferOperations {
    * it and waits for its end through the runtime's commits (pending when the wait runs out).
    */
   start(p: {
-    opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string): void
+    opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string, decision?: PolicyDecision): void
     /** The actor the transfer is made for (a chat turn, a run): the operation is its child and nothing waits here. */
     parentId: string | undefined
     /** Set when the policy asks an owner to approve it first: it waits in `awaiting_approval`. */

@@ -23,7 +23,7 @@ export type ResolvedTransfer = {
   valueUsd: string
   spentTodayUsd: string
   /** The policy check with a given 24-hour spend (made again under the agent's lock when the transfer is recorded). */
-  checkSpend(spentTodayUsd: string): void
+  checkSpend(spentTodayUsd: string, decision?: PolicyDecision): void
   /** The owners' policies' decision (not a reject: that throws), and the facts it was made on. */
   decision: PolicyDecision
   facts: PolicyFacts
