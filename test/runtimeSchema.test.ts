@@ -27,8 +27,8 @@ const BEFORE = json('./schemaCatalog.before.json')
  * and functions: Migration20261130010000_credit_stripes), retention (three columns of `actor`
  * and three partial indexes: the runtime's `runtime_0003_retention`), and the owners' policies
  * (two tables, an index of wallet_op by account and the trigger that makes their changes
- * account events: Migration20261207120000_owner_policies). Generated with `catalogOf` from a fresh database; its
- * difference from `BEFORE` is that and nothing else.
+ * account events: Migration20261207120000_owner_policies). Generated with `catalogOf` from a
+ * fresh database; its difference from `BEFORE` is that and nothing else.
  */
 const SNAPSHOT = json('./schemaCatalog.snapshot.json')
 /** The status hooks registered on a database that ran every migration. */
