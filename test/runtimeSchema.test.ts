@@ -24,10 +24,12 @@ const BEFORE = json('./schemaCatalog.before.json')
  * The schema now: `BEFORE` with the runtime's status hooks (their registry, the runtime's two
  * triggers and its dispatcher) in place of the service's triggers on `actor`, and the service's
  * hook functions in place of its trigger functions, and the credits' stripes (a table, a column
- * and functions: Migration20261130010000_credit_stripes), and retention (three columns of `actor`
- * and three partial indexes: the runtime's `runtime_0003_retention`), and the database's size
- * samples (`database_size_sample`: Migration20261207000000_database_size). Generated with `catalogOf`
- * from a fresh database; its difference from `BEFORE` is that and nothing else.
+ * and functions: Migration20261130010000_credit_stripes), retention (three columns of `actor`
+ * and three partial indexes: the runtime's `runtime_0003_retention`), the database's size
+ * samples (`database_size_sample`: Migration20261207000000_database_size), and the owners' policies
+ * (two tables, an index of wallet_op by account and the trigger that makes their changes
+ * account events: Migration20261207120000_owner_policies). Generated with `catalogOf` from a
+ * fresh database; its difference from `BEFORE` is that and nothing else.
  */
 const SNAPSHOT = json('./schemaCatalog.snapshot.json')
 /** The status hooks registered on a database that ran every migration. */

@@ -67,6 +67,7 @@ import { getLeaderboard, type GetLeaderboardInput } from '../domain/market/getLe
 import { getStats } from '../domain/market/getStats.ts'
 import { createWalletStore } from '../adapters/db/wallet.store.ts'
 import { createWalletOperations } from '../actors/walletOp/walletOps.ts'
+import { createPolicyGate } from '../actors/walletOp/policyGate.ts'
 import { createLaunchPorts } from '../adapters/chain/launchAdapters.ts'
 import type { LaunchPorts } from '../domain/launches/ports.ts'
 import { createLaunchActors, createLaunchSpend } from '../actors/launch/launches.ts'
@@ -85,6 +86,7 @@ import { approvalUseCases } from './approvalUseCases.ts'
 import { createIntelPorts, intelUseCases, tokenFacts } from './coreIntel.ts'
 import { platformUseCases, type PlatformAdapters } from './platformUseCases.ts'
 import { opsUseCases } from './opsUseCases.ts'
+import { policyUseCases } from './policyUseCases.ts'
 import { accountUseCases, agentUseCases } from './identityUseCases.ts'
 import { createAgentRowCache } from '../domain/agents/agentRowCache.ts'
 import { readOwnedAgent } from '../domain/agents/getAgent.ts'
@@ -137,6 +139,7 @@ export function createCore(adapters: CoreAdapters): Core {
     clock: { now: () => Date.now() },
     newId: randomUUID,
     paper: paperBalancesOf(pool),
+    policies: createPolicyGate(pool),
   }
   const swaps = () => {
     if (!swapPorts) throw new ChainNotConfiguredError()
@@ -151,7 +154,7 @@ export function createCore(adapters: CoreAdapters): Core {
     if (!feeChain) throw new ChainNotConfiguredError()
     return { agents, tokens: board, ...feeChain, prices: marketPorts.prices, stats: marketPorts.stats }
   }
-  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, agents }), actors: createLaunchActors(pool, runtime), spend: createLaunchSpend(pool), newId: randomUUID }
+  const launchPorts: LaunchPorts | undefined = wallet && { ...createLaunchPorts({ pool, wallet, agents }), actors: createLaunchActors(pool, runtime), spend: createLaunchSpend(pool), newId: randomUUID, policies: createPolicyGate(pool) }
   const launches = () => {
     if (!launchPorts) throw new ChainNotConfiguredError()
     return launchPorts
@@ -204,7 +207,8 @@ export function createCore(adapters: CoreAdapters): Core {
     ...intelUseCases(intelPorts),
     ...wallets,
     ...billingUseCases(adapters),
-    ...approvalUseCases({ runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
+    ...approvalUseCases({ pool, runtime, swapAgents: swapAgentsOf(agents), swapPorts }),
+    ...policyUseCases(adapters, { swaps: swapPorts, launches: launchPorts }),
     listModels: () => [...adapters.models.values()].map(modelView),
     /** Signs the page cursors every front door hands out, and checks those it is given back. */
     cursors: createCursorSeal({ masterKey: adapters.identity.masterKey }),

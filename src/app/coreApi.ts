@@ -105,6 +105,7 @@ import type { createAutomationHooks } from '../actors/automation/automationHooks
 import type { decideApproval, getApproval, listApprovals } from '../domain/approvals/approvals.ts'
 import type { platformUseCases } from './platformUseCases.ts'
 import type { webhookUseCases } from './webhookUseCases.ts'
+import type { policyUseCases } from './policyUseCases.ts'
 
 type AutomationHooks = ReturnType<typeof createAutomationHooks>
 
@@ -303,6 +304,8 @@ export interface IntelUseCases {
   runBacktest: Bound<typeof runBacktest>
 }
 
+/** Owners' policies: the account's and each agent's rules over every money move. */
+export type PolicyUseCases = ReturnType<typeof policyUseCases>
 /** What the front doors need besides the features: health, idempotency keys, actor events, metrics, the faucet. */
 export type PlatformUseCases = ReturnType<typeof platformUseCases>
 
@@ -326,5 +329,5 @@ export interface ServiceFacts {
 /** Everything the service does, as its front doors call it. */
 export interface Core
   extends AccountUseCases, AgentUseCases, SwapUseCases, LaunchUseCases, ChatUseCases, RunUseCases, SkillUseCases, FeeUseCases,
-    TokenUseCases, WalletUseCases, BillingUseCases, MarketplaceUseCases, AutomationUseCases, ApprovalUseCases, IntelUseCases, PlatformUseCases,
+    TokenUseCases, WalletUseCases, BillingUseCases, MarketplaceUseCases, AutomationUseCases, ApprovalUseCases, IntelUseCases, PolicyUseCases, PlatformUseCases,
     OpsUseCases, ServiceFacts {}

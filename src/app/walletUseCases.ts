@@ -16,6 +16,7 @@ import { listTransactions, type ListTransactionsInput } from '../domain/wallet/l
 import { createWalletChainPorts } from '../adapters/chain/walletAdapters.ts'
 import { createPaperStore } from '../adapters/db/paper.store.ts'
 import { depositPaper, type DepositPaperInput } from '../domain/paper/depositPaper.ts'
+import { createPolicyGate } from '../actors/walletOp/policyGate.ts'
 
 /** Transfers, the portfolio, the whitelist and the outbox (src/domain/wallet); those that read the chain refuse without one. */
 export function walletUseCases({ pool, runtime, wallet, agents }: CoreAdapters, walletOps: ReturnType<typeof createWalletOperations>, facts: () => ReturnType<typeof tokenFacts>) {
@@ -23,7 +24,7 @@ export function walletUseCases({ pool, runtime, wallet, agents }: CoreAdapters, 
   const outcomes = createWalletOutcomes(pool, { actorsInStates: runtime.read.actorsInStates, agentStates: (ids) => runtime.read.statesOf(agentKind.kind, ids) })
   const store = { ...createWalletStore(pool), ...outcomes }
   const base = { agents, outbox: store.outbox, clock: { now: () => Date.now() } }
-  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers }
+  const ports: WalletPorts | undefined = wallet && { ...base, ...createWalletChainPorts({ pool, wallet, store }), operations: walletOps.transfers, policies: createPolicyGate(pool) }
   const withChain = () => {
     if (!ports) throw new ChainNotConfiguredError()
     return ports

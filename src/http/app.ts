@@ -34,6 +34,7 @@ import { consoleRoutes } from './routes/console.routes.ts'
 import { webhookRoutes } from './routes/webhooks.routes.ts'
 import { approvalRoutes } from './routes/approvals.routes.ts'
 import { hookRoutes } from './routes/hooks.routes.ts'
+import { policyRoutes } from './routes/policies.routes.ts'
 import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { MethodNotAllowedError } from './inputErrors.ts'
 import { nulFieldErrors } from './validate.ts'
@@ -123,7 +124,7 @@ export function createApp(deps: AppDeps): Koa {
     routers: [
       ...[accountRoutes(deps), agentRoutes(deps), opsRoutes(deps), launchRoutes(deps), devRoutes(deps), walletRoutes(deps)],
       ...[swapRoutes(deps), feeRoutes(deps), billingRoutes(deps), chatRoutes(deps), runRoutes(deps), automationRoutes(deps)],
-      ...[customSkillRoutes(deps), marketplaceRoutes(deps), webhookRoutes(deps), approvalRoutes(deps), backtestRoutes(deps)],
+      ...[customSkillRoutes(deps), marketplaceRoutes(deps), webhookRoutes(deps), approvalRoutes(deps), backtestRoutes(deps), policyRoutes(deps)],
     ],
   }
   app.use(segmentRoutes('/api/v1', [publicApi, api]))

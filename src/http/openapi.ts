@@ -6,8 +6,7 @@ import { launchBody, previewBody } from '../domain/launches/launch.schema.ts'
 import { swapInput } from '../domain/swaps/swap.schema.ts'
 import { SKILL_SLUGS, STRATEGY_SLUGS } from '../domain/skills/builtinSkills.ts'
 import { pagingQuery } from './validate.ts'
-import { agentResponse, priceResponse, skillResponse, strategyResponse, whitelistEntryResponse } from './responseSchemas.ts'
-import { chatAnswerResponse, chatMessageResponse } from './responseSchemas.ts'
+import { agentResponse, chatAnswerResponse, chatMessageResponse, priceResponse, skillResponse, strategyResponse, whitelistEntryResponse } from './responseSchemas.ts'
 import { chatRequestSchema, listMessagesQuerySchema } from '../domain/chat/chat.schema.ts'
 import { createKeyBody, profileBody, siweBody } from '../domain/accounts/account.schema.ts'
 import { faucetBody } from './routes/dev.routes.ts'
@@ -32,6 +31,7 @@ import { anomaliesQuery, candlesQuery, indicatorsQuery, macroQuery, topMoversQue
 import { performanceQuery, walletPortfolioQuery } from '../domain/wallet/wallet.schema.ts'
 import { webhookOps } from './openapiWebhooks.ts'
 import { approvalOps } from './openapiApprovals.ts'
+import { policyOps } from './openapiPolicies.ts'
 import { backtestOps } from './openapiBacktests.ts'
 import { anomaliesResponse, candlesResponse, indicatorsResponse, macroResponse, topMoversResponse, walletPortfolioResponse, yieldResponse } from './intelResponseSchemas.ts'
 
@@ -317,7 +317,7 @@ export function openApiDocument({ models, defaultModel }: { models: readonly str
     { method: 'get', path: '/billing/transactions', summary: 'The credit ledger, newest first', auth: 'read', query: billingTransactionsQuery },
     { method: 'get', path: '/billing/deposit', summary: "The account's deposit address, assets, rate, confirmations and pending deposits", auth: 'read' },
     { method: 'post', path: '/dev/faucet', summary: 'Fund an agent wallet or the account deposit address (embedded chain only)', auth: 'trade', body: faucetBody },
-    ...marketplaceOps(), ...automationOps(), ...backtestOps(), ...webhookOps(), ...approvalOps(), ...operatorOps(),
+    ...marketplaceOps(), ...automationOps(), ...backtestOps(), ...webhookOps(), ...approvalOps(), ...policyOps(), ...operatorOps(),
     { method: 'get', path: '/mcp/tools', summary: "The tool server's tools for this key, with JSON Schemas (MCP itself: /api/mcp)", auth: 'read', toolServer: true, response: mcpToolsResponse },
     { method: 'post', path: '/mcp/call', summary: 'Call one tool over plain HTTP; fund-moving tools need arguments.confirm: true', auth: 'read', toolServer: true, body: mcpCallBody, response: mcpCallResponse },
   ]

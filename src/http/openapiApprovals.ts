@@ -20,6 +20,7 @@ export const approvalSchema = {
     decidedAt: nullable('string', { format: 'date-time' }),
     decidedBy: nullable('string', { description: '`key:<key id>` or `session:<address>`; null when it expired' }),
     reason: nullable('string', { description: "The decider's reason, or `expired`" }),
+    rule: { type: ['object', 'null'], description: "The owner's policy rule that asked for the approval (docs/api.md, \"Policies\"); null when the guardrails' threshold did", properties: { name: { type: 'string' }, scope: { enum: ['account', 'agent'] } } },
     operation: {
       type: 'object',
       required: ['id', 'kind', 'status', 'txHash', 'error'],

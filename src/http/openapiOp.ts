@@ -2,7 +2,7 @@ import type { z } from 'zod'
 
 /** One operation of the OpenAPI document, as its builders (openapi.ts, openapiWebhooks.ts) describe it. */
 export type Op = {
-  method: 'get' | 'post' | 'patch' | 'delete'
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
   path: string
   summary: string
   /** undefined: public; otherwise the key scope (or 'operator'). */

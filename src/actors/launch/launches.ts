@@ -63,6 +63,6 @@ export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): Launch
 export function createLaunchSpend(pool: pg.Pool): LaunchPorts['spend'] {
   return {
     spentTodayUsd: (agentId, exceptId) => spentTodayUsd(pool, agentId, { exceptId }),
-    reserve: ({ launchId, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p }).catch(marketGuardError('launch a token')),
+    reserve: ({ launchId, policyCheck, ...p }) => reserveSpend(pool, { id: launchId, kind: 'launch', ...p, before: policyCheck }).catch(marketGuardError('launch a token')),
   }
 }

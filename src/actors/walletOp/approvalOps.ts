@@ -7,17 +7,17 @@ import type { WalletOpContext } from './walletOp.machine.ts'
  * An actor's context read as an approval's operation (undefined when it carries none): a wallet
  * operation's own, or a launch's (kind `launch`, its request as `params`).
  */
-function approvalOperation(id: string, actorKind: string, accountId: string, status: string, context: unknown): ApprovalOperation | undefined {
+function approvalOperation(id: string, actorKind: string, accountId: string, status: string, context: unknown, parentId?: string | null): ApprovalOperation | undefined {
   if (actorKind === 'launch') {
     const c = context as LaunchContext
     if (!c.approval) return undefined
     const params = { venue: c.venue, symbol: c.symbol, name: c.name, quote: c.quote, seedAmount: c.seedAmount }
-    return { id, accountId, agentId: c.agentId, kind: 'launch', status, params, approval: c.approval, txHash: c.txHash, error: c.error }
+    return { id, accountId, agentId: c.agentId, kind: 'launch', status, params, approval: c.approval, txHash: c.txHash, error: c.error, parentId, policy: c.policy }
   }
   if (actorKind !== 'walletop') return undefined
   const c = context as WalletOpContext
   if (!c.approval) return undefined
-  return { id, accountId, agentId: c.agentId, kind: c.kind, status, params: c.params, approval: c.approval, txHash: c.txHash, error: c.error }
+  return { id, accountId, agentId: c.agentId, kind: c.kind, status, params: c.params, approval: c.approval, txHash: c.txHash, error: c.error, parentId, policy: c.policy }
 }
 
 /**
@@ -37,7 +37,7 @@ const APPROVAL_KINDS = ['walletop', 'launch']
  */
 export function createApprovalOperations({ runtime }: { runtime: ActorRuntime }): ApprovalOperations {
   const read = (entry: Awaited<ReturnType<ActorRuntime['get']>>) =>
-    entry ? approvalOperation(entry.id, entry.kind.kind, entry.accountId, entry.status, entry.snapshot.context) : undefined
+    entry ? approvalOperation(entry.id, entry.kind.kind, entry.accountId, entry.status, entry.snapshot.context, entry.parentId) : undefined
   return {
     get: async (id) => read(await runtime.get(id)),
     async list(accountId, query) {

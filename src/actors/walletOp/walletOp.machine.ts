@@ -4,6 +4,7 @@ import { ValidationError } from '../../domain/errors.ts'
 import type { ActorKind } from '../runtime/actorKind.ts'
 import type { ApprovalRecord, ApprovalRequest } from '../../domain/approvals/approval.types.ts'
 import { stampApprovalEvent } from './approvalStamp.ts'
+import type { PolicyStamp } from '../../domain/policies/ports.ts'
 import { approvalEventSchemas, awaitingApprovalState, pendingApproval } from './awaitingApproval.ts'
 
 export type WalletOpInput = {
@@ -16,6 +17,8 @@ export type WalletOpInput = {
   params: Record<string, unknown>
   /** Set when the agent's policy asks an owner to approve this move first (`awaiting_approval`). */
   approval?: ApprovalRequest | null | undefined
+  /** The owners' policies' decision, made under the agent's lock when it was recorded, and the facts it was made on (docs/api.md, "Policies"). */
+  policy?: PolicyStamp | undefined
 }
 
 const error = z.object({ code: z.string(), message: z.string() })

@@ -11,6 +11,10 @@ import { AutomationBudgetExhaustedError } from '../../domain/automations/errors.
 import type { ActorRuntime } from '../runtime/actorRuntime.ts'
 import type { WalletOpContext, WalletOpInput } from './walletOp.machine.ts'
 import { childOfRunningEffect } from '../runtime/effectScope.ts'
+import type { PolicyFacts, PolicyGate } from '../../domain/policies/ports.ts'
+import type { PolicyDecision } from '../../domain/policies/ownerPolicyRules.ts'
+import { approvalUnder, policyStamp, refuseRejected } from '../../domain/policies/policyGate.ts'
+import { createPolicyGate } from './policyGate.ts'
 
 /** How long an HTTP request waits for its operation to end before answering it pending (202). */
 const WAIT_MS = 20_000
@@ -20,7 +24,7 @@ export type WalletOpStart = WalletOpInput & {
   /** USD value recorded toward the agent's 24-hour spend. */
   usdValue: string
   /** Called with the agent's spend so far, under the lock; throws to refuse. */
-  checkSpend?: ((spentTodayUsd: string) => void) | undefined
+  checkSpend?: ((spentTodayUsd: string, decision?: PolicyDecision) => void) | undefined
   /** At most one operation of this kind per agent in flight (a fee claim): else 409 `<kind>_in_progress`. */
   exclusive?: boolean | undefined
   /** Writes made in the transaction that records the operation, under the lock (e.g. consuming a quote); throws to refuse. */
@@ -29,7 +33,13 @@ export type WalletOpStart = WalletOpInput & {
   parentId?: string | undefined
 }
 
-type Deps = { pool: pg.Pool; runtime: ActorRuntime }
+type Deps = { pool: pg.Pool; runtime: ActorRuntime; policies?: PolicyGate | undefined }
+
+const POLICY_KINDS: Record<string, PolicyFacts['kind']> = { swap: 'swap', transfer: 'transfer', claim: 'fee_claim' }
+
+/** What the policies see of an operation whose use case gave no facts: its kind and USD value. */
+const factsOf = (input: WalletOpStart): PolicyFacts =>
+  input.policy?.facts ?? { kind: POLICY_KINDS[input.kind] ?? 'swap', tokensIn: [], tokensOut: [], usdValue: input.usdValue }
 
 /**
  * Starts a wallet operation (id from the idempotency key, so a retry finds it) and waits for
@@ -61,20 +71,29 @@ export async function runWalletOp({ pool, runtime }: Deps, input: WalletOpStart,
  * transaction; a concurrent twin's creation wins. A child of the running effect's actor is
  * created with that effect's outcome instead: answered as it will be (undefined otherwise).
  */
-async function createWalletOp({ pool, runtime }: Deps, input: WalletOpStart) {
+async function createWalletOp({ pool, runtime, policies = createPolicyGate(pool) }: Deps, input: WalletOpStart) {
   const { usdValue: _, checkSpend: __, exclusive: ___, claim: ____, parentId = null, ...machineInput } = input
-  const args = { id: input.opId, accountId: input.accountId, input: machineInput, parentId }
+  const args = { id: input.opId, accountId: input.accountId, input: machineInput as WalletOpInput, parentId }
   const asChild = childOfRunningEffect(parentId)
+  let underLock: PolicyDecision | undefined
   try {
     const entry = await reserveSpend(pool, {
       id: input.opId, accountId: input.accountId, agentId: input.agentId, kind: input.kind, usdValue: input.usdValue,
-      checkSpend: input.checkSpend,
+      // Made after `before`: with the owners' policies' decision made there, under the same lock.
+      checkSpend: input.checkSpend && ((spent: string) => input.checkSpend!(spent, underLock)),
       parentId,
       before: async (db) => {
         if (input.exclusive) await assertNoneInFlight(db, { agentId: input.agentId, kind: input.kind, exceptId: input.opId })
         // An automation's max_spend_usd (the parent is the automation, or a run it started), checked under the same lock as the agent's daily cap.
         const refusal = parentId ? await parentBudgetRefusal(db, { parentId, opId: input.opId, usdValue: input.usdValue }) : null
         if (refusal) throw new AutomationBudgetExhaustedError(refusal)
+        // The owners' policies again, under the agent's lock (a window's spend is counted with the concurrent moves): a reject refuses, nothing is signed.
+        const facts = factsOf(input)
+        const decision = await policies.decide({ accountId: input.accountId, agentId: input.agentId, opId: input.opId, parentId, facts }, db)
+        underLock = decision
+        refuseRejected(decision)
+        args.input.policy = policyStamp(decision, facts)
+        if (decision.decision === 'require_approval' && !args.input.approval) args.input.approval = approvalUnder(decision, null, { opId: input.opId, usdValue: input.usdValue, now: Date.now() })
         await input.claim?.(db)
       },
       after: asChild ? undefined : (db) => runtime.create('walletop', args, db),
@@ -98,7 +117,8 @@ export const walletOpSettled = (entry: { status: string }) => walletOpEnded(entr
 export function walletOpView(entry: { id: string; status: string; snapshot: { context: unknown } }): WalletOpView {
   const c = entry.snapshot.context as WalletOpContext
   const approval = c.approval ? { approvalId: c.approval.id, approval: c.approval } : {}
-  return { id: entry.id, agentId: c.agentId, kind: c.kind, status: entry.status, txHash: c.txHash, ...(c.result ?? {}), ...approval, error: c.error }
+  const policy = c.policy ? { policy: { decision: c.policy.decision, rule: c.policy.rule } } : {}
+  return { id: entry.id, agentId: c.agentId, kind: c.kind, status: entry.status, txHash: c.txHash, ...(c.result ?? {}), ...approval, ...policy, error: c.error }
 }
 
 /**

@@ -104,3 +104,23 @@ export function createWalletChainPorts({ pool, wallet, store }: { pool: pg.Pool;
 
   return { tokens, chain: reads, portfolio }
 }
+
+/**
+ * What pricing a transfer takes without moving it (a policy's dry run): the token by symbol or
+ * address, and its USD value at the latest block.
+ *
+ * @example
+ * const { tokens, chain } = transferPricing({ pool, wallet })
+ */
+export function transferPricing({ pool, wallet }: { pool: pg.Pool; wallet: WalletDeps }): { tokens: WalletTokens; chain: Pick<WalletChain, 'prices'> } {
+  const { chain } = wallet
+  return {
+    tokens: { resolve: (ref) => resolveToken({ pool, chain }, ref) },
+    chain: {
+      async prices(blockNumber) {
+        const reader = await createPriceReader(chain, blockNumber)
+        return { usd: (token, amount) => tokenUsd(chain, reader, token, amount) }
+      },
+    },
+  }
+}

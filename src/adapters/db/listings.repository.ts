@@ -126,7 +126,8 @@ async function expireBids(db: Queryable, credits: CreditsRepository, listingId: 
 
 /**
  * The agent changes hands (in the sale's transaction), its card as sold kept on the listing: the buyer's, with no payout wallet, no
- * whitelist, no pending guardrail change, no scheduled runs, only built-in skills and no chat
+ * whitelist, no pending guardrail change, no owner's policy of the seller's (its accepts would
+ * skip the buyer's guardrails), no scheduled runs, only built-in skills and no chat
  * history, its automations cancelled. Its actor hears `market.sold` through the runtime in this
  * transaction (version fence, journal, the machine's own transition); what that commit asks for
  * runs once the sale committed (the returned announce).
@@ -140,6 +141,7 @@ async function moveAgent(db: pg.PoolClient, sold: AgentSold, { agentId, buyer, l
   )
   await db.query('delete from agent_whitelist where agent_id = $1', [agentId])
   await db.query('delete from agent_pending_change where agent_id = $1', [agentId])
+  await db.query('delete from agent_owner_policy where agent_id = $1', [agentId])
   await db.query('delete from chat_message where agent_id = $1', [agentId])
   // The seller's automations of the agent are cancelled with the sale (their actors hear it from their inbox).
   await tellAgentAutomations(db, { agentId, event: { type: 'automation.cancel' }, dedupePrefix: `market:${listingId}` })

@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { OperationInProgressError } from '../../domain/errors.ts'
 import { withTransaction } from './transaction.ts'
-import type { SqlWrite } from '../../actors/runtime/sql.ts'
+import type { Queryable, SqlWrite } from '../../actors/runtime/sql.ts'
 import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
 
 type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
@@ -112,4 +112,27 @@ export function releaseUnstartedWrite(ids: readonly string[]): SqlWrite {
     with: [{ as: 'wallet_op_released', sql: `delete from wallet_op w where w.id = any($1::text[]) and not exists (select 1 from ${ACTORS} x where x.id = w.id)` }],
     values: [ids],
   }
+}
+
+/**
+ * USD spent by money moves over rolling windows, per agent and per account (an owner's policy's
+ * `net_usd_window`): each window's sum as the daily cap counts it (failed and abandoned moves
+ * left out, COUNTED_SQL), `exceptId`'s own record left out; one statement for every window.
+ * Keyed as asked (`key`).
+ */
+export async function spentInWindowsUsd(
+  db: Queryable,
+  { agentId, accountId, exceptId = '', windows }: { agentId: string; accountId: string; exceptId?: string; windows: ReadonlyArray<{ key: string; scope: 'agent' | 'account'; windowSeconds: number }> },
+): Promise<Record<string, string>> {
+  if (windows.length === 0) return {}
+  const longest = Math.max(...windows.map((w) => w.windowSeconds))
+  const sums = windows.map((w, i) =>
+    `coalesce(sum(w.usd_value) filter (where w.created_at > now() - ${Math.trunc(w.windowSeconds)} * interval '1 second'${w.scope === 'agent' ? ' and w.agent_id = $4::uuid' : ''}), 0)::text as w${i}`)
+  const byAgent = windows.some((w) => w.scope === 'agent')
+  const { rows } = await db.query<Record<string, string>>(
+    `select ${sums.join(', ')} from wallet_op w left join ${ACTORS} x on x.id = w.id
+      where w.account_id = $1 and w.id <> $2 and w.created_at > now() - $3 * interval '1 second' and ${COUNTED_SQL}`,
+    byAgent ? [accountId, exceptId, longest, agentId] : [accountId, exceptId, longest],
+  )
+  return Object.fromEntries(windows.map((w, i) => [w.key, rows[0]?.[`w${i}`] ?? '0']))
 }

@@ -5,6 +5,8 @@ export type ApprovalRequest = {
   /** The USD value of the move, and the policy threshold it is above. */
   usdValue: string
   thresholdUsd: string
+  /** The owner's policy rule that asked for it (docs/api.md, "Policies"); absent when the guardrails' threshold did. */
+  rule?: { name: string; scope: 'account' | 'agent' } | undefined
   requestedAt: string
   expiresAt: string
 }

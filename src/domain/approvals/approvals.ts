@@ -38,6 +38,7 @@ export function approvalView(op: ApprovalOperation) {
     decidedAt: a.decidedAt,
     decidedBy: a.decidedBy,
     reason: a.reason,
+    rule: a.rule ?? null,
     operation: { id: op.id, kind: op.kind, status: op.status, txHash: op.txHash, error: op.error, ...summaryOf(op) },
   }
 }
@@ -91,9 +92,10 @@ export async function decideApproval(deps: ApprovalPorts, input: DecideApprovalI
     return approvalView(await decided(deps, op, { type: 'approval.reject', by: input.decidedBy, reason }))
   }
   const paused = await deps.agentPaused(input.accountId, op.agentId)
+  const rejected = paused ? undefined : await policyRejection(deps, input.accountId, op)
   const check = paused
     ? { failure: { code: 'policy_violation', message: 'The agent is paused by its policy kill switch (policy rule "paused"); nothing was sent.' } }
-    : ((await deps.recheck[op.kind]?.(op.params)) ?? {})
+    : rejected ?? ((await deps.recheck[op.kind]?.(op.params)) ?? {})
   return approvalView(await decided(deps, op, { type: 'approval.approve', by: input.decidedBy, reason, params: check.params, failure: check.failure }))
 }
 
@@ -110,4 +112,17 @@ async function decided(deps: Pick<ApprovalPorts, 'operations'>, op: ApprovalOper
     if (now && now.approval.status !== 'pending') throw new ApprovalDecidedError(now.approval)
     throw err
   }
+}
+
+/**
+ * The owners' policies evaluated again at approval, on the facts the move was recorded with (a
+ * rule added or a window filled while it waited): a reject fails it with `policy_violation`
+ * naming the rule, nothing sent.
+ */
+async function policyRejection(deps: Pick<ApprovalPorts, 'policies'>, accountId: string, op: ApprovalOperation) {
+  if (!deps.policies || !op.policy) return undefined
+  const d = await deps.policies.decide({ accountId, agentId: op.agentId, opId: op.id, parentId: op.parentId, facts: op.policy.facts })
+  if (d.decision !== 'reject' || !d.rule) return undefined
+  const message = `Rejected at approval by the ${d.rule.scope} policy's rule "${d.rule.name}" (${d.matched[0]?.reason ?? 'matched'}); nothing was sent.`
+  return { failure: { code: 'policy_violation', message } }
 }

@@ -1,3 +1,4 @@
+import type { PolicyGate, PolicyStamp } from '../policies/ports.ts'
 import type { ApprovalRecord } from './approval.types.ts'
 import type { Recheck } from '../swaps/recheckSwap.ts'
 
@@ -14,6 +15,10 @@ export type ApprovalOperation = {
   approval: ApprovalRecord
   txHash: string | null
   error: { code: string; message: string } | null
+  /** The actor the move was made for (a chat turn, a run, an automation), when read one by one. */
+  parentId?: string | null | undefined
+  /** The owners' policies' decision when it was recorded, with the facts it was made on (evaluated again at approval). */
+  policy?: PolicyStamp | undefined
 }
 
 /** An owner's decision as the operation's machine takes it. */
@@ -40,4 +45,6 @@ export type ApprovalPorts = {
   agentPaused(accountId: string, agentId: string): Promise<boolean>
   /** Whether the account owns the agent (a list filtered by another account's agent is a 404). */
   agentOwned(accountId: string, agentId: string): Promise<boolean>
+  /** The owners' policies, evaluated again at approval: a move a rule now rejects fails with `policy_violation`. */
+  policies?: PolicyGate | undefined
 }

@@ -106,6 +106,8 @@ export function claimResource(view: ClaimOpView, params: unknown) {
     claims,
     gasUsed: view.gasUsed ?? null,
     blockNumber: view.blockNumber ?? null,
+    // The owners' policies' decision (docs/api.md, "Policies"), on a claim recorded since they exist.
+    ...(view.policy ? { policy: view.policy } : {}),
   }
 }
 

@@ -52,6 +52,7 @@ export type ClaimOpView = {
   txHash: string | null
   error: { code: string; message: string } | null
   claims?: unknown
+  policy?: { decision: string; rule: { name: string; scope: string } | null } | undefined
   gasUsed?: string
   blockNumber?: string
 }

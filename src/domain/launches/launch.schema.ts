@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { PolicyStamp } from '../policies/ports.ts'
 import type { FieldErrors } from '../errors.ts'
 import { emptyFieldErrors, fieldErrorsOf } from '../fieldErrors.ts'
 import { text } from '../util/text.ts'
@@ -47,6 +48,8 @@ export type LaunchInput = {
   seedAmount: string | null
   /** Set when the agent's policy asks an owner to approve the seed first (`awaiting_approval`). */
   approval?: ApprovalRequest | null | undefined
+  /** The owners' policies' decision and the facts it was made on (docs/api.md, "Policies"); evaluated again at approval. */
+  policy?: PolicyStamp | undefined
 }
 
 /**

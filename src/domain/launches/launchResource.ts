@@ -28,6 +28,8 @@ export function launchResource(r: LaunchRecord) {
     error: c.error,
     // A seed above the policy's approval threshold: the approval it waits (or waited) for.
     ...(c.approval ? { approvalId: c.approval.id, approval: c.approval } : {}),
+    // The owners' policies' decision and the rule that made it (docs/api.md, "Policies").
+    ...(c.policy ? { policy: { decision: c.policy.decision, rule: c.policy.rule } } : {}),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   }

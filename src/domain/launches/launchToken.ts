@@ -4,8 +4,10 @@ import { launchResource, type Launch } from './launchResource.ts'
 import { launchMatches } from './launchRules.ts'
 import type { LaunchPorts } from './ports.ts'
 import { resolveLaunch } from './resolveLaunch.ts'
+import { refuseRejected } from '../policies/policyGate.ts'
+import type { Queryable } from '../billing/ports.ts'
 
-export type LaunchTokenDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'simulator' | 'spend' | 'actors'>
+export type LaunchTokenDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'simulator' | 'spend' | 'actors'> & Partial<Pick<LaunchPorts, 'policies'>>
 export type LaunchTokenInput = LaunchRequest<LaunchVenue> & {
   /** Derived from the Idempotency-Key or the tool call id: a retry finds the launch it made. */
   launchId: string
@@ -33,12 +35,17 @@ export async function launchToken(deps: LaunchTokenDeps, req: LaunchTokenInput):
     // Only the same request may be answered with it (its first answer may have been lost).
     if (!launchMatches(existing.context, req)) throw new IdempotencyKeyReusedError()
   } else {
-    const { input, usdValue, checkSpend } = await resolveLaunch(deps, req, req.launchId)
+    const { input, usdValue, checkSpend } = await resolveLaunch(deps, req, req.launchId, req.parentId)
     await deps.simulator.simulate(input)
     // A self-funded seed leaves the wallet: checked and recorded against the 24-hour cap under
     // the agent's lock, as a wallet operation is.
     if (input.venue === 'self-funded') {
-      await deps.spend.reserve({ launchId: input.launchId, accountId: input.accountId, agentId: input.agentId, usdValue, checkSpend })
+      const { policies } = deps
+      const facts = input.policy?.facts
+      const policyCheck = policies && facts
+        ? async (db: Queryable) => refuseRejected(await policies.decide({ accountId: input.accountId, agentId: input.agentId, opId: input.launchId, parentId: req.parentId, facts }, db))
+        : undefined
+      await deps.spend.reserve({ launchId: input.launchId, accountId: input.accountId, agentId: input.agentId, usdValue, checkSpend, policyCheck })
     }
     const created = await deps.actors.create(input, req.parentId)
     if (created) child = launchResource(created)

@@ -1,3 +1,5 @@
+import type { Queryable } from '../billing/ports.ts'
+import type { PolicyGate } from '../policies/ports.ts'
 import type { ApprovalRecord } from '../approvals/approval.types.ts'
 import type { Policy } from '../agents/policy.ts'
 import type { MovedToken } from '../agents/policyCheck.ts'
@@ -59,7 +61,11 @@ export interface LaunchSpend {
    * `checkSpend` sees the spend so far. The record's id is the launch's: a failed launch no
    * longer counts, and recording it twice is a no-op.
    */
-  reserve(p: { launchId: string; accountId: string; agentId: string; usdValue: string; checkSpend(spentTodayUsd: string): void }): Promise<void>
+  reserve(p: {
+    launchId: string; accountId: string; agentId: string; usdValue: string; checkSpend(spentTodayUsd: string): void
+    /** The owners' policies again, under the same lock (a window's spend counted with the concurrent moves); throws to refuse. */
+    policyCheck?: ((db: Queryable) => Promise<void>) | undefined
+  }): Promise<void>
 }
 
 /** The launch actor's context: its input and what each step found. */
@@ -109,4 +115,6 @@ export type LaunchPorts = {
   actors: LaunchActors
   /** A fresh id (a preview's throwaway launch id). */
   newId(): string
+  /** The owners' policies (docs/api.md, "Policies"); without it, only the guardrails decide. */
+  policies?: PolicyGate | undefined
 }

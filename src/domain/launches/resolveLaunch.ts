@@ -3,9 +3,10 @@ import { ValidationError } from '../errors.ts'
 import type { LaunchBody, LaunchInput, LaunchRequest, LaunchVenue } from './launch.schema.ts'
 import { checkLaunchPolicy, launchFieldErrors, launchUsdValue, type LaunchFacts } from './launchRules.ts'
 import type { LaunchAgent, LaunchPorts } from './ports.ts'
-import { approvalFor } from '../approvals/approvalRules.ts'
+import { approvalUnder, checkOwnerPolicies, guardrailCheck, policyStamp } from '../policies/policyGate.ts'
+import type { PolicyFacts } from '../policies/ports.ts'
 
-export type ResolveLaunchDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'spend'>
+export type ResolveLaunchDeps = Pick<LaunchPorts, 'agents' | 'venues' | 'prices' | 'spend'> & Partial<Pick<LaunchPorts, 'policies'>>
 
 /** A launch request that passed its checks: the machine input, the USD leaving the wallet and the policy check of the spend. */
 export type ResolvedLaunch = { input: LaunchInput; usdValue: string; checkSpend(spentTodayUsd: string): void }
@@ -18,7 +19,7 @@ export type ResolvedLaunch = { input: LaunchInput; usdValue: string; checkSpend(
  * @example
  * const { input, usdValue, checkSpend } = await resolveLaunch(deps, readLaunchRequest(accountId, 'venue-a', body), launchId)
  */
-export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest, launchId: string): Promise<ResolvedLaunch> {
+export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest, launchId: string, parentId?: string): Promise<ResolvedLaunch> {
   const facts = req.venue ? await lookupFacts(deps, req.accountId, req.venue, req.fields) : undefined
   const fieldErrors = { ...(facts && req.venue ? launchFieldErrors(req.venue, req.fields, facts) : {}), ...req.fieldErrors }
   if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
@@ -46,9 +47,14 @@ export async function resolveLaunch(deps: ResolveLaunchDeps, req: LaunchRequest,
   ])
   const usdValue = launchUsdValue(venue, seedUsd)
   // A seed above the policy's approval threshold waits for an owner (`awaiting_approval`) once the launch begins.
-  input.approval = approvalFor(agent.policy, { opId: launchId, usdValue, now: Date.now() })
-  const checkSpend = (spentTodayUsd: string) =>
-    checkLaunchPolicy(agent.policy, { quote: quote ?? { symbol: input.quote }, usdValue, spentTodayUsd })
+  // The owners' policies first (a reject is a 422 naming the rule); an accept skips the guardrails but for the kill switch.
+  const tokensIn = venue === 'self-funded' ? [quote ?? { symbol: input.quote }] : []
+  const moved: PolicyFacts = { kind: 'launch', tokensIn, tokensOut: [], usdValue }
+  const decision = await checkOwnerPolicies(deps.policies, { accountId: req.accountId, agentId: input.agentId, opId: launchId, parentId, facts: moved })
+  input.policy = policyStamp(decision, moved)
+  input.approval = approvalUnder(decision, agent.policy, { opId: launchId, usdValue, now: Date.now() })
+  const checkSpend = guardrailCheck(decision, agent.policy, (spentTodayUsd: string) =>
+    checkLaunchPolicy(agent.policy, { quote: quote ?? { symbol: input.quote }, usdValue, spentTodayUsd }))
   checkSpend(await deps.spend.spentTodayUsd(input.agentId, launchId))
   return { input, usdValue, checkSpend }
 }

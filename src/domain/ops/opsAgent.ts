@@ -21,7 +21,8 @@ export type GetOpsAgentDeps = Pick<OpsPorts, 'runtime' | 'store' | 'chain' | 'cr
 
 /**
  * One agent's card: the agent, its owner, spend, credits, portfolio, runs, chat turns,
- * automations, audit and flags; 404 for an unknown agent.
+ * automations, audit, flags and its effective owner policies (the account's, then the agent's:
+ * both are evaluated, in that order); 404 for an unknown agent.
  *
  * @example
  * const card = await getOpsAgent(deps, { agentId })
@@ -29,7 +30,7 @@ export type GetOpsAgentDeps = Pick<OpsPorts, 'runtime' | 'store' | 'chain' | 'cr
 export async function getOpsAgent({ runtime, store, chain, credits: ledger, features }: GetOpsAgentDeps, { agentId }: { agentId: string }) {
   const { accountId } = (await runtime.inspect.owner(agentId, 'agent')) ?? notFound('Agent')
   const named = { key: 'agentId', id: agentId }
-  const [agent, spent, credits, runs, chatTurns, automations, audit, portfolio] = await Promise.all([
+  const [agent, spent, credits, runs, chatTurns, automations, audit, portfolio, accountPolicy, agentPolicy] = await Promise.all([
     features.getAgent({ accountId, agentId }),
     store.spentTodayUsd(agentId),
     ledger.balance(accountId),
@@ -38,10 +39,13 @@ export async function getOpsAgent({ runtime, store, chain, credits: ledger, feat
     runtime.inspect.actorsOfKindNaming('automation', named),
     store.listAudit({ subjectId: agentId, limit: 20 }),
     chain ? features.getPortfolio({ accountId, agentId }).catch(() => null) : Promise.resolve(null),
+    features.getOwnerPolicy({ scope: 'account', accountId }),
+    features.getOwnerPolicy({ scope: 'agent', accountId, agentId }),
   ])
   return {
     agent, accountId, spentTodayUsd: spent, credits, portfolio, runs, chatTurns, automations, audit: audit.entries,
     flags: agentFlags({ portfolio, credits }),
+    policies: { account: accountPolicy, agent: agentPolicy },
   }
 }
 

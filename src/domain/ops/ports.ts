@@ -1,3 +1,5 @@
+import type { PolicyTarget } from '../policies/ports.ts'
+import type { OwnerPolicyView } from '../policies/ownerPolicies.ts'
 import type { Queryable } from '../../actors/runtime/sql.ts'
 import type { RuntimeAdmin, RuntimeInspection } from '../../actors/runtime/inspect.ts'
 import type { AuditActor, AuditPage } from '../agents/auditTrail.ts'
@@ -118,6 +120,8 @@ export type OpsFeatures = {
   stopRun(input: { accountId: string; runId: string }): ReturnType<typeof stopRun>
   getPortfolio(input: GetPortfolioInput): ReturnType<typeof getPortfolio>
   getPortfolioHistory(input: GetPortfolioHistoryInput): Promise<PortfolioPoint[]>
+  /** The account's or an agent's owner policy as it applies now, with a held loosening. */
+  getOwnerPolicy(target: PolicyTarget): Promise<OwnerPolicyView>
 }
 
 /** Every port of the operator's use cases; each use case's deps are a `Pick` of them. */

@@ -12,9 +12,10 @@ import {
   policyTokens, preChainRefusal, quoteMatches, requireAcknowledged,
 } from './swapRules.ts'
 import { fmt, swapResource, type Swap } from './swapResource.ts'
-import { approvalFor } from '../approvals/approvalRules.ts'
+import { approvalUnder, checkOwnerPolicies, guardrailCheck, policyStamp } from '../policies/policyGate.ts'
+import type { PolicyFacts } from '../policies/ports.ts'
 
-export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'> & Partial<Pick<SwapPorts, 'clock' | 'paper'>>
+export type ExecuteSwapDeps = Pick<SwapPorts, 'agents' | 'tokens' | 'market' | 'simulator' | 'quotes' | 'operations'> & Partial<Pick<SwapPorts, 'clock' | 'paper' | 'policies'>>
 /**
  * The request, and the operation id (the Idempotency-Key's resource id: a retry finds its swap);
  * `parentId`: the actor the swap is made for (a chat turn, a run), which hears its end as its child.
@@ -49,8 +50,12 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
   requireAcknowledged([p.tokenIn, p.tokenOut], p.input.acknowledgeUnverified)
   const { priced, valueInUsd, valueOutUsd, deadline, warnings } = await priceSwap(deps, p, stored?.route)
   const minOut = stored?.minAmountOut ?? minAmountOut(priced.amountOut, p.input.slippageBps)
-  const checkSpend = (spentTodayUsd: string) =>
-    checkPolicy(p.agent.policy, { tokens: policyTokens(p), usdValue: valueInUsd, priceImpactBps: priced.priceImpactBps, spentTodayUsd })
+  // The owners' policies first (a reject is a 422 naming the rule); an accept skips the guardrails but for the kill switch.
+  const [tokenIn, tokenOut] = policyTokens(p)
+  const facts: PolicyFacts = { kind: 'swap', tokensIn: [tokenIn!], tokensOut: [tokenOut!], usdValue: valueInUsd, priceImpactBps: priced.priceImpactBps }
+  const decision = await checkOwnerPolicies(deps.policies, { accountId: input.accountId, agentId: p.input.agentId, opId: input.operationId, parentId: input.parentId, facts })
+  const checkSpend = guardrailCheck(decision, p.agent.policy, (spentTodayUsd: string) =>
+    checkPolicy(p.agent.policy, { tokens: policyTokens(p), usdValue: valueInUsd, priceImpactBps: priced.priceImpactBps, spentTodayUsd }))
   checkSpend(await deps.operations.spentTodayUsd(p.input.agentId, input.operationId))
 
   // A paper agent's swap is filled from its virtual ledger: checked against that, nothing planned for the chain.
@@ -84,7 +89,8 @@ export async function executeSwap(deps: ExecuteSwapDeps, input: ExecuteSwapInput
     consumeQuoteId: quoteId,
     parentId: input.parentId,
     // Above the policy's approval threshold it waits for an owner (202 `awaiting_approval`); simulated already, nothing signed.
-    approval: approvalFor(p.agent.policy, { opId: input.operationId, usdValue: valueInUsd, now: deps.clock?.now() ?? Date.now() }),
+    approval: approvalUnder(decision, p.agent.policy, { opId: input.operationId, usdValue: valueInUsd, now: deps.clock?.now() ?? Date.now() }),
+    policy: policyStamp(decision, facts),
   })
   return answer(deps, view, params)
 }

@@ -1,3 +1,5 @@
+import type { PolicyGate, PolicyStamp } from '../policies/ports.ts'
+import type { PolicyDecision } from '../policies/ownerPolicyRules.ts'
 import type { PaperPoolState } from '../paper/paperPool.ts'
 import type { Address } from 'viem'
 import type { Policy } from '../agents/policy.ts'
@@ -125,12 +127,15 @@ export interface SwapOperations {
     agentId: string
     params: SwapParams
     usdValue: string
-    checkSpend(spentTodayUsd: string): void
+    /** `decision`: the owners' policies' decision made under the lock (an accept skips the guardrails). */
+    checkSpend(spentTodayUsd: string, decision?: PolicyDecision): void
     consumeQuoteId: string | undefined
     /** The actor the swap is made for (a chat turn, a run): the operation is its child and nothing waits here. */
     parentId: string | undefined
     /** Set when the policy asks an owner to approve it first: it waits in `awaiting_approval`. */
     approval?: ApprovalRequest | null | undefined
+    /** The owners' policies' decision and the facts it was made on (made again under the agent's lock). */
+    policy?: PolicyStamp | undefined
   }): Promise<WalletOpView>
   /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
   waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>
@@ -151,4 +156,6 @@ export type SwapPorts = {
   newId(): string
   /** A paper agent's virtual balances: its swaps are checked against them instead of the chain. */
   paper?: PaperBalances | undefined
+  /** The owners' policies (docs/api.md, "Policies"); without it, only the guardrails decide. */
+  policies?: PolicyGate | undefined
 }

@@ -65,6 +65,8 @@ export function swapResource(known: { weth: Address; usdc: Address }, op: Wallet
     warnings: p.warnings,
     // Present when the agent's policy asked an owner to approve the swap (docs/api.md, "Approvals").
     ...(op.approval ? { approvalId: op.approvalId as string, approval: op.approval as ApprovalRecord } : {}),
+    // The owners' policies' decision and the rule that made it (docs/api.md, "Policies"), on a swap recorded since they exist.
+    ...(op.policy ? { policy: op.policy as { decision: string; rule: { name: string; scope: string } | null } } : {}),
     error: op.error,
   }
 }

@@ -1,3 +1,5 @@
+import type { PolicyGate, PolicyStamp } from '../policies/ports.ts'
+import type { PolicyDecision } from '../policies/ownerPolicyRules.ts'
 import type { ApprovalRequest } from '../approvals/approval.types.ts'
 import type { Address } from 'viem'
 import type { LedgerOp, SwapFill } from './ledgerOps.ts'
@@ -61,11 +63,13 @@ export interface TransferOperations {
    * it and waits for its end through the runtime's commits (pending when the wait runs out).
    */
   start(p: {
-    opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string): void
+    opId: string; accountId: string; agentId: string; params: TransferParams; usdValue: string; checkSpend(spentTodayUsd: string, decision?: PolicyDecision): void
     /** The actor the transfer is made for (a chat turn, a run): the operation is its child and nothing waits here. */
     parentId: string | undefined
     /** Set when the policy asks an owner to approve it first: it waits in `awaiting_approval`. */
     approval?: ApprovalRequest | null | undefined
+    /** The owners' policies' decision and the facts it was made on (made again under the agent's lock). */
+    policy?: PolicyStamp | undefined
   }): Promise<WalletOpView>
   /** Waits for the operation's end up to `waitMs` (default: the port's own wait); undefined when it does not exist. */
   waitEnd(opId: string, waitMs?: number): Promise<WalletOpView | undefined>
@@ -145,6 +149,8 @@ export type WalletPorts = {
   portfolio: PortfolioReads
   outbox: WalletOutbox
   clock: Clock
+  /** The owners' policies (docs/api.md, "Policies"); without it, only the guardrails decide. */
+  policies?: PolicyGate | undefined
 }
 
 export type { SwapFill } from './ledgerOps.ts'

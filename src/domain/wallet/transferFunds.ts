@@ -2,7 +2,7 @@ import { IdempotencyKeyReusedError, NotFoundError } from '../errors.ts'
 import type { WalletOpView, WalletPorts } from './ports.ts'
 import { resolveTransfer, type ResolveTransferDeps, type TransferRequest } from './resolveTransfer.ts'
 import { transferAmount, transferMatches, transferParamsOf } from './walletRules.ts'
-import { approvalFor } from '../approvals/approvalRules.ts'
+import { approvalUnder, policyStamp } from '../policies/policyGate.ts'
 
 export type TransferFundsDeps = ResolveTransferDeps & Pick<WalletPorts, 'operations'>
 /** The request, and the operation id (the Idempotency-Key's resource id, or a tool call's: a retry finds its transfer). */
@@ -43,7 +43,8 @@ export async function transferFunds(deps: TransferFundsDeps, input: TransferFund
     checkSpend: t.checkSpend,
     parentId: input.parentId,
     // Above the policy's approval threshold it waits for an owner (202 `awaiting_approval`).
-    approval: approvalFor(agent.policy, { opId: input.operationId, usdValue: t.valueUsd, now: Date.now() }),
+    approval: approvalUnder(t.decision, agent.policy, { opId: input.operationId, usdValue: t.valueUsd, now: Date.now() }),
+    policy: policyStamp(t.decision, t.facts),
   })
   return transferResource(view, { symbol: t.token.symbol, params: t.params, amount: input.amount, valueUsd: t.valueUsd })
 }

@@ -491,6 +491,7 @@ async function agentView(id) {
         ]), h('p', { class: 'muted', text: `Credits: ${c.credits.credits} (held ${c.credits.reserved})` }),
         h('h2', { text: 'Pending guardrail changes' }), pendingTable(a.pendingChanges)),
       ),
+      h('h2', { text: 'Effective owner policy (account rules first; reject wins, then require_approval, then accept; no match: the guardrails)' }), policyTable(c.policies),
       h('div', { class: 'row' },
         h('div', {}, h('h2', { text: 'Runs' }), actorsTable(c.runs, 'runs')),
         h('div', {}, h('h2', { text: 'Chat turns' }), actorsTable(c.chatTurns, 'turns')),
@@ -502,6 +503,32 @@ async function agentView(id) {
   }
   every(5000, render)
   every(5000, refreshOperations)
+}
+
+/** An owner's criterion as a person reads it. */
+function criterionText(c) {
+  const list = (xs) => xs.join(', ')
+  switch (c.type) {
+    case 'operation': return `operation: ${list(c.operations)}`
+    case 'initiator': return `started by: ${list(c.initiators)}`
+    case 'token': return `token ${c.side}: ${list(c.tokens)}`
+    case 'destination': return `to: ${list(c.addresses)}`
+    case 'usd_value': return `USD ${c.operator} ${c.usd}`
+    case 'net_usd_window': return `net USD of the ${c.scope} over ${c.windowSeconds} s ${c.operator} ${c.usd}`
+    case 'price_impact': return `impact ${c.operator} ${c.bps} bps`
+    case 'time_of_day': return `${c.fromUtc}-${c.toUtc} UTC`
+    default: return c.type
+  }
+}
+
+/** The account's and the agent's policies as they apply to this agent, in evaluation order, and any loosening still held. */
+function policyTable(policies) {
+  const rows = ['account', 'agent'].flatMap((scope) => policies[scope].rules.map((r) =>
+    h('tr', { 'data-testid': 'policy-rule', 'data-scope': scope }, h('td', { text: scope }), h('td', { text: r.name }), h('td', {}, badge(r.action)),
+      h('td', { text: r.criteria.length ? r.criteria.map(criterionText).join(' and ') : 'every operation' }))))
+  const held = ['account', 'agent'].filter((scope) => policies[scope].pending).map((scope) =>
+    h('p', { class: 'muted', 'data-testid': 'policy-pending', text: `The ${scope} policy changes to ${policies[scope].pending.rules.length} rule(s) at ${when(policies[scope].pending.effectiveAt)} (a loosening on hold).` }))
+  return h('div', {}, table(['scope', 'rule', 'action', 'matches when'], rows.length ? rows : [empty(4, 'No rule: the guardrails decide every move.')], 'policy-rules'), ...held)
 }
 
 /** Guardrail changes waiting for their hold: one row per field, with when it takes effect. */

@@ -11,6 +11,7 @@ import { parseAgentBody } from '../../domain/agents/parseAgentBody.ts'
 import { ModeImmutableError } from '../../domain/paper/errors.ts'
 import { idempotency, idempotentCreation, type IdempotencyState } from '../middleware/idempotency.ts'
 import { cloneAgentBody } from '../../domain/paper/paper.schema.ts'
+import { ownerPolicySchema } from '../../domain/policies/ownerPolicy.schema.ts'
 
 /** The agent id from the path; a value that is not a uuid cannot name an agent (404). */
 function agentId(ctx: Context): string {
@@ -92,6 +93,15 @@ export function agentRoutes(deps: AppDeps): Router {
     const { address } = parse(whitelistDeleteBody, source)
     const removed = await core.removeFromWhitelist({ accountId: account(ctx), agentId: id, address, actor: auditActorOf(principalOf(ctx)) })
     ok(ctx, { ...removed, deleted: true })
+  })
+  // The agent's own policy, evaluated after the account's (docs/api.md, "Policies").
+  router.get('/:id/policy', rejectQuery, requireScope('admin'), async (ctx) => {
+    ok(ctx, await core.getOwnerPolicy({ scope: 'agent', accountId: account(ctx), agentId: agentId(ctx) }))
+  })
+  router.put('/:id/policy', rejectQuery, requireScope('admin'), async (ctx) => {
+    const id = agentId(ctx)
+    const policy = parse(ownerPolicySchema, ctx.request.body)
+    ok(ctx, await core.putOwnerPolicy({ target: { scope: 'agent', accountId: account(ctx), agentId: id }, actor: auditActorOf(principalOf(ctx)), policy }))
   })
   router.get('/:id/audit', requireScope('read'), async (ctx) => {
     const id = agentId(ctx)
