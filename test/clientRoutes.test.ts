@@ -10,6 +10,7 @@ import { failure, operationsOf, recordedClient } from './support/altsClient.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { startReceiver } from './support/webhookReceiver.ts'
 import { waitFor } from './support/waitFor.ts'
+import { Webhook } from 'standardwebhooks'
 
 /*
  * The first-party client (clients/typescript) against the live service: its committed types
@@ -28,6 +29,9 @@ let pub: AltsClient
 let document: { paths: Record<string, Record<string, any>> }
 let agentId: string
 let usdc: string
+let launchedToken: string
+let swapId: string
+let runId: string
 
 beforeAll(async () => {
   model = await startModelServer()
@@ -128,6 +132,7 @@ describe('the client against the live service', () => {
     const launch = (await alts.GET('/launch/{id}', { params: { path: { id: launches[0] } } })) as any
     expect(launch.status).toBe('live')
     const token = launch.tokenAddress as string
+    launchedToken = token
     expect(await pub.GET('/tokens/{address}', { params: { path: { address: token } } })).toBeDefined()
     expect(await pub.GET('/tokens/{address}/trades', { params: { path: { address: token } } })).toBeDefined()
     expect(await pub.GET('/tokens/{address}/candles', { params: { path: { address: token } } })).toBeDefined()
@@ -142,6 +147,7 @@ describe('the client against the live service', () => {
     const ends = []
     for await (const e of alts.follow.swap(swap.id)) ends.push(e)
     expect(ends.at(-1)!.status).toBe('confirmed')
+    swapId = swap.id
     expect(new Set(ends.map((e) => e.id)).size).toBe(ends.length)
     // The client sent a fresh key (a UUID) of its own; sent again by the caller, it replays the swap.
     const { rows } = await app.services.pool.query(`select key from idempotency_key where response_body->>'id' = $1`, [swap.id])
@@ -175,6 +181,7 @@ describe('the client against the live service', () => {
     model.mock.onMessage('a short run', { content: 'Nothing to do.' })
     const run = (await alts.POST('/agents/{id}/runs', { params: { path: { id: agentId } }, body: { goal: 'a short run', maxSteps: 2 } as never })) as any
     expect((await alts.end(alts.follow.run(run.id))).status).toBe('completed')
+    runId = run.id
     expect(await alts.GET('/runs/{id}', { params: { path: { id: run.id } } })).toMatchObject({ status: 'completed' })
     const runs = []
     for await (const r of alts.paginate('/agents/{id}/runs', { path: { id: agentId } })) runs.push(r)
@@ -216,5 +223,126 @@ describe('the client against the live service', () => {
     const history = []
     for await (const h of alts.paginate('/market/history')) history.push(h)
     expect(history.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('automations: created, updated, triggered, fired by their signed hook, followed until cancelled; a backtest', async () => {
+    await alts.POST('/agents/{id}/start', { params: { path: { id: agentId } } })
+    const action = { type: 'tool_call', tool: 'swap_quote', args: { tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01' } }
+    const auto = (await alts.POST('/automations', { body: { agent_id: agentId, name: 'signal', trigger: { type: 'webhook' }, action } as never })) as any
+    expect(await alts.GET('/automations/{id}', { params: { path: { id: auto.id } } })).toMatchObject({ id: auto.id })
+    expect(await alts.PATCH('/automations/{id}', { params: { path: { id: auto.id } }, body: { name: 'signal 2' } as never })).toMatchObject({ name: 'signal 2' })
+    expect(await alts.POST('/automations/{id}/trigger', { params: { path: { id: auto.id } } })).toBeDefined()
+    const rotated = (await alts.POST('/automations/{id}/hook/rotate', { params: { path: { id: auto.id } }, body: {} as never })) as any
+    const [, hookId, token] = /\/hooks\/automations\/([^/]+)\/([^/]+)$/.exec(rotated.url)!
+    const body = { id: 'client-1', price: 1 }
+    const at = new Date()
+    const headers = { 'webhook-id': 'client-1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(rotated.secret).sign('client-1', at, JSON.stringify(body)) }
+    expect(await pub.POST('/hooks/automations/{id}/{token}', { params: { path: { id: hookId!, token: token! } }, body: body as never, headers })).toBeDefined()
+    const autos = []
+    for await (const a of alts.paginate('/automations', { query: { agent_id: agentId } as never })) autos.push(a)
+    expect(autos).toHaveLength(1)
+    const states: string[] = []
+    const followed = (async () => {
+      for await (const e of alts.follow.automation(auto.id)) states.push(e.status)
+    })()
+    await waitFor(async () => states.length > 0, 20_000)
+    expect(await alts.DELETE('/automations/{id}', { params: { path: { id: auto.id } } })).toBeDefined()
+    await followed
+    expect(states.at(-1)).toBe('cancelled')
+    const now = Math.floor(Date.now() / 1000)
+    const iso = (t: number) => new Date(t * 1000).toISOString()
+    const backtest = { automation: { name: 'd', kind: 'dca', dca: { tokenIn: 'USDC', tokenOut: launchedToken, amountPerRun: '10', everySeconds: 120 } }, from: iso(now - 3600), to: iso(now), interval: '1m' }
+    expect(await alts.POST('/backtests', { body: backtest as never })).toBeDefined()
+  })
+
+  it('webhooks: a test delivery verified with verifyWebhook (a forged one refused), deliveries paged and redelivered; the account events stream', async () => {
+    const hook = (await alts.POST('/webhooks', { body: { url: receiver.url(), events: ['*'] } as never })) as any
+    receiver.trust(hook.secret)
+    expect(await alts.GET('/webhooks/{id}', { params: { path: { id: hook.id } } })).toMatchObject({ id: hook.id })
+    expect(await alts.PATCH('/webhooks/{id}', { params: { path: { id: hook.id } }, body: { description: 'client' } as never })).toMatchObject({ description: 'client' })
+    expect(((await alts.GET('/webhooks')) as any).webhooks.map((w: { id: string }) => w.id)).toContain(hook.id)
+    await alts.POST('/webhooks/{id}/test', { params: { path: { id: hook.id } } })
+    await waitFor(async () => receiver.received.some((r) => r.payload.type === 'webhook.test'), 20_000)
+    const got = receiver.received.find((r) => r.payload.type === 'webhook.test')!
+    const headers = { 'webhook-id': got.id, 'webhook-timestamp': got.timestamp, 'webhook-signature': got.signature }
+    expect(verifyWebhook(hook.secret, got.body, headers)).toMatchObject({ type: 'webhook.test', data: { webhook: { id: hook.id } } })
+    expect(verifyWebhook(hook.secret, new TextEncoder().encode(got.body), new Headers(headers)).type).toBe('webhook.test')
+    expect(() => verifyWebhook(hook.secret, got.body.replace('webhook.test', 'swap.confirmed'), headers)).toThrow(WebhookSignatureError)
+    expect(() => verifyWebhook(hook.secret, got.body, { ...headers, 'webhook-signature': undefined })).toThrow(WebhookSignatureError)
+    const deliveries = []
+    for await (const d of alts.paginate('/webhooks/{id}/deliveries', { path: { id: hook.id } })) deliveries.push(d as { id: string })
+    expect(deliveries.length).toBeGreaterThan(0)
+    const delivery = deliveries[0]!
+    expect(await alts.POST('/webhooks/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id: hook.id, deliveryId: delivery.id } } })).toBeDefined()
+    const rotated = (await alts.POST('/webhooks/{id}/rotate-secret', { params: { path: { id: hook.id } } })) as any
+    expect(rotated.secret).toMatch(/^whsec_/)
+    expect(rotated.secret).not.toBe(hook.secret)
+    const events = await alts.raw.GET('/events', { parseAs: 'stream', headers: { accept: 'text/event-stream' } })
+    expect(events.response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    await events.data!.cancel()
+    expect(await alts.DELETE('/webhooks/{id}', { params: { path: { id: hook.id } } })).toBeDefined()
+  })
+
+  it('approvals: a swap above the threshold waits, one approved and followed to confirmed, one rejected', async () => {
+    const policy = { max_trade_usd: '10000', max_daily_usd: '100000', require_approval_above_usd: '1' }
+    const careful = await alts.POST('/agents', { body: { name: 'careful', policy } as never })
+    await alts.POST('/dev/faucet', { body: { agentId: careful.id, eth: '1' } as never })
+    const body = { agentId: careful.id, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slippageBps: 300 }
+    const [a, b] = [(await alts.POST('/swap/execute', { body: body as never })) as any, (await alts.POST('/swap/execute', { body: body as never })) as any]
+    expect([a.status, b.status]).toEqual(['awaiting_approval', 'awaiting_approval'])
+    const pending = []
+    for await (const p of alts.paginate('/approvals', { query: { status: 'pending' } as never })) pending.push((p as { id: string }).id)
+    expect(pending.sort()).toEqual([a.id, b.id].sort())
+    expect(await alts.GET('/approvals/{id}', { params: { path: { id: a.id } } })).toMatchObject({ id: a.id })
+    await alts.POST('/approvals/{id}/approve', { params: { path: { id: a.id } }, body: { reason: 'fine' } as never })
+    expect((await alts.end(alts.follow.swap(a.id))).status).toBe('confirmed')
+    await alts.POST('/approvals/{id}/reject', { params: { path: { id: b.id } }, body: { reason: 'no' } as never })
+    const twice = await failure(alts.POST('/approvals/{id}/approve', { params: { path: { id: b.id } }, body: {} as never }))
+    expect(twice).toBeInstanceOf(ConflictError)
+    expect((await alts.end(alts.follow.swap(b.id))).status).toBe('failed')
+  })
+
+  it('the operator: actors, nodes, audit, an actor\'s timeline and events, agents, dead letters, pause, cancel, verify; /metrics; the tool server', async () => {
+    const actors = []
+    for await (const a of ops.paginate('/ops/actors', { query: { kind: 'walletop' } as never })) actors.push((a as { id: string }).id)
+    expect(actors).toContain(swapId)
+    expect(await ops.GET('/ops/actors/counts')).toBeDefined()
+    expect(((await ops.GET('/ops/nodes')) as any).nodes.length).toBeGreaterThan(0)
+    expect(await ops.GET('/ops/overview')).toBeDefined()
+    expect(await ops.GET('/ops/actors/{id}', { params: { path: { id: swapId } } })).toMatchObject({ id: swapId })
+    expect(await ops.GET('/ops/actors/{id}/timeline', { params: { path: { id: swapId } } })).toBeDefined()
+    const stream = await ops.raw.GET('/ops/actors/{id}/events', { params: { path: { id: swapId } }, parseAs: 'text' })
+    expect(stream.data).toContain('"status":"confirmed"')
+    expect(await ops.GET('/ops/agents/{id}', { params: { path: { id: agentId } } })).toBeDefined()
+    const operations = []
+    for await (const o of ops.paginate('/ops/agents/{id}/operations', { path: { id: agentId } })) operations.push(o)
+    expect(operations.length).toBeGreaterThan(0)
+    expect(await ops.GET('/ops/agents/{id}/value-history', { params: { path: { id: agentId } } })).toBeDefined()
+    expect(((await ops.GET('/ops/dead-letters')) as any).deadLetters).toEqual([])
+    for (const path of ['/ops/dead-letters/{seq}/retry', '/ops/dead-letters/{seq}/discard'] as const) {
+      expect(await failure(ops.POST(path, { params: { path: { seq: '999999' } }, body: { reason: 'none' } as never }))).toBeInstanceOf(NotFoundError)
+    }
+    const unstick = await failure(ops.POST('/ops/actors/{id}/unstick', { params: { path: { id: swapId } }, body: { reason: 'not stuck' } as never }))
+    expect(unstick).toMatchObject({ status: 409, code: 'invalid_state' })
+    expect(await ops.POST('/ops/runs/{id}/cancel', { params: { path: { id: runId } }, body: { reason: 'done anyway' } as never })).toMatchObject({ id: runId })
+    expect(await ops.POST('/ops/tokens/{address}/verified', { params: { path: { address: launchedToken } }, body: { verified: true } as never })).toMatchObject({ verified: true })
+    expect(await ops.POST('/ops/agents/{id}/pause', { params: { path: { id: agentId } }, body: { reason: 'client test' } as never })).toMatchObject({ policy: { paused: true } })
+    const audit = []
+    for await (const e of ops.paginate('/ops/audit')) audit.push(e)
+    expect(audit.length).toBeGreaterThan(0)
+    const paused = await failure(alts.POST('/swap/execute', { body: { agentId, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01' } as never }))
+    expect(paused).toMatchObject({ status: 403, code: 'policy_violation' })
+    expect(paused).toBeInstanceOf(PermissionError)
+    expect(await ops.GET('/metrics', { parseAs: 'text' } as never)).toContain('# HELP')
+    expect(await failure(alts.GET('/metrics', { parseAs: 'text' } as never))).toMatchObject({ status: 403 })
+    const tools = (await alts.GET('/mcp/tools')) as any
+    expect(tools.tools.map((t: { name: string }) => t.name)).toContain('get_agent')
+    expect(await alts.POST('/mcp/call', { body: { name: 'get_agent', arguments: { agent_id: agentId } } as never })).toMatchObject({ result: { id: agentId } })
+  })
+
+  it('every operation of the OpenAPI document was called through the client', () => {
+    const all = operationsOf(document)
+    expect(all.length).toBeGreaterThan(100)
+    expect(all.filter((op) => !called.has(op))).toEqual([])
   })
 })
