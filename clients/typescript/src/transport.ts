@@ -52,10 +52,10 @@ export function createTransport(bases: readonly string[], fetchImpl: typeof fetc
         res = await fetchImpl(new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal, redirect: request.redirect }))
       } catch (error) {
         if (request.signal.aborted) throw error
+        rotate()
         if (!keyed && !read) {
           throw new ConnectionError(`No answer from ${url}; not retried: a ${request.method} without Idempotency-Key may have been done (read the resource before sending it again)`, attempt, error)
         }
-        rotate()
         const wait = attempt === 1 ? 0 : policy.connectionRetryMs
         if (Date.now() + wait > deadline) throw new ConnectionError(`No answer from the service after ${attempt} attempts (last: ${url})`, attempt, error)
         await sleep(wait, request.signal)
