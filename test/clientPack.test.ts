@@ -47,8 +47,16 @@ export const event = (body: string, headers: Record<string, string>) => verifyWe
 console.log(typeof createClient, typeof verifyWebhook)
 `
 
+/** The README's first steps with the client (its one block that imports the client). */
+function readmeExample(): string {
+  const blocks = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
+  const client = blocks.filter((b) => b.includes("from '@alts/client'"))
+  expect(client).toHaveLength(1)
+  return client[0]!
+}
+
 describe('the client as another project uses it', () => {
-  it('npm pack of clients/typescript installs (with local copies of its dependencies, no network), type-checks and loads in a scratch project', async () => {
+  it('npm pack of clients/typescript installs (with local copies of its dependencies, no network), type-checks with the README first steps, and loads in a scratch project', async () => {
     const tarballs = join(dir, 'tarballs')
     mkdirSync(tarballs)
     // prepack builds dist/ (JavaScript and declarations) with the package's own TypeScript.
@@ -65,9 +73,10 @@ describe('the client as another project uses it', () => {
     expect(Object.keys(installed.dependencies).sort()).toEqual(['openapi-fetch', 'standardwebhooks'])
 
     writeFileSync(join(project, 'main.ts'), CONSUMER)
+    writeFileSync(join(project, 'readme.ts'), readmeExample())
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, lib: ['es2022', 'dom', 'dom.iterable'], types: [] },
-      include: ['main.ts'],
+      include: ['main.ts', 'readme.ts'],
     }))
     // Type-checked by the root's TypeScript (7) and by the package's (5.9); the @ts-expect-error lines fail it if the types were loose.
     for (const tsc of [join(ROOT, 'node_modules/.bin/tsc'), join(ROOT, 'clients/typescript/node_modules/.bin/tsc')]) {

@@ -1,8 +1,8 @@
-import createFetchClient, { type Client, type ClientPathsWithMethod, type MaybeOptionalInit, type MethodResponse, type Middleware } from 'openapi-fetch'
+import createFetchClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch'
 import { apiErrorOf } from './errors.ts'
 import { followers } from './follow.ts'
 import { KEYED_OPERATIONS } from './keyed.ts'
-import type { ClientPaths } from './paths.ts'
+import type { ClientPaths, JsonObject, Resource, ResourceOperation } from './paths.ts'
 import { pager } from './paging.ts'
 import { createTransport, type RetryOptions, type Transport } from './transport.ts'
 
@@ -26,11 +26,16 @@ type Raw = Client<ClientPaths>
 type PathsOf<M extends Method> = ClientPathsWithMethod<Raw, M>
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T]
 type InitParam<I> = RequiredKeysOf<I> extends never ? [(I & { [key: string]: unknown })?] : [I & { [key: string]: unknown }]
+/** The 2xx body of an operation as the document types it (a `Resource` or a `JsonObject` where it gives no schema). */
+export type Answer<M extends Method, P extends PathsOf<M>, I> =
+  FetchResponse<ClientPaths[P][M] & Record<string | number, any>, I, `${string}/${string}`>['data'] extends infer D
+    ? unknown extends D ? (`${M} ${P & string}` extends ResourceOperation ? Resource : JsonObject) : NonNullable<D>
+    : never
 /** A call of one method: the answer's body on 2xx (typed by the OpenAPI document), a typed `ApiError` otherwise. */
 export type Call<M extends Method> = <P extends PathsOf<M>, I extends MaybeOptionalInit<ClientPaths[P], M>>(
   path: P,
   ...init: InitParam<I>
-) => Promise<MethodResponse<Raw, M, P, I>>
+) => Promise<Answer<M, P, I>>
 
 /** Operations served outside /api/v1 (their `servers` in the document). */
 function prefixOf(path: string): string {
@@ -64,7 +69,7 @@ export function createClient(options: ClientOptions) {
     (async (path: string, init?: Record<string, unknown>) => {
       const { data, error, response } = await raw.request(method, path as never, { baseUrl: `${bases[0]}${prefixOf(path)}`, ...init } as never)
       if (!response.ok) throw apiErrorOf(response.status, error, response.headers)
-      return data
+      return data as unknown
     }) as Call<M>
   const GET = call('get')
   const { follow, end } = followers(raw, transport)

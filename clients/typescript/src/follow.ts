@@ -1,11 +1,9 @@
 import type { Client } from 'openapi-fetch'
 import { apiErrorOf, ConnectionError } from './errors.ts'
-import type { ClientPaths } from './paths.ts'
+import type { ClientPaths, Resource } from './paths.ts'
 import { parseSse } from './sse.ts'
 import { sleep, type Transport } from './transport.ts'
 
-/** An actor-backed resource as its events carry it: the GET's answer with the `status` of that event. */
-export type Resource = { id: string; status: string; [field: string]: unknown }
 /** One state of a followed resource: `id` is the journal sequence to resume after (`Last-Event-ID`). */
 export type StatusEvent = { id: string | undefined; status: string; data: Resource }
 export type FollowOptions = {
