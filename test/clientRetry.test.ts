@@ -1,10 +1,11 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConflictError, createClient, RateLimitError, ServerError, ValidationError } from '../clients/typescript/src/index.ts'
 
 /*
- * The client's retry policy (docs/api.md, Retrying) against a server that answers as scripted:
+ * The client's retry policy (docs/api.md, Retrying) and its following of event streams, against
+ * a server that answers as scripted:
  * which answers are sent again, after how long, and with which Idempotency-Key. (The live
  * service's 409 in progress and lost nodes: test/clientNodeLoss.test.ts.)
  */
@@ -17,6 +18,7 @@ let script: Array<{ status: number; headers?: Record<string, string>; body: obje
 beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume()
+    if (req.url!.endsWith('/events')) return stream(req, res)
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, at: Date.now() })
       const next = script.shift() ?? { status: 200, body: { ok: true } }
@@ -28,6 +30,18 @@ beforeAll(async () => {
 })
 afterAll(() => void server?.close())
 
+/** The streams' script: each connection to an `/events` URL takes the next; `cut` drops the connection after the text. */
+let streams: Array<{ text: string; cut: boolean }> = []
+const lastEventIds: Array<string | undefined> = []
+function stream(req: IncomingMessage, res: ServerResponse) {
+  lastEventIds.push(req.headers['last-event-id'] as string | undefined)
+  const next = streams.shift() ?? { text: '', cut: false }
+  res.writeHead(200, { 'content-type': 'text/event-stream' })
+  res.write(next.text)
+  if (next.cut) setTimeout(() => res.destroy(), 20)
+  else res.end()
+}
+
 const alts = () => createClient({ baseUrl: base, apiKey: 'cpk_test' })
 const envelope = (code: string, extra: object = {}) => ({ error: code, code, ...extra })
 const setUp = (answers: typeof script) => {
@@ -35,7 +49,7 @@ const setUp = (answers: typeof script) => {
   script = answers
 }
 
-describe('the retry policy', () => {
+describe('the retry policy and the following of streams', () => {
   it('a keyed call gets a fresh key of its own, the same on every retry; another call gets another', async () => {
     setUp([
       { status: 409, headers: { 'retry-after': '1' }, body: envelope('idempotency_key_in_progress') },
@@ -84,4 +98,36 @@ describe('the retry policy', () => {
     expect(seen).toHaveLength(2)
     script = []
   }, 20_000)
+
+  it('a followed stream cut before its end is resumed with Last-Event-ID; one that ends without a final state is read, then resumed; CRLF and multi-line data parse', async () => {
+    const swap = (id: number, status: string) => `id: ${id}\r\nevent: status\r\ndata: {"id":"s1",\r\ndata: "status":"${status}"}\r\n\r\n`
+    streams = [
+      { text: `: keep-alive\n\n${swap(3, 'submitting')}`, cut: true },
+      { text: swap(5, 'confirming'), cut: false },
+      { text: swap(7, 'confirmed'), cut: false },
+    ]
+    lastEventIds.length = 0
+    setUp([{ status: 200, body: { id: 's1', status: 'confirming' } }, { status: 200, body: { id: 's1', status: 'confirming' } }])
+    const events = []
+    const follow = alts().follow.swap('s1')
+    for (;;) {
+      const next = await follow.next()
+      if (next.done) {
+        expect(next.value).toMatchObject({ id: 's1', status: 'confirmed' })
+        break
+      }
+      events.push([next.value.id, next.value.status])
+    }
+    expect(events).toEqual([['3', 'submitting'], ['5', 'confirming'], ['7', 'confirmed']])
+    expect(lastEventIds).toEqual([undefined, '3', '5'])
+    // Between the streams, the swap read (it had not ended).
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /api/v1/swap/s1', 'GET /api/v1/swap/s1'])
+  })
+
+  it('a follow resumed after the final event ends with the resource read, not a wait', async () => {
+    streams = [{ text: '', cut: false }]
+    setUp([{ status: 200, body: { id: 's2', status: 'failed' } }])
+    const client = alts()
+    expect(await client.end(client.follow.swap('s2', { lastEventId: '9' }))).toMatchObject({ status: 'failed' })
+  })
 })
