@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 const DOCS = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
 
 /** Folders of the repository: a reference starting with one of them is a repository path. */
-const ROOTS = /^(src|test|bench|scripts|docs|contracts|\.ci)\//
+const ROOTS = /^(src|test|bench|scripts|docs|contracts|clients|\.ci)\//
 /** A relative path such as `txSender/send.ts`: a folder, then a source or document file name. */
 const RELATIVE_FILE = /^[\w.-]+(\/[\w.*{},-]+)+\.(ts|cjs|mjs|js|md|sol|sh)$/
 /** A relative folder such as `txSender/` (the trailing slash says it is one). */
