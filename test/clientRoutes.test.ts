@@ -302,6 +302,24 @@ describe('the client against the live service', () => {
     expect((await alts.end(alts.follow.swap(b.id))).status).toBe('failed')
   })
 
+  it('policies: the account\'s and an agent\'s written and read, a dry run decided by the account\'s reject', async () => {
+    const rules = [{ name: 'no big swaps', action: 'reject', criteria: [{ type: 'operation', operations: ['swap'] }, { type: 'usd_value', operator: 'gt', usd: '100000' }] }]
+    expect(await alts.PUT('/policies/account', { body: { rules } as never })).toMatchObject({ rules: [expect.objectContaining({ name: 'no big swaps' })] })
+    expect(await alts.GET('/policies/account')).toMatchObject({ rules: [expect.objectContaining({ name: 'no big swaps' })] })
+    const own = [{ name: 'ask above 500', action: 'require_approval', criteria: [{ type: 'usd_value', operator: 'gt', usd: '500' }] }]
+    expect(await alts.PUT('/agents/{id}/policy', { params: { path: { id: agentId } }, body: { rules: own } as never })).toMatchObject({ rules: [expect.objectContaining({ name: 'ask above 500' })] })
+    expect(await alts.GET('/agents/{id}/policy', { params: { path: { id: agentId } } })).toMatchObject({ rules: [expect.objectContaining({ name: 'ask above 500' })] })
+    const dry = await alts.POST('/policies/simulate', { body: { agentId, operation: { kind: 'swap', tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.001' } } as never })
+    // 0.001 ETH is far under both limits: no rule matches, the guardrails decide.
+    expect(dry).toMatchObject({ decision: 'guardrails', rule: null, matched: [] })
+    const bad = await failure(alts.PUT('/policies/account', { body: { rules: [{ name: 'x', action: 'reject', criteria: [{ type: 'moon_phase' }] }] } as never }))
+    expect(bad).toBeInstanceOf(ValidationError)
+    expect(bad.field_errors).toEqual({ 'rules.0.criteria.0.type': expect.any(String) })
+    // Left as they were: the other tests' swaps are small and no rule applies to them.
+    await alts.PUT('/policies/account', { body: { rules: [] } as never })
+    await alts.PUT('/agents/{id}/policy', { params: { path: { id: agentId } }, body: { rules: [] } as never })
+  })
+
   it('the operator: actors, nodes, audit, an actor\'s timeline and events, agents, dead letters, pause, cancel, verify; /metrics; the tool server', async () => {
     const actors = []
     for await (const a of ops.paginate('/ops/actors', { query: { kind: 'walletop' } as never })) actors.push((a as { id: string }).id)

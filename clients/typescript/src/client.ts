@@ -21,7 +21,7 @@ export type ClientOptions = {
   fetch?: typeof fetch
 }
 
-type Method = 'get' | 'post' | 'patch' | 'delete'
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type Raw = Client<ClientPaths>
 type PathsOf<M extends Method> = ClientPathsWithMethod<Raw, M>
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T]
@@ -45,7 +45,7 @@ function prefixOf(path: string): string {
 }
 
 /**
- * The typed client of the Agent Launch and Trading Service: `GET`, `POST`, `PATCH`, `DELETE`
+ * The typed client of the Agent Launch and Trading Service: `GET`, `POST`, `PUT`, `PATCH`, `DELETE`
  * answer the body or throw a typed `ApiError`, with docs/api.md's retry policy underneath;
  * `paginate` walks a cursor-paged list; `follow` and `end` follow a launch, swap, run, chat
  * turn or automation over Server-Sent Events; `raw` is the underlying openapi-fetch client.
@@ -74,7 +74,7 @@ export function createClient(options: ClientOptions) {
   const GET = call('get')
   const { follow, end } = followers(raw, transport)
   return {
-    GET, POST: call('post'), PATCH: call('patch'), DELETE: call('delete'),
+    GET, POST: call('post'), PUT: call('put'), PATCH: call('patch'), DELETE: call('delete'),
     paginate: pager(GET),
     follow,
     end,

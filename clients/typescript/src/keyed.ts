@@ -9,4 +9,6 @@ export const KEYED_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /swap/execute', 'POST /wallet/transfer', 'POST /fees/claim',
   'POST /agents/{id}/clone', 'POST /agents/{id}/paper/deposit', 'POST /agents/{id}/runs', 'POST /automations',
   'POST /market/{id}/buy', 'POST /market/bids/{bidId}/accept',
+  // Creations: a retry after a lost answer gets the first answer again, never a second resource.
+  'POST /agents', 'POST /agents/{id}/whitelist', 'POST /keys', 'POST /market', 'POST /market/{id}/bids', 'POST /skills/custom', 'POST /webhooks',
 ])

@@ -54,7 +54,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -743,6 +745,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's own policy (evaluated after the account's) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource at the top level, plus meta.requestId */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            agentId: string | null;
+                            /** @description A loosening waiting for the hold (WHITELIST_HOLD_SECONDS): the whole policy that applies at effectiveAt */
+                            pending: {
+                                /** Format: date-time */
+                                effectiveAt: string;
+                                rules: {
+                                    /** @enum {unknown} */
+                                    action: "reject" | "require_approval" | "accept";
+                                    criteria: Record<string, never>[];
+                                    name: string;
+                                }[];
+                            } | null;
+                            rules: {
+                                /** @enum {unknown} */
+                                action: "reject" | "require_approval" | "accept";
+                                criteria: Record<string, never>[];
+                                name: string;
+                            }[];
+                            /** @enum {unknown} */
+                            scope: "account" | "agent";
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        } & {
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Replace the policy (at most 100 rules): a tightening applies at once, a loosening waits for the hold and is journaled; 422 names a bad field */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        rules: {
+                            /** @enum {string} */
+                            action: "reject" | "require_approval" | "accept";
+                            criteria: ({
+                                operations: ("swap" | "transfer" | "launch" | "fee_claim" | "mirror_copy")[];
+                                /** @constant */
+                                type: "operation";
+                            } | {
+                                initiators: ("api_key" | "run" | "chat" | "automation" | "mirror")[];
+                                /** @constant */
+                                type: "initiator";
+                            } | {
+                                /**
+                                 * @default any
+                                 * @enum {string}
+                                 */
+                                side?: "in" | "out" | "any";
+                                tokens: string[];
+                                /** @constant */
+                                type: "token";
+                            } | {
+                                addresses: string[];
+                                /** @constant */
+                                type: "destination";
+                            } | {
+                                /** @enum {string} */
+                                operator: "gt" | "gte" | "lt" | "lte";
+                                /** @constant */
+                                type: "usd_value";
+                                usd: string;
+                            } | {
+                                /** @enum {string} */
+                                operator: "gt" | "gte" | "lt" | "lte";
+                                /** @enum {string} */
+                                scope: "agent" | "account";
+                                /** @constant */
+                                type: "net_usd_window";
+                                usd: string;
+                                windowSeconds: number;
+                            } | {
+                                bps: number;
+                                /** @enum {string} */
+                                operator: "gt" | "gte" | "lt" | "lte";
+                                /** @constant */
+                                type: "price_impact";
+                            } | {
+                                fromUtc: string;
+                                toUtc: string;
+                                /** @constant */
+                                type: "time_of_day";
+                            })[];
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource at the top level, plus meta.requestId */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            agentId: string | null;
+                            /** @description A loosening waiting for the hold (WHITELIST_HOLD_SECONDS): the whole policy that applies at effectiveAt */
+                            pending: {
+                                /** Format: date-time */
+                                effectiveAt: string;
+                                rules: {
+                                    /** @enum {unknown} */
+                                    action: "reject" | "require_approval" | "accept";
+                                    criteria: Record<string, never>[];
+                                    name: string;
+                                }[];
+                            } | null;
+                            rules: {
+                                /** @enum {unknown} */
+                                action: "reject" | "require_approval" | "accept";
+                                criteria: Record<string, never>[];
+                                name: string;
+                            }[];
+                            /** @enum {unknown} */
+                            scope: "account" | "agent";
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        } & {
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{id}/runs": {
         parameters: {
             query?: never;
@@ -1192,7 +1382,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1339,6 +1531,12 @@ export interface paths {
                                 reason: string | null;
                                 /** Format: date-time */
                                 requestedAt: string;
+                                /** @description The owner's policy rule that asked for the approval (docs/api.md, "Policies"); null when the guardrails' threshold did */
+                                rule?: {
+                                    name?: string;
+                                    /** @enum {unknown} */
+                                    scope?: "account" | "agent";
+                                } | null;
                                 /** @enum {unknown} */
                                 status: "pending" | "approved" | "rejected";
                                 /** @description The policy's require_approval_above_usd when it was requested */
@@ -1426,6 +1624,12 @@ export interface paths {
                             reason: string | null;
                             /** Format: date-time */
                             requestedAt: string;
+                            /** @description The owner's policy rule that asked for the approval (docs/api.md, "Policies"); null when the guardrails' threshold did */
+                            rule?: {
+                                name?: string;
+                                /** @enum {unknown} */
+                                scope?: "account" | "agent";
+                            } | null;
                             /** @enum {unknown} */
                             status: "pending" | "approved" | "rejected";
                             /** @description The policy's require_approval_above_usd when it was requested */
@@ -1519,6 +1723,12 @@ export interface paths {
                             reason: string | null;
                             /** Format: date-time */
                             requestedAt: string;
+                            /** @description The owner's policy rule that asked for the approval (docs/api.md, "Policies"); null when the guardrails' threshold did */
+                            rule?: {
+                                name?: string;
+                                /** @enum {unknown} */
+                                scope?: "account" | "agent";
+                            } | null;
                             /** @enum {unknown} */
                             status: "pending" | "approved" | "rejected";
                             /** @description The policy's require_approval_above_usd when it was requested */
@@ -1610,6 +1820,12 @@ export interface paths {
                             reason: string | null;
                             /** Format: date-time */
                             requestedAt: string;
+                            /** @description The owner's policy rule that asked for the approval (docs/api.md, "Policies"); null when the guardrails' threshold did */
+                            rule?: {
+                                name?: string;
+                                /** @enum {unknown} */
+                                scope?: "account" | "agent";
+                            } | null;
                             /** @enum {unknown} */
                             status: "pending" | "approved" | "rejected";
                             /** @description The policy's require_approval_above_usd when it was requested */
@@ -3390,7 +3606,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3924,7 +4142,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4062,7 +4282,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -5684,6 +5906,290 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policies/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's policy, applied to every agent of the account before the agent's own */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The resource at the top level, plus meta.requestId */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            agentId: string | null;
+                            /** @description A loosening waiting for the hold (WHITELIST_HOLD_SECONDS): the whole policy that applies at effectiveAt */
+                            pending: {
+                                /** Format: date-time */
+                                effectiveAt: string;
+                                rules: {
+                                    /** @enum {unknown} */
+                                    action: "reject" | "require_approval" | "accept";
+                                    criteria: Record<string, never>[];
+                                    name: string;
+                                }[];
+                            } | null;
+                            rules: {
+                                /** @enum {unknown} */
+                                action: "reject" | "require_approval" | "accept";
+                                criteria: Record<string, never>[];
+                                name: string;
+                            }[];
+                            /** @enum {unknown} */
+                            scope: "account" | "agent";
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        } & {
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Replace the policy (at most 100 rules): a tightening applies at once, a loosening waits for the hold and is journaled; 422 names a bad field */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        rules: {
+                            /** @enum {string} */
+                            action: "reject" | "require_approval" | "accept";
+                            criteria: ({
+                                operations: ("swap" | "transfer" | "launch" | "fee_claim" | "mirror_copy")[];
+                                /** @constant */
+                                type: "operation";
+                            } | {
+                                initiators: ("api_key" | "run" | "chat" | "automation" | "mirror")[];
+                                /** @constant */
+                                type: "initiator";
+                            } | {
+                                /**
+                                 * @default any
+                                 * @enum {string}
+                                 */
+                                side?: "in" | "out" | "any";
+                                tokens: string[];
+                                /** @constant */
+                                type: "token";
+                            } | {
+                                addresses: string[];
+                                /** @constant */
+                                type: "destination";
+                            } | {
+                                /** @enum {string} */
+                                operator: "gt" | "gte" | "lt" | "lte";
+                                /** @constant */
+                                type: "usd_value";
+                                usd: string;
+                            } | {
+                                /** @enum {string} */
+                                operator: "gt" | "gte" | "lt" | "lte";
+                                /** @enum {string} */
+                                scope: "agent" | "account";
+                                /** @constant */
+                                type: "net_usd_window";
+                                usd: string;
+                                windowSeconds: number;
+                            } | {
+                                bps: number;
+                                /** @enum {string} */
+                                operator: "gt" | "gte" | "lt" | "lte";
+                                /** @constant */
+                                type: "price_impact";
+                            } | {
+                                fromUtc: string;
+                                toUtc: string;
+                                /** @constant */
+                                type: "time_of_day";
+                            })[];
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource at the top level, plus meta.requestId */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            agentId: string | null;
+                            /** @description A loosening waiting for the hold (WHITELIST_HOLD_SECONDS): the whole policy that applies at effectiveAt */
+                            pending: {
+                                /** Format: date-time */
+                                effectiveAt: string;
+                                rules: {
+                                    /** @enum {unknown} */
+                                    action: "reject" | "require_approval" | "accept";
+                                    criteria: Record<string, never>[];
+                                    name: string;
+                                }[];
+                            } | null;
+                            rules: {
+                                /** @enum {unknown} */
+                                action: "reject" | "require_approval" | "accept";
+                                criteria: Record<string, never>[];
+                                name: string;
+                            }[];
+                            /** @enum {unknown} */
+                            scope: "account" | "agent";
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        } & {
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policies/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A dry run of the account's and the agent's policies on an operation: the decision and every rule that matched, with its scope and why; nothing reserved or sent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        /** @enum {string} */
+                        initiator?: "api_key" | "run" | "chat" | "automation" | "mirror";
+                        operation: {
+                            amountIn: string;
+                            /** @constant */
+                            kind: "swap";
+                            tokenIn: string;
+                            tokenOut: string;
+                        } | {
+                            amount: string;
+                            /** @constant */
+                            kind: "transfer";
+                            to: string;
+                            token: string;
+                        } | {
+                            /** @constant */
+                            kind: "launch";
+                            quote: string;
+                            seedAmount?: string;
+                            /** @enum {string} */
+                            venue: "venue-a" | "venue-b" | "self-funded";
+                        } | {
+                            /** @constant */
+                            kind: "fee_claim";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The resource at the top level, plus meta.requestId */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description `guardrails`: no rule matched, the agent's guardrails decide
+                             * @enum {unknown}
+                             */
+                            decision: "reject" | "require_approval" | "accept" | "guardrails";
+                            matched: {
+                                /** @enum {unknown} */
+                                action: "reject" | "require_approval" | "accept";
+                                reason: string;
+                                rule: string;
+                                /** @enum {unknown} */
+                                scope: "account" | "agent";
+                            }[];
+                            /** @description What the policies were shown: kind, tokensIn, tokensOut, destination, usdValue, priceImpactBps */
+                            operation: Record<string, never>;
+                            rule: {
+                                name?: string;
+                                /** @enum {unknown} */
+                                scope?: "account" | "agent";
+                            } | null;
+                        } & {
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portfolio": {
         parameters: {
             query?: never;
@@ -6515,7 +7021,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7464,7 +7972,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
