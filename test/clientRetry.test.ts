@@ -90,7 +90,7 @@ describe('the retry policy and the following of streams', () => {
 
   it('429 and 503 with Retry-After are retried for any request (nothing was started), as an HTTP date too; past the budget the last answer is the error', async () => {
     setUp([{ status: 429, headers: { 'retry-after': new Date(Date.now() + 1000).toUTCString() }, body: envelope('rate_limited') }])
-    expect(await alts().POST('/agents', { body: { name: 'x' } })).toMatchObject({ ok: true })
+    expect(await alts().POST('/agents/{id}/start', { params: { path: { id: 'a1' } } })).toMatchObject({ ok: true })
     expect(seen.map((s) => s.key)).toEqual([undefined, undefined])
     setUp(Array.from({ length: 5 }, () => ({ status: 429, headers: { 'retry-after': '1' }, body: envelope('rate_limited') })))
     const client = createClient({ baseUrl: base, retry: { budgetMs: 1500 } })

@@ -39,5 +39,7 @@ export function buildTimeline(page: Page, maxAttemptsOf: (effectKind: string) =>
       at: d.deadAt, type: 'dead_letter', seq: d.seq, event: d.event, eventType: d.eventType, error: d.error, resolution: d.resolution,
     })),
   ]
-  return entries.sort((a, b) => a.at.localeCompare(b.at))
+  // Times are to the millisecond: two commits of one actor within one are kept in journal order.
+  const journalSeq = (e: TimelineEntry) => (e.type === 'event' ? (e.seq as number) : 0)
+  return entries.sort((a, b) => a.at.localeCompare(b.at) || journalSeq(a) - journalSeq(b))
 }
