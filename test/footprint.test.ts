@@ -74,6 +74,6 @@ describe('the footprint of an ended run', () => {
     const RUNTIME = ['actor', 'actor_journal', 'actor_inbox', 'actor_timer', 'effect']
     expect(total(full, RUNTIME)).toBeLessThanOrEqual(6_500)
     expect(total(compacted, ['actor_journal', 'actor_inbox', 'actor_timer', 'effect'])).toBeLessThanOrEqual(500)
-    expect(compacted.actor).toBeLessThanOrEqual(2_900)
+    expect(compacted.actor).toBeLessThanOrEqual(2_100)
   })
 })

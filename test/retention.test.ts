@@ -55,6 +55,10 @@ describe('retention of ended runs', () => {
     expect(timeline.status).toBe(200)
     expect(timeline.body.actor.compactedAt).toEqual(actor.compactedAt)
     expect(timeline.body.timeline).toEqual([])
+    // The row keeps what the API serves and drops what only the model calls needed.
+    const context = timeline.body.actor.snapshot.context
+    expect(context).toMatchObject({ goal: 'look around', steps: [expect.objectContaining({ content: 'Nothing to do.' })] })
+    for (const dropped of ['transcript', 'system', 'tools', 'pending']) expect(context, dropped).not.toHaveProperty(dropped)
 
     // The API's answers are the ones it gave before the compaction.
     const withoutMeta = ({ meta: _m, ...body }: Record<string, unknown>) => body
@@ -65,6 +69,19 @@ describe('retention of ended runs', () => {
     const sse = await readSse(`${app.url}/api/v1/runs/${started.body.id}/events`, { apiKey })
     expect(sse.status).toBe(200)
     expect(sse.events.map((e) => e.data.status)).toEqual(['completed'])
+  })
+
+  it('compacts a chat turn that moved no money; the turn and the agent\'s messages answer as before', async () => {
+    model.mock.on({ userMessage: 'hello there' }, { content: 'Hi.', usage: { prompt_tokens: 50, completion_tokens: 2 } })
+    const sent = await api('POST', `/agents/${agentId}/chat`, { message: 'hello there' })
+    expect(sent.status).toBeLessThan(300)
+    let turn: Record<string, unknown> = {}
+    await waitFor(async () => (turn = (await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body).status === 'completed', 20_000)
+    const messages = (await api('GET', `/agents/${agentId}/messages`)).body
+    await waitFor(async () => (await ops('GET', `/ops/actors/${sent.body.id}`)).body.compactedAt !== null, 15_000)
+    const withoutMeta = ({ meta: _m, ...body }: Record<string, unknown>) => body
+    expect(withoutMeta((await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body)).toEqual(withoutMeta(turn))
+    expect(withoutMeta((await api('GET', `/agents/${agentId}/messages`)).body)).toEqual(withoutMeta(messages))
   })
 
   it('keeps a run that started a swap for the long window', async () => {

@@ -155,5 +155,7 @@ export const chatTurnKind: ActorKind = {
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: [MODEL_CALL, TOOL_CALL, TOOL_RESULT],
   failureStates: ['failed'],
+  // What only the model calls needed: the API serves the content, tool calls, usage and outcome.
+  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds'],
   retention: (s: AnyMachineSnapshot) => conversationRetention((s.context as ChatTurnContext).toolCalls ?? []),
 }

@@ -239,5 +239,7 @@ export const runKind: ActorKind = {
     const automationId = (s.context as RunContext).automationId
     return automationId ? [automationId] : []
   },
+  // What only the model calls needed: the API serves the steps, budgets, summary and outcome.
+  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds'],
   retention: (s: AnyMachineSnapshot) => conversationRetention(((s.context as RunContext).steps ?? []).flatMap((step) => step.toolCalls ?? [])),
 }

@@ -75,6 +75,12 @@ export type ActorKind = {
    * `retention.windowsMs`, by class). Default: `default`.
    */
   retention?(snapshot: AnyMachineSnapshot): string
+  /**
+   * Context keys the compaction drops from an ended actor's snapshot: what only its history
+   * needed (a transcript sent to a model, a system prompt), never what the API serves of it.
+   * Default: none (the snapshot is kept whole).
+   */
+  compactDrops?: readonly string[]
 }
 
 export type ActorEntry = {

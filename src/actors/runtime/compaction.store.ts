@@ -13,9 +13,9 @@ import type { Queryable } from './actorRows.ts'
  * @example
  * while ((await compactEnded(pool, 500)).length === 500);
  */
-export async function compactEnded(db: Queryable, limit: number): Promise<string[]> {
+export async function compactEnded(db: Queryable, limit: number, drops: Readonly<Record<string, readonly string[]>> = {}): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>({
-    name: 'actor.compact',
+    name: `actor.compact${dropsKey(drops)}`,
     text: `with due as (
        select a.id from actor a
         where a.compacted_at is null and a.compact_after is not null and a.compact_after < now()
@@ -36,11 +36,28 @@ export async function compactEnded(db: Queryable, limit: number): Promise<string
      ), t as (
        delete from actor_timer where actor_id in (select id from due)
      )
-     update actor a set compacted_at = now() from due where a.id = due.id
+     update actor a set compacted_at = now()${snapshotDrops(drops)} from due where a.id = due.id
      returning a.id`,
     values: [limit],
   })
   return rows.map((r) => r.id)
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/
+
+/** `, snapshot = case a.kind when 'k' then a.snapshot #- '{context,key}' ... end` for the kinds that drop context keys at compaction. */
+function snapshotDrops(drops: Readonly<Record<string, readonly string[]>>): string {
+  const whens = Object.entries(drops).filter(([, keys]) => keys.length > 0).map(([kind, keys]) => {
+    if (!NAME.test(kind) || !keys.every((k) => NAME.test(k) && !k.includes('.'))) throw new Error(`Not a kind and context keys: ${kind} ${keys.join(', ')}`)
+    return `when '${kind}' then a.snapshot${keys.map((k) => ` #- '{context,${k}}'`).join('')}`
+  })
+  return whens.length ? `, snapshot = case a.kind ${whens.join(' ')} else a.snapshot end` : ''
+}
+
+/** A statement name per set of drops (a prepared statement's text is fixed per name). */
+const dropsKey = (drops: Readonly<Record<string, readonly string[]>>) => {
+  const entries = Object.entries(drops).filter(([, keys]) => keys.length > 0)
+  return entries.length ? `:${entries.map(([kind, keys]) => `${kind}=${keys.join(',')}`).join(';')}`.slice(0, 50) : ''
 }
 
 /**

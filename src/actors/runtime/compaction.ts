@@ -51,10 +51,16 @@ export function retentionWindowMs(retention: RetentionOptions, kind: ActorKind, 
  * const sweeper = createCompaction({ pool, logger, retention, track })
  * sweeper.start(); await sweeper.sweep(); sweeper.stop()
  */
-export function createCompaction({ pool, logger, retention, track, kindOf }: {
-  pool: pg.Pool; logger: Logger; retention: RetentionOptions; track<T>(p: Promise<T>): Promise<T>; kindOf(name: string): ActorKind
+export function createCompaction({ pool, logger, retention, track, kinds }: {
+  pool: pg.Pool; logger: Logger; retention: RetentionOptions; track<T>(p: Promise<T>): Promise<T>; kinds: ReadonlyMap<string, ActorKind>
 }) {
+  const kindOf = (name: string) => {
+    const kind = kinds.get(name)
+    if (!kind) throw new Error(`Unknown actor kind ${name}`)
+    return kind
+  }
   const limit = retention.batchSize ?? 500
+  const drops = dropsOf(kinds)
   let timer: NodeJS.Timeout | undefined
   let running: Promise<SweepDone> | undefined
 
@@ -91,7 +97,7 @@ export function createCompaction({ pool, logger, retention, track, kindOf }: {
   function sweep(): Promise<SweepDone> {
     running ??= track(
       (async () => ({
-        compacted: await batches(async () => (await compactEnded(pool, limit)).length),
+        compacted: await batches(async () => (await compactEnded(pool, limit, drops)).length),
         expired: await batches(() => expireInbox(pool, { olderThanMs: retention.inboxMs, byKeyPrefix: retention.inboxByKeyPrefixMs ?? {}, limit })),
         trimmed: await batches(trimLive),
       }))().finally(() => {
@@ -126,3 +132,7 @@ export function createCompaction({ pool, logger, retention, track, kindOf }: {
     },
   }
 }
+
+/** The context keys each kind's compaction drops (`compactDrops`). */
+const dropsOf = (kinds: ReadonlyMap<string, ActorKind>): Record<string, readonly string[]> =>
+  Object.fromEntries([...kinds.values()].filter((k) => k.compactDrops?.length).map((k) => [k.kind, k.compactDrops!]))
