@@ -36,8 +36,10 @@ describe('storage in the operator overview and the metrics', () => {
   it('shows the database size, the growth of the last hour and the compaction backlog', async () => {
     const before = (await ops('GET', '/ops/overview')).body.storage
     expect(before.databaseBytes).toBeGreaterThan(1_000_000)
-    // No sample an hour old yet: the growth is not known.
+    // No sample an hour old yet: the growth is not known (NaN in the metrics).
     expect(before.growthLastHourBytes).toBeNull()
+    const early = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${opsKey}` } })).text()
+    expect(metric(early, 'database_growth_last_hour_bytes')).toBeNaN()
     expect(before.compactionBacklog).toBe(0)
 
     const agent = (await api('POST', '/agents', { name: 'quiet' })).body.id

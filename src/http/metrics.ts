@@ -45,12 +45,9 @@ export function createMetrics(counts: Core['metricsCounts']) {
       this.set(await counts.openEffects())
     },
   })
-  // One read of the storage figures per scrape, shared by its three gauges.
-  let read: { at: number; figures: ReturnType<typeof counts.storage> } | undefined
-  const storage = () => {
-    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), figures: counts.storage() }
-    return read.figures
-  }
+  // One read of the storage figures per scrape, shared by its three gauges (collected together).
+  let read: ReturnType<typeof counts.storage> | undefined
+  const storage = () => (read ??= counts.storage().finally(() => (read = undefined)))
   new Gauge({
     name: 'database_bytes',
     help: "The database's size in bytes.",
@@ -61,12 +58,11 @@ export function createMetrics(counts: Core['metricsCounts']) {
   })
   new Gauge({
     name: 'database_growth_last_hour_bytes',
-    help: "The database's growth over the last hour, in bytes (absent until the service has sampled its size an hour ago).",
+    help: "The database's growth over the last hour, in bytes (NaN until the service has sampled its size an hour ago).",
     registers: [registry],
     async collect() {
-      const growth = (await storage()).growthLastHourBytes
-      this.reset()
-      if (growth !== null) this.set(growth)
+      // NaN until the size was sampled an hour ago (a gauge without labels always has a sample).
+      this.set((await storage()).growthLastHourBytes ?? Number.NaN)
     },
   })
   new Gauge({
