@@ -31,6 +31,11 @@ describe('the import graph of src/, types included', () => {
     expect(outside.map(line)).toEqual([])
   })
 
+  it('the rest of src/ reaches the runtime through its one entry, src/actors/runtime/index.ts, types included', () => {
+    const past = edges.filter((e) => !e.from.startsWith('src/actors/runtime/') && e.to?.startsWith('src/actors/runtime/') && e.to !== 'src/actors/runtime/index.ts')
+    expect(past.map(line)).toEqual([])
+  })
+
   it('the front doors (src/http, src/mcp, src/tools) name the composition root only through its declared Core (src/app/coreApi.ts)', () => {
     const intoApp = edges.filter((e) => /^src\/(http|mcp|tools)\//.test(e.from) && e.to?.startsWith('src/app/') && e.to !== 'src/app/coreApi.ts')
     expect(intoApp.map(line)).toEqual([])

@@ -1,4 +1,4 @@
-import type { ActorRuntime } from '../actors/runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../actors/runtime/index.ts'
 import type { SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
 import type { SwapParams } from '../domain/swaps/swap.types.ts'
 import type { ApprovalPorts } from '../domain/approvals/ports.ts'

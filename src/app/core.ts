@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { ActorRuntime } from '../actors/runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../actors/runtime/index.ts'
 import type { WalletDeps } from '../adapters/chain/walletDeps.ts'
 import { createSwapChainPorts } from '../adapters/chain/swapAdapters.ts'
 import { chainUnavailableOf } from '../adapters/chain/priceReader.ts'

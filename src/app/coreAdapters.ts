@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { ActorRuntime } from '../actors/runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../actors/runtime/index.ts'
 import type { WalletDeps } from '../adapters/chain/walletDeps.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { ChatMessagesRepository, ChatModel, ModelProvider } from '../domain/chat/ports.ts'

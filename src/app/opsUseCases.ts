@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { ActorRuntime } from '../actors/runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../actors/runtime/index.ts'
 import type { ChainHandle } from '../adapters/chain/chain.ts'
 import type { OpsFeatures, OpsPorts, OpsStore } from '../domain/ops/ports.ts'
 import { opsChain } from '../adapters/chain/opsChain.ts'

@@ -1,6 +1,6 @@
 import type pg from 'pg'
-import type { ActorRuntime } from '../actors/runtime/actorRuntime.ts'
-import { createActorJournalWatch } from '../actors/runtime/actorJournalWatch.ts'
+import type { ActorRuntime } from '../actors/runtime/index.ts'
+import { createActorJournalWatch } from '../actors/runtime/index.ts'
 import type { ChainHandle } from '../adapters/chain/chain.ts'
 import type { FaucetRequest } from '../dev/devFaucet.ts'
 import { createIdempotencyKeys } from '../adapters/db/idempotency.store.ts'

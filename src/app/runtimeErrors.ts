@@ -1,4 +1,4 @@
-import { ActorUnloadableError, type RuntimeErrors } from '../actors/runtime/actorErrors.ts'
+import { ActorUnloadableError, type RuntimeErrors } from '../actors/runtime/index.ts'
 import { InvalidStateError, NotFoundError, ServiceError } from '../domain/errors.ts'
 
 /** The runtime's refusals in the API's words: a missing actor is 404 `not_found`, an event its state refuses 409 `invalid_state`. */

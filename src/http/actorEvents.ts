@@ -1,6 +1,6 @@
 import { PassThrough, type Writable } from 'node:stream'
 import type { Context } from 'koa'
-import type { ActorJournalWatch } from '../actors/runtime/actorJournalWatch.ts'
+import type { ActorJournalWatch } from '../actors/runtime/index.ts'
 
 /** A commit made by another process wakes no watch here: the journal is read again this often. */
 const BACKSTOP_MS = 2000

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot } from 'xstate'
-import { planActions } from '../runtime/planActions.ts'
+import { planActions } from '../runtime/index.ts'
 import { AGENT_AUTOMATIONS, AGENT_DUE, AGENT_RUN_DUE, AUTOMATIONS_WAITING, CHECK_RETRY_MS, LEGACY_TICK, MARKET_SOLD, agentKind, agentMachine, migrateAgentSnapshot } from './agent.machine.ts'
 
 const input = { agentId: 'a1', accountId: 'acc' }

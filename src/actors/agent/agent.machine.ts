@@ -2,8 +2,8 @@ import { assign, cancel, enqueueActions, raise, setup, type AnyEventObject, type
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import { LISTED } from '../../domain/agents/listedAgent.ts'
-import type { ActorKind } from '../runtime/actorKind.ts'
-import { childEndEventSchema } from '../runtime/childActors.ts'
+import type { ActorKind } from '../runtime/index.ts'
+import { childEndEventSchema } from '../runtime/index.ts'
 
 /** The pause reason of an agent listed on the market. */
 export { LISTED }

@@ -1,4 +1,4 @@
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 import type { AgentMachineInput } from './agent.machine.ts'
 import type { AgentActors, AgentLiveStatus } from '../../domain/agents/ports.ts'
 

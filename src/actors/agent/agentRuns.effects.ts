@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Core } from '../../app/coreApi.ts'
 import type { NextCheck } from '../../domain/runs/startScheduledRun.ts'
-import type { EffectHandler } from '../runtime/actorKind.ts'
+import type { EffectHandler } from '../runtime/index.ts'
 import { AGENT_RUN_DUE, AGENT_STOP_RUNS } from './agent.machine.ts'
 
 /** A UUID derived from a string (the check's effect id): a retried check names the same run. */

@@ -1,4 +1,4 @@
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 import { LISTED } from './agent.machine.ts'
 import type { ListingActors } from '../../domain/marketplace/ports.ts'
 import type { AgentRowCache } from '../../domain/agents/agentRowCache.ts'

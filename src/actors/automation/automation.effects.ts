@@ -5,10 +5,10 @@ import { callTool } from '../../tools/callTool.ts'
 import { findTool, operationIdsOf } from '../../tools/registry.ts'
 import { releaseUnstartedOf } from '../conversation/toolCall.effects.ts'
 import type { AutomationsStore } from '../../adapters/db/automations.store.ts'
-import type { EffectContext, EffectHandler, EffectRow } from '../runtime/actorKind.ts'
+import type { EffectContext, EffectHandler, EffectRow } from '../runtime/index.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
 import { AUTOMATIONS_WAITING, LISTED } from '../agent/agent.machine.ts'
-import { enqueue } from '../runtime/actorStore.ts'
+import { enqueue } from '../runtime/index.ts'
 import { orderArgs } from './orderArgs.ts'
 
 /**

@@ -3,7 +3,7 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import type { AutomationInput } from '../../domain/automations/automation.types.ts'
 import { AUTOMATION_DUE, AUTOMATION_FIRE, automationKind, automationMachine, LEGACY_DUE, PENDING_MAX } from './automation.machine.ts'
 import { migrateAutomationSnapshot } from './automationMigrate.ts'
-import { planActions } from '../runtime/planActions.ts'
+import { planActions } from '../runtime/index.ts'
 
 type Act = { type: string; params?: any }
 const T0 = Date.parse('2026-11-25T10:00:00.000Z')

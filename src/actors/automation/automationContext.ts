@@ -1,5 +1,5 @@
 import type { AutomationInput, FiringRecord, FiringSource, LeaderSwap } from '../../domain/automations/automation.types.ts'
-import type { ChildEndEvent } from '../runtime/childActors.ts'
+import type { ChildEndEvent } from '../runtime/index.ts'
 
 /** What an automation's machine keeps: its definition, its firings and what it waits for. */
 export type AutomationContext = AutomationInput & {

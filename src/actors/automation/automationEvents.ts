@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { childEndEventSchema } from '../runtime/childActors.ts'
+import { childEndEventSchema } from '../runtime/index.ts'
 
 /** The automation's one durable timer (interval and schedule triggers): due at `nextRunAt`. */
 export const AUTOMATION_DUE = 'automation.due'

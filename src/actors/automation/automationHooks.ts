@@ -8,8 +8,8 @@ import { readHookMessage } from '../../domain/automations/webhookTrigger.ts'
 import type { AutomationAction, AutomationTrigger } from '../../domain/automations/automation.types.ts'
 import type { FieldErrors } from '../../domain/errors.ts'
 import { createAutomationHooksStore } from '../../adapters/db/automationHooks.store.ts'
-import { enqueue } from '../runtime/actorStore.ts'
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import { enqueue } from '../runtime/index.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 
 /** The prefix of a signal hook message's dedupe key in its automation's inbox (kept HOOK_MESSAGE_RETENTION_HOURS). */
 export const HOOK_MESSAGE_KEY = 'hook:'

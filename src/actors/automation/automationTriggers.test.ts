@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AutomationsStore } from '../../adapters/db/automations.store.ts'
 import { createLogger } from '../../logger.ts'
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 import { createAutomationTriggers } from './automations.ts'
 
 /** The trigger feed over a store and a runtime in memory: what it delivers for which blocks, and what a failure does. */

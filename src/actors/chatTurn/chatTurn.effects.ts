@@ -1,5 +1,5 @@
 import { systemPromptOf } from '../../domain/chat/chatPrompt.ts'
-import type { EffectHandler } from '../runtime/actorKind.ts'
+import type { EffectHandler } from '../runtime/index.ts'
 import type { ChatTurnContext } from './chatTurn.machine.ts'
 import { createConversationEffects, type ConversationEffectsDeps } from '../conversation/conversation.effects.ts'
 import { MODEL_CALL } from '../conversation/modelCall.effects.ts'

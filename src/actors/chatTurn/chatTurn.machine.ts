@@ -2,12 +2,12 @@ import { assign, enqueueActions, setup, type AnyEventObject, type AnyMachineSnap
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ModelMessage } from '../../domain/chat/ports.ts'
-import type { ActorKind } from '../runtime/actorKind.ts'
+import type { ActorKind } from '../runtime/index.ts'
 import type { NewChatTurn } from '../../domain/chat/ports.ts'
 import { MODEL_CALL, modelCallEventSchema, type ModelCallParams } from '../conversation/modelCall.effects.ts'
 import { TOOL_CALL, TOOL_RESULT, toolCallEventSchema, type ToolCallParams, type ToolResultParams } from '../conversation/toolCall.effects.ts'
 import { childEndMessages, conversationRetention, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, type ToolBook, type ToolCallState } from '../conversation/toolCalls.ts'
-import type { ChildEndEvent } from '../runtime/childActors.ts'
+import type { ChildEndEvent } from '../runtime/index.ts'
 
 /** What a turn starts with (the domain's NewChatTurn: the agent, the model, the granted tools, the message). */
 export type ChatTurnInput = NewChatTurn

@@ -1,8 +1,8 @@
 import { coverRefusalOf, coversGuard } from '../../adapters/db/credits.repository.ts'
 import { chatMessageInsert } from '../../adapters/db/chatMessages.repository.ts'
 import type { ChatTurns, ChatTurnState } from '../../domain/chat/ports.ts'
-import type { ActorEntry } from '../runtime/actorKind.ts'
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorEntry } from '../runtime/index.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 import { CHAT_TURN_FINAL, chatTurnKind, type ChatTurnContext, type ChatTurnInput } from './chatTurn.machine.ts'
 
 /** The turn as the domain reads it, from its actor's entry. */

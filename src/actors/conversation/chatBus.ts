@@ -1,5 +1,5 @@
-import { MAX_NOTIFY_PAYLOAD, type NodeBus } from '../runtime/nodeBus.ts'
-import { createKeyedListeners } from '../runtime/keyedListeners.ts'
+import { MAX_NOTIFY_PAYLOAD, type NodeBus } from '../runtime/index.ts'
+import { createKeyedListeners } from '../runtime/index.ts'
 
 /** What a running chat turn tells the requests that follow it live (Server-Sent Events). */
 export type ChatBusEvent =

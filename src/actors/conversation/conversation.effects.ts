@@ -6,7 +6,7 @@ import type { ChatMessagesRepository, ModelMessage, ModelProvider, ModelTool } f
 import type { Model } from '../../adapters/llm/modelCatalog.ts'
 import { toolJsonSchema } from '../../tools/callTool.ts'
 import { findTool } from '../../tools/registry.ts'
-import type { EffectContext, EffectHandler, EffectRow } from '../runtime/actorKind.ts'
+import type { EffectContext, EffectHandler, EffectRow } from '../runtime/index.ts'
 import type { ChatBus } from './chatBus.ts'
 import { callCredits, createModelCallEffect } from './modelCall.effects.ts'
 import type { TokenPrices } from '../../domain/billing/modelCallCredits.ts'

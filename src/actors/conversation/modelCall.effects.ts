@@ -5,7 +5,7 @@ import type { CreditReservation, CreditsRepository, SqlWrite } from '../../domai
 import { modelCallCredits, worstCaseCredits, type TokenPrices } from '../../domain/billing/modelCallCredits.ts'
 import { estimateTokens } from '../../domain/chat/chatPrompt.ts'
 import type { Model } from '../../adapters/llm/modelCatalog.ts'
-import type { EffectHandler, EffectContext, EffectRow } from '../runtime/actorKind.ts'
+import type { EffectHandler, EffectContext, EffectRow } from '../runtime/index.ts'
 import type { ChatBus } from './chatBus.ts'
 
 /** The model-call effect: one call to the provider, reserved before and billed once (ref = effect id). */

@@ -8,7 +8,7 @@ import { toolCallOutcomeSchemas, type ToolResultParams } from './toolCalls.ts'
 export type { ToolResultParams }
 import { findTool, operationIdsOf } from '../../tools/registry.ts'
 import { releaseUnstartedWrite } from '../../adapters/db/walletOp.store.ts'
-import type { EffectHandler, EffectContext, EffectRow } from '../runtime/actorKind.ts'
+import type { EffectHandler, EffectContext, EffectRow } from '../runtime/index.ts'
 import type { SqlWrite } from '../../domain/billing/ports.ts'
 import type { ChatBus } from './chatBus.ts'
 

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { ModelMessage, ModelToolCall } from '../../domain/chat/ports.ts'
 import { stableJson } from '../../domain/util/stableJson.ts'
 import type { RunToolCall } from '../../domain/runs/ports.ts'
-import { childEndEventSchema, type ChildEndEvent } from '../runtime/childActors.ts'
+import { childEndEventSchema, type ChildEndEvent } from '../runtime/index.ts'
 
 /** A tool call's result, as the message that records it carries it. */
 export type ToolResultParams = { messageKey: string; callId: string; name: string; status: string; result: unknown }

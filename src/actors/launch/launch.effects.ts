@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { erc20Abi, parseEventLogs, type Address, type LocalAccount, type TransactionReceipt } from 'viem'
 import type { Logger } from '../../logger.ts'
-import type { EffectHandler } from '../runtime/actorKind.ts'
+import type { EffectHandler } from '../runtime/index.ts'
 import { upsertLaunchedToken } from '../../adapters/db/tokens.store.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
 import { ServiceError } from '../../domain/errors.ts'

@@ -1,7 +1,7 @@
 import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
-import type { ActorKind } from '../runtime/actorKind.ts'
+import type { ActorKind } from '../runtime/index.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
 import type { ApprovalRecord } from '../../domain/approvals/approval.types.ts'
 import { approvalEventSchemas, awaitingApprovalState, pendingApproval } from '../walletOp/awaitingApproval.ts'

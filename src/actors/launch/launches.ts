@@ -3,12 +3,12 @@ import { InvalidStateError } from '../../domain/errors.ts'
 import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
 import { launchSettled } from '../../domain/launches/launchResource.ts'
 import type { LaunchContext, LaunchPorts, LaunchRecord } from '../../domain/launches/ports.ts'
-import type { ActorEntry } from '../runtime/actorKind.ts'
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorEntry } from '../runtime/index.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 import { reserveSpend, spentTodayUsd } from '../../adapters/db/walletOp.store.ts'
 import { marketGuardError } from '../../adapters/db/marketGuard.ts'
-import { actorTimes } from '../runtime/actorStore.ts'
-import { childOfRunningEffect } from '../runtime/effectScope.ts'
+import { actorTimes } from '../runtime/index.ts'
+import { childOfRunningEffect } from '../runtime/index.ts'
 
 /** Launch actors on the runtime: created, started and waited for through its commits. */
 export function createLaunchActors(pool: pg.Pool, runtime: ActorRuntime): LaunchPorts['actors'] {

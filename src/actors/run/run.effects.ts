@@ -1,5 +1,5 @@
 import { runSystemPromptOf } from '../../domain/runs/runPrompt.ts'
-import type { EffectHandler } from '../runtime/actorKind.ts'
+import type { EffectHandler } from '../runtime/index.ts'
 import { createConversationEffects, type ConversationEffectsDeps } from '../conversation/conversation.effects.ts'
 import { RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT, type RunContext } from './run.machine.ts'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, initialTransition, SimulatedClock, transition, type AnyMachineSnapshot, type EventFrom } from 'xstate'
 import type { RunInput } from '../../domain/runs/ports.ts'
-import { planActions } from '../runtime/planActions.ts'
+import { planActions } from '../runtime/index.ts'
 import { RUN_DEADLINE, RUN_FINAL, RUN_MODEL_CALL, RUN_TOOL_CALL, RUN_TOOL_RESULT, runKind, runMachine } from './run.machine.ts'
 
 const input: RunInput = {

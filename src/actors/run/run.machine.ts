@@ -3,10 +3,10 @@ import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
 import type { ModelMessage } from '../../domain/chat/ports.ts'
 import type { RunInput, RunStep } from '../../domain/runs/ports.ts'
-import type { ActorKind } from '../runtime/actorKind.ts'
+import type { ActorKind } from '../runtime/index.ts'
 import { modelCallEventSchema } from '../conversation/modelCall.effects.ts'
 import { toolCallEventSchema, type ToolResultParams } from '../conversation/toolCall.effects.ts'
-import type { ChildEndEvent } from '../runtime/childActors.ts'
+import type { ChildEndEvent } from '../runtime/index.ts'
 import { childEndMessages, conversationRetention, keyOf, newToolCalls, onChildEnd, onToolDone, onToolStarted, pendingCallIds, type ToolBook } from '../conversation/toolCalls.ts'
 
 /** The run's effects: the same handlers as a chat turn's (modelCall.effect.ts, toolCall.effect.ts), bound to the run. */

@@ -1,4 +1,4 @@
-import type { ActorRuntime } from '../runtime/actorRuntime.ts'
+import type { ActorRuntime } from '../runtime/index.ts'
 import type { ApprovalOperation, ApprovalOperations } from '../../domain/approvals/ports.ts'
 import type { LaunchContext } from '../../domain/launches/ports.ts'
 import type { WalletOpContext } from './walletOp.machine.ts'

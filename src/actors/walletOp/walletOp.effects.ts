@@ -1,6 +1,6 @@
 import { formatEther, type LocalAccount, type TransactionReceipt } from 'viem'
 import type { Logger } from '../../logger.ts'
-import type { EffectHandler } from '../runtime/actorKind.ts'
+import type { EffectHandler } from '../runtime/index.ts'
 import type { WalletOpInput } from './walletOp.machine.ts'
 import { ServiceError } from '../../domain/errors.ts'
 import type { ChainHandle } from '../../adapters/chain/chain.ts'

@@ -1,7 +1,7 @@
 import { assign, setup, type AnyEventObject, type AnyMachineSnapshot } from 'xstate'
 import { z } from 'zod'
 import { ValidationError } from '../../domain/errors.ts'
-import type { ActorKind } from '../runtime/actorKind.ts'
+import type { ActorKind } from '../runtime/index.ts'
 import type { ApprovalRecord, ApprovalRequest } from '../../domain/approvals/approval.types.ts'
 import { stampApprovalEvent } from './approvalStamp.ts'
 import type { PolicyStamp } from '../../domain/policies/ports.ts'

@@ -5,7 +5,7 @@ import type { PendingChangeRow } from '../../domain/agents/pendingChanges.ts'
 import type { AgentRecord, AgentsRepository, NewAgent, WhitelistEntry } from '../../domain/agents/ports.ts'
 import type { Policy } from '../../domain/agents/policy.ts'
 import { isoTimestamp } from '../../domain/util/isoTimestamp.ts'
-import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
+import { actorRowsSql } from '../../actors/runtime/index.ts'
 
 type AgentRow = {
   id: string

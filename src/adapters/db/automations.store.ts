@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import type { Queryable } from '../../domain/billing/ports.ts'
 import { COUNTED_SQL } from './walletOp.store.ts'
-import { actorRowsSql, tellMatching } from '../../actors/runtime/sqlApi.ts'
+import { actorRowsSql, tellMatching } from '../../actors/runtime/index.ts'
 
 type Db = Queryable
 

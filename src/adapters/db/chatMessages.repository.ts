@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { ChatMessage, ChatMessagesRepository, ModelMessage, NewChatMessage } from '../../domain/chat/ports.ts'
-import { runSqlWrite, type SqlWrite } from '../../actors/runtime/sql.ts'
+import { runSqlWrite, type SqlWrite } from '../../actors/runtime/index.ts'
 
 type Row = {
   id: string

@@ -4,7 +4,7 @@ import { withTransaction } from './transaction.ts'
 import { InsufficientCreditsError, NotFoundError } from '../../domain/errors.ts'
 import type { CreditKind } from '../../domain/billing/creditKinds.ts'
 import type { CreditEntry, CreditReservation, CreditsRepository, Queryable } from '../../domain/billing/ports.ts'
-import type { SqlGuard } from '../../actors/runtime/sql.ts'
+import type { SqlGuard } from '../../actors/runtime/index.ts'
 
 /**
  * The condition that the account covers `required` credits (balance less reservations), for a

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import { nodeGoneSql, nodeLiveSql } from '../../actors/runtime/sqlApi.ts'
+import { nodeGoneSql, nodeLiveSql } from '../../actors/runtime/index.ts'
 
 type Db = Pick<pg.Pool, 'query'>
 

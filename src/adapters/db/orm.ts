@@ -10,7 +10,7 @@ import { CustomSkillSchema } from '../../domain/skills/customSkill.entity.ts'
 import { CreditEntrySchema } from '../../domain/billing/creditEntry.entity.ts'
 import { ListingBidSchema, ListingSchema } from '../../domain/marketplace/listing.entity.ts'
 import { migrations } from './migrations/index.ts'
-import { migrateRuntimeSchema } from '../../actors/runtime/schema/migrate.ts'
+import { migrateRuntimeSchema } from '../../actors/runtime/index.ts'
 
 export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema, ListingSchema, ListingBidSchema]
 

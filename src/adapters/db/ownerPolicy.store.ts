@@ -8,7 +8,7 @@ import type { AuditActor } from '../../domain/agents/auditTrail.ts'
 import { withTransaction } from './transaction.ts'
 import type { Queryable } from '../../domain/billing/ports.ts'
 import { writeAudit } from './auditTrail.store.ts'
-import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
+import { actorRowsSql } from '../../actors/runtime/index.ts'
 
 /**
  * The owners' policies (`account_policy`, `agent_owner_policy`): one row per account or agent,

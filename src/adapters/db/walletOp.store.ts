@@ -1,8 +1,8 @@
 import type pg from 'pg'
 import { OperationInProgressError } from '../../domain/errors.ts'
 import { withTransaction } from './transaction.ts'
-import type { Queryable, SqlWrite } from '../../actors/runtime/sql.ts'
-import { actorRowsSql } from '../../actors/runtime/sqlApi.ts'
+import type { Queryable, SqlWrite } from '../../actors/runtime/index.ts'
+import { actorRowsSql } from '../../actors/runtime/index.ts'
 
 type Db = Pick<pg.Pool, 'query'> | pg.PoolClient
 

@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import type { SwapFill } from '../../domain/wallet/ports.ts'
 import type { LedgerOp } from '../../domain/wallet/ledgerOps.ts'
-import type { RuntimeReadModel } from '../../actors/runtime/read.ts'
+import type { RuntimeReadModel } from '../../actors/runtime/index.ts'
 import { recordedLedgerRows, type LedgerScope, type ReceiveRow, type RecordedOpRow } from './wallet.store.ts'
 
 /** What the wallet's outcomes need of the runtime: the operations' and launches' actors, and the agents' states. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { Logger } from '../../logger.ts'
-import { createPoller } from '../../actors/runtime/poller.ts'
+import { createPoller } from '../../actors/runtime/index.ts'
 import { createWebhooksStore, type AccountEventRow } from '../db/webhooks.store.ts'
 import { createWebhookDeliveriesStore, type ClaimedDelivery } from '../db/webhookDeliveries.store.ts'
 import { sendWebhook } from './send.ts'

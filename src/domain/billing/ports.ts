@@ -6,7 +6,7 @@ import type { CreditKind } from './creditKinds.ts'
  * described rather than run, sent with a commit's own statement) are the runtime's SQL vocabulary
  * (src/actors/runtime/sql.ts): only stores run statements on them; the domain passes them on.
  */
-import type { Queryable, SqlWrite } from '../../actors/runtime/sql.ts'
+import type { Queryable, SqlWrite } from '../../actors/runtime/index.ts'
 export type { Queryable, SqlWrite }
 
 export type CreditEntry = {

@@ -1,7 +1,6 @@
 import type { PolicyTarget } from '../policies/ports.ts'
 import type { OwnerPolicyView } from '../policies/ownerPolicies.ts'
-import type { Queryable } from '../../actors/runtime/sql.ts'
-import type { RuntimeAdmin, RuntimeInspection } from '../../actors/runtime/inspect.ts'
+import type { Queryable, RuntimeAdmin, RuntimeInspection } from '../../actors/runtime/index.ts'
 import type { AuditActor, AuditPage } from '../agents/auditTrail.ts'
 import type { CreditsRepository } from '../billing/ports.ts'
 import type { AgentView } from '../agents/agentView.ts'
@@ -11,7 +10,7 @@ import type { stopRun } from '../runs/stopRun.ts'
 import type { getPortfolio, GetPortfolioInput } from '../wallet/getPortfolio.ts'
 import type { GetPortfolioHistoryInput, PortfolioPoint } from '../wallet/getPortfolioHistory.ts'
 
-export type { ActorListQuery, ActorSummary, TimelinePage } from '../../actors/runtime/inspect.ts'
+export type { ActorListQuery, ActorSummary, TimelinePage } from '../../actors/runtime/index.ts'
 
 /** The runtime's inspection and administration API (`runtime.inspect`, `runtime.admin`, src/actors/runtime/inspect.ts): what the console reads and acts on. */
 export type OpsRuntime = {

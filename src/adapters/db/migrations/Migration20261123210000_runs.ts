@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
+import { contextIndexSql } from '../../../actors/runtime/index.ts'
 
 /**
  * Runs. A run is a `run` actor (its steps in the actor's snapshot, its messages in

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { contextIndexSql, effectKindIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
+import { contextIndexSql, effectKindIndexSql } from '../../../actors/runtime/index.ts'
 
 /**
  * Automations. An automation is an `automation` actor (its definition and state in the actor's

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
+import { contextIndexSql } from '../../../actors/runtime/index.ts'
 
 /**
  * The runs an automation's `agent_prompt` firings started, by the automation's id (the run's

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
+import { contextIndexSql } from '../../../actors/runtime/index.ts'
 
 /**
  * Every actor that names an agent in its context (its wallet operations, launches, chat turns,

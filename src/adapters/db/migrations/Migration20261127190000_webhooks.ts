@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/index.ts'
 
 /** The account event of an actor's status change, if it is one (a status hook: its signature is the runtime's). */
 export const ACCOUNT_EVENT_ON_STATUS = `

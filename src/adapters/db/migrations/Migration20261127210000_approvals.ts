@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
-import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/index.ts'
+import { contextIndexSql } from '../../../actors/runtime/index.ts'
 
 /** The approval events of a wallet operation (a status hook): requested when created awaiting approval, decided when it leaves that state. */
 export const ACCOUNT_EVENT_ON_APPROVAL = `

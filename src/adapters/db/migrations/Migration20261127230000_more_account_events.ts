@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/index.ts'
 
 /** `agent.low_balance` when a wallet operation confirms leaving the wallet short of gas (a status hook). */
 export const ACCOUNT_EVENT_ON_LOW_BALANCE = `

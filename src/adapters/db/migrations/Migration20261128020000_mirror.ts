@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
-import { actorRowsSql, sendEachSql } from '../../../actors/runtime/sqlApi.ts'
-import { contextIndexSql } from '../../../actors/runtime/schema/indexSql.ts'
+import { dropStatusHookSql, statusHookSql } from '../../../actors/runtime/index.ts'
+import { actorRowsSql, sendEachSql } from '../../../actors/runtime/index.ts'
+import { contextIndexSql } from '../../../actors/runtime/index.ts'
 
 /**
  * A leader's confirmed swap sent to its live mirrors' inboxes (a status hook): the mirrors are

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations'
-import { statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
+import { statusHookSql } from '../../../actors/runtime/index.ts'
 import { ACCOUNT_EVENT_ON_APPROVAL } from './Migration20261127210000_approvals.ts'
-import { contextIndexSql, type ContextIndex } from '../../../actors/runtime/schema/indexSql.ts'
+import { contextIndexSql, type ContextIndex } from '../../../actors/runtime/index.ts'
 
 /**
  * The approval events of a wallet operation or launch (a status hook): the type follows the new

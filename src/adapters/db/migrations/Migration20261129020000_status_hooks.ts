@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations'
-import { dropActorTriggerSql, statusHookSql } from '../../../actors/runtime/schema/statusHooks.ts'
+import { dropActorTriggerSql, statusHookSql } from '../../../actors/runtime/index.ts'
 import { ACCOUNT_EVENT_HOOK, ACCOUNT_EVENT_ON_STATUS } from './Migration20261127190000_webhooks.ts'
 import { ACCOUNT_EVENT_ON_LOW_BALANCE, LOW_BALANCE_HOOK } from './Migration20261127230000_more_account_events.ts'
 import { MIRROR_HOOK, MIRROR_ON_LEADER_SWAP } from './Migration20261128020000_mirror.ts'
