@@ -41,4 +41,14 @@ describe('config', () => {
       for (const bad of ['-1', '0', 'soon', '1e9']) expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name))
     }
   })
+  it('tracing: off with no OTEL_* set; the standard variables as the specification reads them', () => {
+    expect(loadConfig({}).tracing).toBeUndefined()
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'alts' }).tracing).toEqual({ url: 'http://localhost:4318/v1/traces', protocol: 'http/protobuf', serviceName: 'alts', headers: {} })
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%20b,x-tenant=7' }).tracing)
+      .toEqual({ url: 'http://collector:4318/v1/traces', protocol: 'http/json', serviceName: 'agent-launch-trading-service', headers: { 'x-key': 'a b', 'x-tenant': '7' } })
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces' }).tracing?.url).toBe('https://b/otlp/traces')
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined()
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/)
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/)
+  })
 })

@@ -116,6 +116,13 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   LOW_BALANCE_ETH: z.string().regex(/^\d{1,6}(\.\d{1,18})?$/, 'A decimal ETH amount such as 0.005.').default('0.005'),
   /** `credits.low`: the account's credit balance falls below this many credits (1,000 credits = 1 USD). */
   CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).max(1_000_000_000).default(200),
+  /** OpenTelemetry's standard variables (docs/operations.md, Traces): tracing is on when one of the first four is set. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json', 'http/protobuf']).optional(),
+  OTEL_SERVICE_NAME: optionalString,
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().regex(/^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$/, 'comma-separated key=value pairs').optional(),
+  OTEL_SDK_DISABLED: bool.optional(),
 }))
 
 export type Config = ReturnType<typeof loadConfig>
@@ -215,5 +222,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: 32,
       perEndpoint: 4,
     },
+    /** Traces to an OTLP/HTTP collector, or undefined: off (docs/operations.md, Traces). */
+    tracing: tracingOf(e),
   }
 }
+
+/**
+ * OTEL_* as the OpenTelemetry specification reads them: the traces' URL is
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`
+ * (default `http://localhost:4318`); the protocol defaults to `http/protobuf`.
+ */
+function tracingOf(e: z.infer<typeof envSchema>) {
+  const set = [e.OTEL_EXPORTER_OTLP_ENDPOINT, e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_PROTOCOL, e.OTEL_SERVICE_NAME].some((v) => v !== undefined)
+  if (!set || e.OTEL_SDK_DISABLED === true) return undefined
+  const base = (e.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '')
+  const headers = Object.fromEntries((e.OTEL_EXPORTER_OTLP_HEADERS ?? '').split(',').filter(Boolean).map((kv) => {
+    const i = kv.indexOf('=')
+    return [decodeURIComponent(kv.slice(0, i).trim()), decodeURIComponent(kv.slice(i + 1).trim())]
+  }))
+  return {
+    url: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
+    protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL ?? ('http/protobuf' as const),
+    serviceName: e.OTEL_SERVICE_NAME ?? 'agent-launch-trading-service',
+    headers,
+  }
+}
+
+export type TracingConfig = NonNullable<Config['tracing']>

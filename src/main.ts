@@ -8,6 +8,19 @@ import { enableCompileCache } from 'node:module'
  * contents, so an edited file is compiled afresh). It is kept in the system's temporary
  * directory, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory
  * that cannot be written leaves the cache off, nothing else.
+ *
+ * With an OTEL_* variable set (src/config.ts), OpenTelemetry's SDK starts next (src/tracing.ts),
+ * before boot imports http, koa and pg, which its instrumentations patch as they load. With none
+ * set, the SDK is never loaded. A configuration that does not parse is left for boot to report.
  */
 enableCompileCache()
+const { loadConfig } = await import('./config.ts')
+let tracing: ReturnType<typeof loadConfig>['tracing']
+try {
+  tracing = loadConfig().tracing
+} catch {}
+if (tracing) {
+  const stop = await (await import('./tracing.ts')).startTracing(tracing)
+  process.once('beforeExit', () => void stop())
+}
 await import('./boot.ts')
