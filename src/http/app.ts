@@ -2,6 +2,7 @@ import Koa from 'koa'
 import { Router } from '@koa/router'
 import type { AppDeps } from './appDeps.ts'
 import { requestId } from './middleware/requestId.ts'
+import { traceContext } from './middleware/traceContext.ts'
 import { jsonBody } from './middleware/jsonBody.ts'
 import { errorEnvelope } from './middleware/errors.ts'
 import { signedCursors } from './middleware/cursors.ts'
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps): Koa {
   const { rateLimit: limits } = deps.config
 
   const metrics = createMetrics(deps.core.metricsCounts)
+  app.use(traceContext())
   app.use(requestId())
   app.use(errorEnvelope({ logger: deps.logger, serviceErrorOf: deps.core.serviceErrorOf }))
   app.use(metrics.middleware)
