@@ -15,22 +15,13 @@ export async function startTracing(config: TracingConfig): Promise<() => Promise
   // ESM imports are hooked by import-in-the-middle, for the instrumented packages only (the
   // service's own TypeScript files are left to Node's loader as they are).
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ['koa', 'pg', 'pg-pool', 'http', 'node:http'] } })
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { registerInstrumentations }, { HttpInstrumentation }, { KoaInstrumentation }, { PgInstrumentation }] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/resources'),
+  const [provider, { registerInstrumentations }, { HttpInstrumentation }, { KoaInstrumentation }, { PgInstrumentation }] = await Promise.all([
+    createTracerProvider(config),
     import('@opentelemetry/instrumentation'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-koa'),
     import('@opentelemetry/instrumentation-pg'),
   ])
-  const exporterOptions = { url: config.url, headers: config.headers }
-  const exporter = config.protocol === 'http/json'
-    ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(exporterOptions)
-    : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(exporterOptions)
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.serviceName }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
-  })
   // W3C trace context in and out (the default propagator), AsyncLocalStorage for the active span.
   provider.register()
   registerInstrumentations({
@@ -45,6 +36,25 @@ export async function startTracing(config: TracingConfig): Promise<() => Promise
   return async () => {
     await provider.shutdown().catch(() => {})
   }
+}
+
+/**
+ * The tracer provider alone: `service.name`, a batch processor and the OTLP/HTTP exporter of the
+ * configured protocol. Tests that run the service in their own process register it themselves.
+ */
+export async function createTracerProvider(config: TracingConfig, { delayMs = 1000 } = {}) {
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/resources'),
+  ])
+  const exporterOptions = { url: config.url, headers: config.headers }
+  const exporter = config.protocol === 'http/json'
+    ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(exporterOptions)
+    : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(exporterOptions)
+  return new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': config.serviceName }),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: delayMs })],
+  })
 }
 
 function requestUrl(req: { protocol?: string | null; hostname?: string | null; host?: string | null; port?: string | number | null; path?: string | null }): string {

@@ -7,6 +7,7 @@ import type { PlannedTx, SenderContext, SentTx, TxRequest } from './txSender/out
 import { rebroadcastPending } from './txSender/rebroadcastPending.ts'
 import { sendPlanned, type FaultHook } from './txSender/send.ts'
 import { createWalletQueue } from './txSender/walletQueue.ts'
+import { inSpan } from '../telemetry/spans.ts'
 
 export type { PlannedTx, SentTx, TxRequest } from './txSender/outbox.ts'
 export type { FaultHook } from './txSender/send.ts'
@@ -56,11 +57,36 @@ export function createTxSender({
   const ctx: SenderContext = { pool, chain, client: chain.publicClient, logger }
   const queue = createWalletQueue()
   return {
-    send: (req: TxRequest, plan: (firstNonce: number) => PlannedTx[]): Promise<SentTx[]> => sendPlanned({ ...ctx, queue, fault }, req, plan),
-    confirm: (id: string, account?: LocalAccount): Promise<TransactionReceipt> => confirmTx({ ...ctx, confirmTimeoutMs }, id, account),
+    // Spans (docs/operations.md, Traces): `chain.tx.sign` from the nonce's allocation to the
+    // broadcast (hashes and nonces), `chain.tx.receipt` until the receipt (gas used, block).
+    send: (req: TxRequest, plan: (firstNonce: number) => PlannedTx[]): Promise<SentTx[]> =>
+      inSpan('chain.tx.sign', { 'chain.tx.request_id': req.id, 'chain.tx.from': req.account.address }, async (span) => {
+        const sent = await sendPlanned({ ...ctx, queue, fault }, req, plan)
+        span.setAttributes({ 'chain.tx.hash': sent.map((t) => t.hash), 'chain.tx.nonce': sent.map((t) => t.nonce) })
+        return sent
+      }),
+    confirm: (id: string, account?: LocalAccount): Promise<TransactionReceipt> =>
+      inSpan('chain.tx.receipt', { 'chain.tx.id': id }, async (span) => {
+        const receipt = await confirmTx({ ...ctx, confirmTimeoutMs }, id, account)
+        span.setAttributes(receiptAttributes([receipt]))
+        return receipt
+      }),
     confirmRequest: (hash: Hex, account: LocalAccount): Promise<TransactionReceipt[]> =>
-      confirmRequest({ ...ctx, confirmTimeoutMs, awaitIndexed }, hash, account),
+      inSpan('chain.tx.receipt', { 'chain.tx.hash': hash }, async (span) => {
+        const receipts = await confirmRequest({ ...ctx, confirmTimeoutMs, awaitIndexed }, hash, account)
+        span.setAttributes(receiptAttributes(receipts))
+        return receipts
+      }),
     rebroadcastPending: (): Promise<number> => rebroadcastPending({ ...ctx, queue }),
   }
 }
 export type TxSender = ReturnType<typeof createTxSender>
+
+function receiptAttributes(receipts: TransactionReceipt[]) {
+  return {
+    'chain.tx.hash': receipts.map((r) => r.transactionHash),
+    'chain.tx.status': receipts.map((r) => r.status),
+    'chain.tx.gas_used': receipts.map((r) => Number(r.gasUsed)),
+    'chain.tx.block_number': receipts.map((r) => Number(r.blockNumber)),
+  }
+}

@@ -3,6 +3,8 @@ import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 
 import type { CompletionUsage } from 'openai/resources/completions'
 import { ModelProviderError, ModelProviderNotConfiguredError } from '../../domain/errors.ts'
 import type { ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelToolCall, ModelUsage } from '../../domain/chat/ports.ts'
+import { failed, startSpan } from '../telemetry/spans.ts'
+import type { Span } from '@opentelemetry/api'
 
 export type OpenAiProviderOptions = {
   baseUrl?: string | undefined
@@ -37,11 +39,13 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     maxRetries: options.maxRetries,
   })
   const wrap = (err: unknown) => wrapProviderError(err, options.timeoutMs)
+  const serverAddress = new URL(options.baseUrl ?? OPENAI_DEFAULT_BASE_URL).hostname
 
   return {
     configured: true,
 
     async complete(request) {
+      const span = modelSpan(request, serverAddress)
       try {
         const completion = await client.chat.completions.create({ ...requestBody(request), stream: false }, { signal: request.signal })
         const choice = completion.choices[0]
@@ -49,14 +53,16 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
         for (const call of choice?.message.tool_calls ?? []) {
           if (call.type === 'function') toolCalls.push({ id: noNul(call.id), name: noNul(call.function.name), arguments: noNul(call.function.arguments) })
         }
-        return {
+        return modelSpanEnd(span, {
           content: noNul(choice?.message.content ?? ''),
           toolCalls,
           finishReason: choice?.finish_reason ?? null,
           model: completion.model,
           usage: usageOf(completion.usage),
-        }
+        })
       } catch (err) {
+        failed(span, err)
+        span.end()
         throw wrap(err)
       }
     },
@@ -67,6 +73,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
       let finishReason: string | null = null
       let model = request.model
       let usage: ModelUsage | null = null
+      const span = modelSpan(request, serverAddress)
       try {
         const chunks = await client.chat.completions.create(
           { ...requestBody(request), stream: true, stream_options: { include_usage: true } },
@@ -93,10 +100,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
           }
         }
       } catch (err) {
+        failed(span, err)
+        span.end()
         throw wrap(err)
       }
       const result: ModelResult = { content: content.join(''), toolCalls: calls.filter((c) => c.name !== ''), finishReason, model, usage }
-      yield { type: 'done', result }
+      yield { type: 'done', result: modelSpanEnd(span, result) }
     },
   }
 }
@@ -147,6 +156,30 @@ function toSdkMessage(m: ModelRequest['messages'][number]): ChatCompletionMessag
     default:
       return { role: m.role, content: m.content }
   }
+}
+
+/** A model call's span, with the GenAI semantic conventions' attributes (docs/operations.md, Traces). */
+function modelSpan(request: ModelRequest, serverAddress: string): Span {
+  return startSpan(`chat ${request.model}`, {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': 'openai',
+    'gen_ai.request.model': request.model,
+    ...(request.maxTokens !== undefined ? { 'gen_ai.request.max_tokens': request.maxTokens } : {}),
+    ...(request.temperature !== undefined ? { 'gen_ai.request.temperature': request.temperature } : {}),
+    'server.address': serverAddress,
+  })
+}
+
+function modelSpanEnd(span: Span, result: ModelResult): ModelResult {
+  if (span.isRecording()) {
+    span.setAttributes({
+      'gen_ai.response.model': result.model,
+      ...(result.finishReason ? { 'gen_ai.response.finish_reasons': [result.finishReason] } : {}),
+      ...(result.usage ? { 'gen_ai.usage.input_tokens': result.usage.promptTokens, 'gen_ai.usage.output_tokens': result.usage.completionTokens } : {}),
+    })
+  }
+  span.end()
+  return result
 }
 
 function usageOf(u: CompletionUsage | null | undefined): ModelUsage | null {

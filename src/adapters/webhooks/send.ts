@@ -2,6 +2,8 @@ import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
 import { Webhook } from 'standardwebhooks'
+import { startSpan } from '../telemetry/spans.ts'
+import { SpanStatusCode } from '@opentelemetry/api'
 import { guardedLookup, hostOf, refusedAddress, TargetRefusedError, type TargetPolicy } from './target.ts'
 
 /** Response bytes read at most; the rest is not read (the body is never used). */
@@ -23,7 +25,27 @@ export function signatureHeader(secrets: string[], msgId: string, at: Date, payl
  * request, a name in the connection's lookup), redirects are not followed (a 3xx is a failure),
  * the whole request is bounded by `timeoutMs` and at most 64 KB of the answer is read. Never throws.
  */
-export async function sendWebhook(
+export async function sendWebhook(target: string, msg: WebhookMessage, options: { secrets: string[]; policy: TargetPolicy; timeoutMs: number }): Promise<SendResult> {
+  // One span per delivery attempt (docs/operations.md, Traces), an error when it did not succeed.
+  const span = startSpan('webhook.deliver', { 'webhook.id': msg.id, 'webhook.event_type': msg.type, 'server.address': safeHost(target) })
+  const result = await deliver(target, msg, options)
+  if (span.isRecording()) {
+    if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode)
+    if (!result.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'failed' })
+  }
+  span.end()
+  return result
+}
+
+function safeHost(target: string): string {
+  try {
+    return new URL(target).host
+  } catch {
+    return ''
+  }
+}
+
+async function deliver(
   target: string,
   msg: WebhookMessage,
   { secrets, policy, timeoutMs }: { secrets: string[]; policy: TargetPolicy; timeoutMs: number },

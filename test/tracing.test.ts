@@ -1,0 +1,82 @@
+import { context, propagation, trace } from '@opentelemetry/api'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTracerProvider } from '../src/tracing.ts'
+import { startTestApp, type Api, type TestApp } from './support/app.ts'
+import { startModelServer, type ModelServer } from './support/modelServer.ts'
+import { startOtlpReceiver, type ReceivedSpan } from './support/otlpReceiver.ts'
+import { waitFor } from './support/waitFor.ts'
+
+// Tracing on, in this process: the SDK's provider exporting http/json to a local OTLP receiver.
+// The http/koa/pg instrumentations patch modules as Node loads them (src/tracing.ts); this
+// process loaded them before, so the request's span here is the service's own (traceContext).
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>
+let provider: Awaited<ReturnType<typeof createTracerProvider>>
+let model: ModelServer
+let app: TestApp
+let api: Api
+let agent: string
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver()
+  provider = await createTracerProvider({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json', serviceName: 'alts-test', headers: {} }, { delayMs: 50 })
+  provider.register()
+  model = await startModelServer()
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
+  ;({ api } = await app.account())
+  agent = (await api('POST', '/agents', { name: 'traced', skills: ['trading'], system_prompt: 'Trade carefully.' })).body.id
+  expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '5' })).status).toBe(200)
+})
+afterAll(async () => {
+  await app?.close()
+  await model?.stop()
+  await provider?.shutdown()
+  // The rest of this worker's files run with tracing off, as the service does without OTEL_*.
+  trace.disable()
+  context.disable()
+  propagation.disable()
+  await receiver?.close()
+})
+
+/** The spans of one trace once `names` are all in it (spans leave in batches). */
+async function traceOf(traceId: string, names: Array<string | RegExp>): Promise<ReceivedSpan[]> {
+  const spans = () => receiver.spans.filter((s) => s.traceId === traceId)
+  await waitFor(() => names.every((n) => spans().some((s) => (typeof n === 'string' ? s.name === n : n.test(s.name)))), 30_000).catch(() => {})
+  return spans()
+}
+
+describe('traces across the durable boundary (a local OTLP/HTTP receiver, http/json)', () => {
+  it('a swap over HTTP: one trace holds the request, the signing and the receipt', async () => {
+    const res = await api('POST', '/swap/execute', { agentId: agent, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slippageBps: 100 }, { 'Prefer': 'wait=30' })
+    expect([200, 202]).toContain(res.status)
+    const [, traceId] = res.headers.get('traceparent')!.match(TRACEPARENT)!
+    const spans = await traceOf(traceId!, ['POST /api/v1/swap/execute', 'chain.tx.sign', 'chain.tx.receipt'])
+    const names = spans.map((s) => s.name)
+    expect(names).toContain('POST /api/v1/swap/execute')
+    const sign = spans.find((s) => s.name === 'chain.tx.sign')!
+    const receipt = spans.find((s) => s.name === 'chain.tx.receipt')!
+    expect(sign, names.join(', ')).toBeDefined()
+    expect(receipt, names.join(', ')).toBeDefined()
+    const hash = (sign.attributes['chain.tx.hash'] as string[]).at(-1)
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(receipt.attributes['chain.tx.hash']).toContain(hash)
+    expect((receipt.attributes['chain.tx.gas_used'] as number[])[0]).toBeGreaterThan(21_000)
+    expect((receipt.attributes['chain.tx.block_number'] as number[])[0]).toBeGreaterThan(0)
+    const row = (await app.services.pool.query(`select hash, nonce::int as nonce from chain_tx where hash = $1`, [hash])).rows[0]
+    expect(row).toBeDefined()
+    expect(sign.attributes['chain.tx.nonce']).toContain(row.nonce)
+  })
+
+  it('a chat turn: one trace holds the request and each model call with its GenAI attributes', async () => {
+    model.mock.on({ userMessage: 'trace me', hasToolResult: false }, { toolCalls: [{ id: 'call_q', name: 'get_portfolio', arguments: '{}' }], usage: { prompt_tokens: 900, completion_tokens: 40 } })
+    model.mock.onToolResult('call_q', { content: 'You hold ETH.', usage: { prompt_tokens: 1200, completion_tokens: 12 } })
+    const res = await api('POST', `/agents/${agent}/chat`, { message: 'trace me' })
+    expect(res.status).toBe(200)
+    const [, traceId] = res.headers.get('traceparent')!.match(TRACEPARENT)!
+    const spans = await traceOf(traceId!, [/^POST \/api\/v1\/agents\/.*\/chat$/, 'chat gpt-4o-mini'])
+    const calls = spans.filter((s) => s.name.startsWith('chat '))
+    expect(calls.map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.output_tokens']]), spans.map((s) => s.name).join(', ')).toEqual([[900, 40], [1200, 12]])
+    for (const c of calls) expect(c.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': 'gpt-4o-mini' })
+  })
+})
