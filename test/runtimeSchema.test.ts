@@ -28,8 +28,10 @@ const BEFORE = json('./schemaCatalog.before.json')
  * and three partial indexes: the runtime's `runtime_0003_retention`), the database's size
  * samples (`database_size_sample`: Migration20261207000000_database_size), and the owners' policies
  * (two tables, an index of wallet_op by account and the trigger that makes their changes
- * account events: Migration20261207120000_owner_policies). Generated with `catalogOf` from a
- * fresh database; its difference from `BEFORE` is that and nothing else.
+ * account events: Migration20261207120000_owner_policies), and the trace context stored with
+ * effects and inbox rows (`effect.trace`, `actor_inbox.trace`: the runtime's `runtime_0004_trace`).
+ * Generated with `catalogOf` from a fresh database; its difference from `BEFORE` is that and
+ * nothing else.
  */
 const SNAPSHOT = json('./schemaCatalog.snapshot.json')
 /** The status hooks registered on a database that ran every migration. */

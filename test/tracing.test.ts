@@ -63,6 +63,15 @@ describe('traces across the durable boundary (a local OTLP/HTTP receiver, http/j
     expect(receipt.attributes['chain.tx.hash']).toContain(hash)
     expect((receipt.attributes['chain.tx.gas_used'] as number[])[0]).toBeGreaterThan(21_000)
     expect((receipt.attributes['chain.tx.block_number'] as number[])[0]).toBeGreaterThan(0)
+    // The effect ran in a span of its own, a child in the request's trace, naming the node that ran it.
+    const effect = spans.find((s) => s.name.startsWith('effect '))
+    expect(effect, names.join(', ')).toBeDefined()
+    expect(effect!.attributes['node.id']).toEqual(expect.any(String))
+    expect([sign.parentSpanId, receipt.parentSpanId]).toContain(effect!.spanId)
+    // What the runtime stored: each effect row of the swap carries the request's trace.
+    const stored = (await app.services.pool.query<{ trace: string | null }>(`select trace from effect where actor_id = $1`, [res.body.id])).rows
+    expect(stored.length).toBeGreaterThan(0)
+    for (const r of stored) expect(r.trace).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
     const row = (await app.services.pool.query(`select hash, nonce::int as nonce from chain_tx where hash = $1`, [hash])).rows[0]
     expect(row).toBeDefined()
     expect(sign.attributes['chain.tx.nonce']).toContain(row.nonce)

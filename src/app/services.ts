@@ -57,6 +57,7 @@ import { createNodeBus, type NodeBus } from '../actors/runtime/index.ts'
 import { createChatMessagesRepository } from '../adapters/db/chatMessages.repository.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import { apiRuntimeErrors } from './runtimeErrors.ts'
+import { traceHooks } from './traceHooks.ts'
 import { releaseUnstartedWrite } from '../adapters/db/walletOp.store.ts'
 import type { Model } from '../adapters/llm/modelCatalog.ts'
 
@@ -303,6 +304,7 @@ function createRuntime(
     },
     logger,
     errors: apiRuntimeErrors,
+    trace: traceHooks,
     cacheSize: config.actorCacheSize,
     commitConcurrency: config.actorCommitConcurrency,
     shardLeaseMs: config.shardLeaseMs,

@@ -52,10 +52,10 @@ export function insertActorWrite(p: InsertActorParams, prefix = '', onlyIf?: { s
       },
       {
         as: `${prefix}ef`,
-        sql: `insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until)
+        sql: `insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until, trace)
        select e.id, ${ins}.id, ${ins}.account_id, e.kind, e.params, 'pending', $13::text,
-              case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end
-         from ${ins}, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb)`,
+              case when $13::text is null then null else clock_timestamp() + $14::bigint * interval '1 millisecond' end, e.trace
+         from ${ins}, jsonb_to_recordset($10::jsonb) as e(id text, kind text, params jsonb, trace text)`,
       },
       {
         as: `${prefix}tm`,

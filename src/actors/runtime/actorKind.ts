@@ -108,6 +108,8 @@ export type EffectRow = {
   externalRef: string | null
   result: unknown
   attempts: number
+  /** The trace context stored with the effect (an opaque string, see TraceHooks), or null. */
+  trace?: string | null
   /**
    * No earlier run of this effect can have begun: it was written by the commit that planned it
    * and is run at once by the node that wrote it, or it is claimed for the first time (no claim

@@ -22,7 +22,8 @@ export type ActorRow = {
 }
 
 export type TimerUpsert = { key: string; generation: number; delayMs: number; event: unknown }
-export type NewEffect = { id: string; kind: string; params: unknown }
+/** `trace`: the trace context of the transition that asked for it (see TraceHooks), stored with the row. */
+export type NewEffect = { id: string; kind: string; params: unknown; trace?: string | null }
 /**
  * New effects written already claimed by the runtime that commits them and runs them right
  * after (no separate claim statement). The lease starts at the statement (`clock_timestamp()`),
@@ -62,7 +63,7 @@ export type CommitParams = {
 
 export type EffectFinish = { id: string; owner: string; status: 'done' | 'failed'; result: unknown; error: string | null }
 
-export type Notify = { actorId: string; event: unknown; dedupeKey: string }
+export type Notify = { actorId: string; event: unknown; dedupeKey: string; trace?: string | null }
 
 /** Timer upserts as the statements' JSON input. */
 export const timerRows = (ts: TimerUpsert[]) => ts.map((t) => ({ key: t.key, generation: t.generation, delay_ms: t.delayMs, event: t.event }))

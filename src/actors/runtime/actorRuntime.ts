@@ -11,7 +11,7 @@ import { createCommitWatch, waitForCommit } from './commitWatch.ts'
 import { entryFromRow } from './snapshotLoader.ts'
 import { childWithOutcome, SPAWN_CHILD, spawnChildHandler } from './childActors.ts'
 import { createKeyedLock } from './keyedLock.ts'
-import { createActorCache, type RuntimeCore } from './runtimeCore.ts'
+import { createActorCache, NO_TRACE, type RuntimeCore, type TraceHooks } from './runtimeCore.ts'
 import { adaptiveBatch, type AdaptiveBatch } from './batchSize.ts'
 import { announceExternalCommit, applyEventWithin, createActor, describeCreation, sendCommand } from './applyEvent.ts'
 import type { EffectScope } from './effectScope.ts'
@@ -57,6 +57,8 @@ export type ActorRuntimeOptions = {
   remotePollMs?: number
   /** Retention of ended actors' history and of applied inbox rows (compaction.ts); absent: everything is kept. */
   retention?: RetentionOptions
+  /** How a trace follows effects and inbox rows (see TraceHooks); absent: no trace is stored. */
+  trace?: TraceHooks
 }
 
 export type ActorRuntime = ReturnType<typeof createActorRuntime>
@@ -90,8 +92,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const remote = opts.bus && createRemoteCommits({ bus: opts.bus, node: owner, watch, reload: (id) => core.load(id, { fresh: true }), alone: () => leases.alone() })
   const remotePollMs = opts.remotePollMs ?? (opts.bus ? 2_000 : 250)
   const core: RuntimeCore = {
-    pool,
-    logger,
+    pool, logger, trace: opts.trace ?? NO_TRACE,
     errors: opts.errors ?? defaultRuntimeErrors,
     kindOf: (name) => kinds.get(name) ?? unknownKind(name),
     committer: createGroupCommitter(pool, { maxConcurrent: opts.commitConcurrency ?? 2 }),
@@ -123,8 +124,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const afterExternalCommit = (entry: ActorEntry) => announceExternalCommit(core, entry)
 
   const worker = createEffectWorker({
-    pool,
-    logger,
+    pool, logger, trace: core.trace,
     handlers: { ...opts.effectHandlers, [SPAWN_CHILD]: spawnChildHandler(create) },
     persistent: new Set(opts.kinds.flatMap((k) => k.persistentEffects ?? [])),
     maxAttempts: opts.maxEffectAttempts ?? 8,
@@ -275,7 +275,7 @@ type PollBatches = { timers: AdaptiveBatch; inboxes: AdaptiveBatch; effects: Ada
 /** An effect row as this runtime wrote it, claimed (params as stored: through JSON). */
 function claimedRow(entry: ActorEntry, e: NewEffect): EffectRow {
   const params: unknown = JSON.parse(JSON.stringify(e.params ?? {}))
-  return { id: e.id, actorId: entry.id, accountId: entry.accountId, kind: e.kind, params, status: 'pending', externalRef: null, result: null, attempts: 0, firstRun: true }
+  return { id: e.id, actorId: entry.id, accountId: entry.accountId, kind: e.kind, params, status: 'pending', externalRef: null, result: null, attempts: 0, firstRun: true, trace: e.trace ?? null }
 }
 
 /**

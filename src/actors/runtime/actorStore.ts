@@ -43,10 +43,10 @@ const COMMIT_WRITES = `, fl as (
 ), ib as (
   update actor_inbox b set processed_at = now() from ok where b.seq = ok.inbox_seq
 ), ef as (
-  insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until)
+  insert into effect (id, actor_id, account_id, kind, params, status, claimed_by, lease_until, trace)
   select e.id, ok.id, ok.account_id, e.kind, e.params, 'pending', ok.claimed_by,
-         case when ok.claimed_by is null then null else clock_timestamp() + ok.lease_ms * interval '1 millisecond' end
-    from ok, jsonb_to_recordset(ok.effects) as e(id text, kind text, params jsonb)
+         case when ok.claimed_by is null then null else clock_timestamp() + ok.lease_ms * interval '1 millisecond' end, e.trace
+    from ok, jsonb_to_recordset(ok.effects) as e(id text, kind text, params jsonb, trace text)
 ), fe as (
   update effect e set status = ok.finish->>'status', result = ok.finish->'result', last_error = ok.finish->>'error',
          lease_until = null, updated_at = now()
@@ -61,8 +61,8 @@ const COMMIT_WRITES = `, fl as (
   on conflict (actor_id, timer_key) do update
      set generation = excluded.generation, due_at = excluded.due_at, event = excluded.event
 ), nt as (
-  insert into actor_inbox (actor_id, account_id, event, dedupe_key)
-  select n->>'actorId', ok.account_id, n->'event', n->>'dedupeKey'
+  insert into actor_inbox (actor_id, account_id, event, dedupe_key, trace)
+  select n->>'actorId', ok.account_id, n->'event', n->>'dedupeKey', n->>'trace'
     from ok cross join lateral jsonb_array_elements(case when jsonb_typeof(ok.notify) = 'array' then ok.notify else '[]'::jsonb end) n
   on conflict (dedupe_key) do nothing
 )`
@@ -170,12 +170,14 @@ export type InboxRow = {
   event: unknown
   timer_key: string | null
   timer_generation: string | null
+  /** The trace context stored with the row (TraceHooks), or null; absent on rows read without it. */
+  trace?: string | null
 }
 
 export async function pendingInbox(db: Queryable, actorId: string, limit = 100): Promise<InboxRow[]> {
   const { rows } = await db.query<InboxRow>({
     name: 'actor.inbox.pending',
-    text: `select seq, event, timer_key, timer_generation from actor_inbox
+    text: `select seq, event, timer_key, timer_generation, trace from actor_inbox
       where actor_id = $1 and processed_at is null order by seq limit $2`,
     values: [actorId, limit],
   })

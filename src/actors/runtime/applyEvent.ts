@@ -18,6 +18,8 @@ function planCreation(core: RuntimeCore, kindName: string, { id, accountId, inpu
   const kind = core.kindOf(kindName)
   const [snapshot, actions] = pureInitialTransition(kind.machine, input)
   const plan = planActions(kind, id, 1, actions, {})
+  const trace = core.trace.current()
+  for (const e of plan.effects) e.trace = trace
   const status = kind.statusOf(snapshot)
   const entry: ActorEntry = { id, kind, accountId, snapshot, version: 1, status, timers: plan.timers, parentId }
   const claim = core.claim()
@@ -39,7 +41,7 @@ function planCreation(core: RuntimeCore, kindName: string, { id, accountId, inpu
     guard,
   }
   // A child that is final from the start still tells its parent.
-  const notify = childEnd(entry)
+  const notify = childEnd(entry).map((n) => ({ ...n, trace }))
   const transition: Transition = { entry, effects: claim ? plan.effects : [], timerDelays: plan.timerUpserts.map((t) => t.delayMs), notify }
   return { entry, params, transition }
 }
@@ -119,9 +121,12 @@ export function planTransition(core: RuntimeCore, entry: ActorEntry, event: AnyE
   if (next === entry.snapshot && actions.length === 0) return null
   const newVersion = entry.version + 1
   const plan = planActions(entry.kind, entry.id, newVersion, actions, liveTimers)
+  // What this transition writes carries the trace of the work that caused it (TraceHooks).
+  const trace = core.trace.current()
+  for (const e of plan.effects) e.trace = trace
   const status = entry.kind.statusOf(next)
   const candidate: ActorEntry = { ...entry, snapshot: next, version: newVersion, status, timers: plan.timers }
-  const notify = childEnd(candidate)
+  const notify = childEnd(candidate).map((n) => ({ ...n, trace }))
   const claim = core.claim()
   return {
     entry: candidate,

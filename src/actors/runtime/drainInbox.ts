@@ -46,7 +46,8 @@ export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string
             continue
           }
           const timer = row.timer_key !== null ? { key: row.timer_key, generation: Number(row.timer_generation) } : undefined
-          await applyEvent(core, id, event, { inboxSeq: row.seq, ...(timer ? { timer } : {}) })
+          await core.trace.within(row.trace ?? null, `actor.inbox ${event.type}`, { 'actor.id': id, 'actor.kind': entry.kind.kind }, () =>
+            applyEvent(core, id, event, { inboxSeq: row.seq, ...(timer ? { timer } : {}) }))
         }
         // A short batch was all there was: a row added since comes with a drain of its own
         // (queued behind this one's lock), or the poll finds it. Only a full batch reads again.

@@ -13,6 +13,7 @@ type EffectDbRow = {
   result: unknown
   attempts: number
   first_run: boolean
+  trace: string | null
 }
 
 const toEffect = (r: EffectDbRow): EffectRow => ({
@@ -26,6 +27,7 @@ const toEffect = (r: EffectDbRow): EffectRow => ({
   result: r.result,
   attempts: r.attempts,
   firstRun: r.first_run,
+  trace: r.trace,
 })
 
 const OPEN = `status in ('pending', 'prepared', 'sent')`
@@ -50,7 +52,7 @@ export async function claimEffects(
            )
            update effect e set claimed_by = $1, lease_until = now() + $2 * interval '1 millisecond'
              from c where e.id = c.id
-           returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts, c.first_run`,
+           returning e.id, e.actor_id, e.account_id, e.kind, e.params, e.status, e.external_ref, e.result, e.attempts, c.first_run, e.trace`,
     values: actorId ? [owner, leaseMs, limit, actorId] : [owner, leaseMs, limit, scope.shards, scope.node],
   })
   return rows.map(toEffect)
@@ -94,10 +96,10 @@ export async function finishEffect(
     text: `with upd as (
        update effect set status = $2, result = $3::jsonb, last_error = $4, lease_until = null, updated_at = now()
         where id = $1 and claimed_by = $6 and lease_until > now() and ${OPEN}
-       returning id, actor_id, account_id
+       returning id, actor_id, account_id, trace
      ), ib as (
-       insert into actor_inbox (actor_id, account_id, event, dedupe_key)
-       select actor_id, account_id, $5::jsonb, 'effect:' || id from upd where $5::jsonb is not null
+       insert into actor_inbox (actor_id, account_id, event, dedupe_key, trace)
+       select actor_id, account_id, $5::jsonb, 'effect:' || id, trace from upd where $5::jsonb is not null
        on conflict (dedupe_key) do nothing
      )
      select id from upd`,

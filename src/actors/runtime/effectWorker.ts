@@ -4,6 +4,7 @@ import type { ActorEntry, EffectHandler, EffectRow, FinishWrite } from './actorK
 import * as effects from './effectStore.ts'
 import { runInEffectScope } from './effectScope.ts'
 import type { EffectOutcome } from './effectOutcome.ts'
+import type { TraceHooks } from './runtimeCore.ts'
 
 export type EffectWorkerOptions = {
   pool: pg.Pool
@@ -21,6 +22,8 @@ export type EffectWorkerOptions = {
   loadActor(id: string): Promise<ActorEntry | undefined>
   /** Records the effect's end with the handler's writes and reports its event to the actor (see effectOutcome.ts). */
   finish(effect: EffectRow, outcome: EffectOutcome, writes: FinishWrite[]): Promise<void>
+  /** Runs each effect, its outcome's commit included, in the trace context stored with it. */
+  trace: TraceHooks
 }
 
 /**
@@ -39,6 +42,10 @@ export function createEffectWorker(o: EffectWorkerOptions) {
   async function run(effect: EffectRow): Promise<void> {
     if (running.has(effect.id) || o.isStopped()) return
     running.add(effect.id)
+    return o.trace.within(effect.trace ?? null, `effect ${effect.kind}`, { 'effect.id': effect.id, 'actor.id': effect.actorId, 'effect.attempt': effect.attempts + 1, 'node.id': owner }, () => runHeld(effect))
+  }
+
+  async function runHeld(effect: EffectRow): Promise<void> {
     const renew = setInterval(() => {
       // A stopped runtime holds nothing any more: its leases run out and another worker takes over.
       if (o.isStopped()) return clearInterval(renew)

@@ -20,7 +20,24 @@ export type Transition = {
  * What the runtime's parts share: the pool, the kinds, the in-memory cache and the hooks that
  * run after a commit. Built once by `createActorRuntime`; the parts are plain functions of it.
  */
+/**
+ * How a trace follows the work across the durable boundary, handed in by the app (the runtime
+ * knows no tracing library). `current()` is the trace context of the work in progress, an opaque
+ * string (the app's is a W3C traceparent) or null; the runtime stores it with the effects and
+ * inbox rows a transition writes. `within(trace, name, attributes, fn)` runs an effect or the
+ * application of an inbox row in the context stored with it (null: a context of its own, never
+ * the one of whatever started the poll).
+ */
+export type TraceHooks = {
+  current(): string | null
+  within<T>(trace: string | null, name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T>
+}
+
+/** No tracing: nothing stored, everything run as it is. */
+export const NO_TRACE: TraceHooks = { current: () => null, within: (_trace, _name, _attributes, fn) => fn() }
+
 export type RuntimeCore = {
+  trace: TraceHooks
   pool: pg.Pool
   logger: Logger
   /** How a missing actor and a refused event are told to the caller. */
