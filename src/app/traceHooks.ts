@@ -1,7 +1,8 @@
 import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api'
 import type { TraceHooks } from '../actors/runtime/index.ts'
 
-const tracer = trace.getTracer('agent-launch-trading-service/runtime')
+/** Asked for at each use, not kept: a provider registered later (or again, in tests) is the one used. */
+const tracer = () => trace.getTracer('agent-launch-trading-service/runtime')
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
 /**
@@ -20,7 +21,7 @@ export const traceHooks: TraceHooks = {
     const m = stored ? TRACEPARENT.exec(stored) : null
     // Without a stored context, a trace of its own: never the one of whatever woke the poll.
     const parent = m ? trace.setSpanContext(ROOT_CONTEXT, { traceId: m[1]!, spanId: m[2]!, traceFlags: parseInt(m[3]!, 16), isRemote: true }) : ROOT_CONTEXT
-    return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent, async (span) => {
+    return tracer().startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent, async (span) => {
       try {
         return await fn()
       } catch (err) {

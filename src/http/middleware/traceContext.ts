@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api'
 import type { Middleware } from 'koa'
 
-const tracer = trace.getTracer('agent-launch-trading-service/http')
+/** Asked for at each use, not kept: a provider registered later (or again, in tests) is the one used. */
+const tracer = () => trace.getTracer('agent-launch-trading-service/http')
 
 /**
  * Every answer carries a W3C `traceparent` (docs/operations.md, Traces). With tracing on, it
@@ -22,7 +23,7 @@ export function traceContext(): Middleware {
     }
     const parent = propagation.extract(context.active(), ctx.headers)
     const parentSc = trace.getSpanContext(parent)
-    const span = tracer.startSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent)
+    const span = tracer().startSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent)
     if (!span.isRecording()) {
       // Off: no propagator is registered either, so the incoming header is read here.
       const incoming = parentSc && isSpanContextValid(parentSc) ? { traceId: parentSc.traceId, flags: flags(parentSc.traceFlags) } : parseTraceparent(ctx.get('traceparent'))
