@@ -15,7 +15,7 @@ export async function startTracing(config: TracingConfig): Promise<() => Promise
   // ESM imports are hooked by import-in-the-middle, for the instrumented packages only (the
   // service's own TypeScript files are left to Node's loader as they are).
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ['koa', 'pg', 'pg-pool', 'http', 'node:http'] } })
-  const [provider, { registerInstrumentations }, { HttpInstrumentation }, { KoaInstrumentation }, { PgInstrumentation }] = await Promise.all([
+  const [provider, { registerInstrumentations }, { HttpInstrumentation }, { KoaInstrumentation, KoaLayerType }, { PgInstrumentation }] = await Promise.all([
     createTracerProvider(config),
     import('@opentelemetry/instrumentation'),
     import('@opentelemetry/instrumentation-http'),
@@ -29,7 +29,8 @@ export async function startTracing(config: TracingConfig): Promise<() => Promise
     instrumentations: [
       // The collector's own requests (the exporter's) are not traced.
       new HttpInstrumentation({ ignoreOutgoingRequestHook: (req) => requestUrl(req) === config.url }),
-      new KoaInstrumentation(),
+      // The routers' layers only (the route's span): a span per middleware would be some twenty a request.
+      new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
       new PgInstrumentation({ requireParentSpan: true }),
     ],
   })

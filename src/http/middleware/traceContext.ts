@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api'
-import type { Middleware } from 'koa'
+import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Span, type SpanContext } from '@opentelemetry/api'
+import type { Context, Middleware } from 'koa'
 
 /** Asked for at each use, not kept: a provider registered later (or again, in tests) is the one used. */
 const tracer = () => trace.getTracer('agent-launch-trading-service/http')
@@ -19,11 +19,13 @@ export function traceContext(): Middleware {
     const active = trace.getActiveSpan()
     if (active?.isRecording()) {
       ctx.set('traceparent', traceparentOf(active.spanContext()))
-      return next()
+      await next()
+      named(active, ctx)
+      return
     }
     const parent = propagation.extract(context.active(), ctx.headers)
     const parentSc = trace.getSpanContext(parent)
-    const span = tracer().startSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent)
+    const span = tracer().startSpan(ctx.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent)
     if (!span.isRecording()) {
       // Off: no propagator is registered either, so the incoming header is read here.
       const incoming = parentSc && isSpanContextValid(parentSc) ? { traceId: parentSc.traceId, flags: flags(parentSc.traceFlags) } : parseTraceparent(ctx.get('traceparent'))
@@ -34,13 +36,18 @@ export function traceContext(): Middleware {
     try {
       await context.with(trace.setSpan(parent, span), next)
     } finally {
-      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute
-      if (typeof route === 'string') span.updateName(`${ctx.method} ${route}`).setAttribute('http.route', route)
+      named(span, ctx)
       span.setAttribute('http.response.status_code', ctx.status)
       if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
       span.end()
     }
   }
+}
+
+/** The server span named by the route's pattern once the router matched it (never the raw path). */
+function named(span: Span, ctx: Context): void {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute
+  if (typeof route === 'string') span.updateName(`${ctx.method} ${route}`).setAttribute('http.route', route)
 }
 
 export function traceparentOf(sc: SpanContext): string {
