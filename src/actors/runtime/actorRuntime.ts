@@ -142,7 +142,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const poll = () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, unloadable, worker, logger, batches })
   const poller = createPoller({ pollMs: opts.pollMs ?? 250, logger, poll })
   const compaction = opts.retention && createCompaction({ pool, logger, retention: opts.retention, track, kinds })
-  const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)))
+  const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)), core.trace)
 
   return {
     create,
@@ -160,7 +160,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
     onCommit: (id: string, listener: (entry: ActorEntry) => void) => watch.on(id, listener),
     /** Enqueues an event for asynchronous processing (deduplicated by key), then processes it. */
     enqueue,
-    enqueueIn: enqueueInTransaction(() => poller.wake(0)),
+    enqueueIn: enqueueInTransaction(() => poller.wake(0), core.trace),
     applyWithin: (db: Queryable, id: string, event: unknown, opts?: { accountId?: string }) => applyEventWithin(core, db, id, event, opts),
     forget: (id: string) => core.forget(id),
     /** Polls now: inbox rows written outside the runtime (one statement for many actors) are drained without waiting for the next poll. */
@@ -215,9 +215,9 @@ const unknownKind = (name: string): never => {
 }
 
 /** `runtime.enqueue(id, accountId, event, dedupeKey?)`: an inbox row (deduplicated by key), then a drain while the runtime runs. */
-const enqueueAndDrain = (pool: pg.Pool, drain: (id: string) => Promise<void> | undefined) =>
+const enqueueAndDrain = (pool: pg.Pool, drain: (id: string) => Promise<void> | undefined, trace: TraceHooks) =>
   async (id: string, accountId: string, event: AnyEventObject, dedupeKey: string | null = null) => {
-    await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey })
+    await store.enqueue(pool, { actorId: id, accountId, event, dedupeKey, trace: trace.current() })
     await drain(id)
   }
 
@@ -226,8 +226,8 @@ const enqueueAndDrain = (pool: pg.Pool, drain: (id: string) => Promise<void> | u
  * `db` (it commits with the caller's writes, or not at all); the caller calls the answer once
  * that transaction committed, and a poll drains it.
  */
-const enqueueInTransaction = (wake: () => void) => (db: Queryable, id: string, accountId: string, event: AnyEventObject) =>
-  store.enqueue(db, { actorId: id, accountId, event, dedupeKey: null }).then(() => wake)
+const enqueueInTransaction = (wake: () => void, trace: TraceHooks) => (db: Queryable, id: string, accountId: string, event: AnyEventObject) =>
+  store.enqueue(db, { actorId: id, accountId, event, dedupeKey: null, trace: trace.current() }).then(() => wake)
 
 /**
  * One poll of the shards this node holds (null: all; none while its leases are not known to be

@@ -261,12 +261,12 @@ export async function saveMigratedSnapshot(
 /** Inserts an event into an actor's inbox; a repeated dedupe key is ignored. */
 export async function enqueue(
   db: Queryable,
-  { actorId, accountId, event, dedupeKey }: { actorId: string; accountId: string; event: unknown; dedupeKey: string | null },
+  { actorId, accountId, event, dedupeKey, trace = null }: { actorId: string; accountId: string; event: unknown; dedupeKey: string | null; trace?: string | null },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `insert into actor_inbox (actor_id, account_id, event, dedupe_key) values ($1, $2, $3::jsonb, $4)
+    `insert into actor_inbox (actor_id, account_id, event, dedupe_key, trace) values ($1, $2, $3::jsonb, $4, $5)
      on conflict (dedupe_key) do nothing`,
-    [actorId, accountId, JSON.stringify(event), dedupeKey],
+    [actorId, accountId, JSON.stringify(event), dedupeKey, trace],
   )
   return (rowCount ?? 0) > 0
 }

@@ -54,7 +54,7 @@ function planCreation(core: RuntimeCore, kindName: string, { id, accountId, inpu
 export async function createActor(core: RuntimeCore, kindName: string, args: CreateArgs, db: Queryable = core.pool): Promise<ActorEntry> {
   const { entry, params, transition } = planCreation(core, kindName, args)
   entry.createdAt = await store.insertActor(db, params)
-  for (const n of transition.notify) await store.enqueue(db, { actorId: n.actorId, accountId: entry.accountId, event: n.event, dedupeKey: n.dedupeKey })
+  for (const n of transition.notify) await store.enqueue(db, { actorId: n.actorId, accountId: entry.accountId, event: n.event, dedupeKey: n.dedupeKey, trace: n.trace ?? null })
   if (db === core.pool) core.committed(transition)
   else core.awaitingCommit.set(entry, transition)
   return entry
