@@ -141,7 +141,7 @@ export function createActorRuntime(opts: ActorRuntimeOptions) {
   const batches: PollBatches = { timers: adaptiveBatch({ min: 50, max: 1000 }), inboxes: adaptiveBatch({ min: 50, max: 1000 }), effects: adaptiveBatch({ min: 25, max: 500 }) }
   const poll = () => pollOnce(pool, { shards: leases.shards(), node: owner }, { drain, unloadable, worker, logger, batches })
   const poller = createPoller({ pollMs: opts.pollMs ?? 250, logger, poll })
-  const compaction = opts.retention && createCompaction({ pool, logger, retention: opts.retention, track, kinds })
+  const compaction = opts.retention && createCompaction({ pool, logger, retention: opts.retention, track, kinds: opts.kinds, kindOf: core.kindOf })
   const enqueue = enqueueAndDrain(pool, (id) => (stopped ? undefined : drain(id)), core.trace)
 
   return {

@@ -1,4 +1,6 @@
 import type { Queryable } from './actorRows.ts'
+import { contextPath, literal } from './read.store.ts'
+import { preparedName } from './sql.ts'
 
 /**
  * One batch of the compaction, in one statement (so a crash leaves the batch whole or untouched):
@@ -15,7 +17,7 @@ import type { Queryable } from './actorRows.ts'
  */
 export async function compactEnded(db: Queryable, limit: number, drops: Readonly<Record<string, readonly string[]>> = {}): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>({
-    name: `actor.compact${dropsKey(drops)}`,
+    name: preparedName(`actor.compact${dropsKey(drops)}`),
     text: `with due as (
        select a.id from actor a
         where a.compacted_at is null and a.compact_after is not null and a.compact_after < now()
@@ -43,21 +45,17 @@ export async function compactEnded(db: Queryable, limit: number, drops: Readonly
   return rows.map((r) => r.id)
 }
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/
-
-/** `, snapshot = case a.kind when 'k' then a.snapshot #- '{context,key}' ... end` for the kinds that drop context keys at compaction. */
+/** `, snapshot = case a.kind when 'k' then a.snapshot #- '{context,key}' ... end` for the kinds that drop context keys at compaction (names checked as the read model's). */
 function snapshotDrops(drops: Readonly<Record<string, readonly string[]>>): string {
-  const whens = Object.entries(drops).filter(([, keys]) => keys.length > 0).map(([kind, keys]) => {
-    if (!NAME.test(kind) || !keys.every((k) => NAME.test(k) && !k.includes('.'))) throw new Error(`Not a kind and context keys: ${kind} ${keys.join(', ')}`)
-    return `when '${kind}' then a.snapshot${keys.map((k) => ` #- '{context,${k}}'`).join('')}`
-  })
+  const whens = Object.entries(drops).filter(([, keys]) => keys.length > 0)
+    .map(([kind, keys]) => `when ${literal(kind)} then a.snapshot${keys.map((k) => ` #- ${contextPath([k])}`).join('')}`)
   return whens.length ? `, snapshot = case a.kind ${whens.join(' ')} else a.snapshot end` : ''
 }
 
-/** A statement name per set of drops (a prepared statement's text is fixed per name). */
+/** A statement name per set of drops (a prepared statement's text is fixed per name; `preparedName` keeps a long one apart by its hash). */
 const dropsKey = (drops: Readonly<Record<string, readonly string[]>>) => {
   const entries = Object.entries(drops).filter(([, keys]) => keys.length > 0)
-  return entries.length ? `:${entries.map(([kind, keys]) => `${kind}=${keys.join(',')}`).join(';')}`.slice(0, 50) : ''
+  return entries.length ? `:${entries.map(([kind, keys]) => `${kind}=${keys.join(',')}`).join(';')}` : ''
 }
 
 /**

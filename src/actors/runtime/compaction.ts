@@ -48,17 +48,13 @@ export function retentionWindowMs(retention: RetentionOptions, kind: ActorKind, 
  * never compact the same actor and a crash mid-batch leaves that batch untouched.
  *
  * @example
- * const sweeper = createCompaction({ pool, logger, retention, track })
+ * const sweeper = createCompaction({ pool, logger, retention, track, kinds, kindOf })
  * sweeper.start(); await sweeper.sweep(); sweeper.stop()
  */
-export function createCompaction({ pool, logger, retention, track, kinds }: {
-  pool: pg.Pool; logger: Logger; retention: RetentionOptions; track<T>(p: Promise<T>): Promise<T>; kinds: ReadonlyMap<string, ActorKind>
+export function createCompaction({ pool, logger, retention, track, kinds, kindOf }: {
+  pool: pg.Pool; logger: Logger; retention: RetentionOptions; track<T>(p: Promise<T>): Promise<T>
+  kinds: readonly ActorKind[]; kindOf(name: string): ActorKind
 }) {
-  const kindOf = (name: string) => {
-    const kind = kinds.get(name)
-    if (!kind) throw new Error(`Unknown actor kind ${name}`)
-    return kind
-  }
   const limit = retention.batchSize ?? 500
   const drops = dropsOf(kinds)
   let timer: NodeJS.Timeout | undefined
@@ -134,5 +130,5 @@ export function createCompaction({ pool, logger, retention, track, kinds }: {
 }
 
 /** The context keys each kind's compaction drops (`compactDrops`). */
-const dropsOf = (kinds: ReadonlyMap<string, ActorKind>): Record<string, readonly string[]> =>
-  Object.fromEntries([...kinds.values()].filter((k) => k.compactDrops?.length).map((k) => [k.kind, k.compactDrops!]))
+const dropsOf = (kinds: readonly ActorKind[]): Record<string, readonly string[]> =>
+  Object.fromEntries(kinds.filter((k) => k.compactDrops?.length).map((k) => [k.kind, k.compactDrops!]))
