@@ -11,6 +11,16 @@ import type { ServiceFigures } from '../../domain/ops/ports.ts'
  * @example
  * const figures = await serviceFigures(pool)
  */
+/** The database's size and its sample of an hour ago, as columns of a select (both statements below). */
+const STORAGE_COLUMNS = `pg_database_size(current_database()) as database_bytes,
+      (select bytes from database_size_sample where at <= now() - interval '1 hour' order by at desc limit 1) as bytes_hour_ago`
+
+/** Those columns read: the size, and its growth since the sample of an hour ago (null until one is that old). */
+const storageOf = (r: { database_bytes?: unknown; bytes_hour_ago?: unknown }) => ({
+  databaseBytes: Number(r.database_bytes),
+  growthLastHourBytes: r.bytes_hour_ago === null || r.bytes_hour_ago === undefined ? null : Number(r.database_bytes) - Number(r.bytes_hour_ago),
+})
+
 export async function serviceFigures(pool: pg.Pool): Promise<ServiceFigures> {
   const { rows } = await pool.query<Record<string, unknown>>({
     name: 'ops.overview.service',
@@ -21,8 +31,7 @@ export async function serviceFigures(pool: pg.Pool): Promise<ServiceFigures> {
       ((select coalesce(sum(credits_reserved), 0) from account where credits_reserved > 0)
         - (select coalesce(sum(escrow - held), 0) from credit_stripe where escrow > held))::bigint as credits_reserved,
       (select block_number from chain_checkpoint order by chain_id limit 1) as indexed_block,
-      pg_database_size(current_database()) as database_bytes,
-      (select bytes from database_size_sample where at <= now() - interval '1 hour' order by at desc limit 1) as bytes_hour_ago`,
+      ${STORAGE_COLUMNS}`,
   })
   const r = rows[0]!
   return {
@@ -30,8 +39,7 @@ export async function serviceFigures(pool: pg.Pool): Promise<ServiceFigures> {
     modelCreditsLastHour: Number(r.model_credits),
     creditsReserved: Number(r.credits_reserved),
     indexedBlock: r.indexed_block === null || r.indexed_block === undefined ? null : Number(r.indexed_block),
-    databaseBytes: Number(r.database_bytes),
-    growthLastHourBytes: r.bytes_hour_ago === null || r.bytes_hour_ago === undefined ? null : Number(r.database_bytes) - Number(r.bytes_hour_ago),
+    ...storageOf(r),
   }
 }
 
@@ -40,11 +48,6 @@ export async function serviceFigures(pool: pg.Pool): Promise<ServiceFigures> {
  * old): what `/metrics` exports beside the operator overview.
  */
 export async function storageFigures(pool: Pick<pg.Pool, 'query'>): Promise<{ databaseBytes: number; growthLastHourBytes: number | null }> {
-  const { rows } = await pool.query<{ database_bytes: string; bytes_hour_ago: string | null }>({
-    name: 'ops.storage',
-    text: `select pg_database_size(current_database()) as database_bytes,
-      (select bytes from database_size_sample where at <= now() - interval '1 hour' order by at desc limit 1) as bytes_hour_ago`,
-  })
-  const r = rows[0]!
-  return { databaseBytes: Number(r.database_bytes), growthLastHourBytes: r.bytes_hour_ago === null ? null : Number(r.database_bytes) - Number(r.bytes_hour_ago) }
+  const { rows } = await pool.query<{ database_bytes: string; bytes_hour_ago: string | null }>({ name: 'ops.storage', text: `select ${STORAGE_COLUMNS}` })
+  return storageOf(rows[0]!)
 }
