@@ -27,7 +27,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { adminCreateAccount, kill9, killServerHard, startServer, stopServer, type ServerProcess } from '../test/support/server.ts'
 import { apiClient, type Api } from '../test/support/app.ts'
-import { ROOT, baseEnv, createDatabase, cpuWindow, dropAllDatabases, percentile, postmasterOf, round, scopePostgres, sleep, spawnNode } from './lib.ts'
+import { ROOT, baseEnv, createDatabase, cpuWindow, dropAllDatabases, percentile, pool, postmasterOf, round, scopePostgres, sleep, spawnNode } from './lib.ts'
 
 const N = Number(process.env.BENCH_AUTOMATIONS ?? 10_000)
 const SCENARIOS = (process.env.BENCH_AUTOMATIONS_SCENARIOS ?? 'plain,kill').split(',').map((s) => s.trim()) as Array<'plain' | 'kill'>
@@ -36,14 +36,6 @@ const CALIBRATION = Math.min(200, Math.max(20, Math.round(N / 50)))
 const TIMEOUT_MS = Number(process.env.BENCH_AUTOMATIONS_TIMEOUT_S ?? 300) * 1000
 const COUNT_STATEMENTS = process.env.BENCH_STATEMENT_COUNTS === '1'
 const progress = (m: string) => process.stderr.write(`[automations] ${new Date().toISOString().slice(11, 19)} ${m}\n`)
-
-/** Runs `total` jobs with `concurrency` in flight. */
-async function pool(concurrency: number, total: number, job: (i: number) => Promise<void>) {
-  let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await job(next++)
-  }))
-}
 
 /** The cumulative statement counts bench/experiments/countStatements.ts wrote for process `pid`. */
 function readStatements(dir: string, pid: number): Record<string, number> {

@@ -384,3 +384,11 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/** Runs `total` jobs with `concurrency` in flight. */
+export async function pool(concurrency: number, total: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) await job(next++)
+  }))
+}

@@ -20,7 +20,7 @@ import { cpus, loadavg } from 'node:os'
 import pg from 'pg'
 import { LLMock } from '@copilotkit/aimock'
 import { withService } from './serviceFixture.ts'
-import { cpuWindow, percentile, round } from './lib.ts'
+import { cpuWindow, percentile, pool, round } from './lib.ts'
 
 const N = Number(process.env.BENCH_RUNS_AGENTS ?? 10_000)
 const IDLE_SECONDS = Number(process.env.BENCH_RUNS_IDLE_SECONDS ?? 20)
@@ -29,14 +29,6 @@ const SUSTAIN_SECONDS = Number(process.env.BENCH_RUNS_SUSTAIN_SECONDS ?? 0)
 const ACCOUNTS = Math.max(1, Number(process.env.BENCH_RUNS_ACCOUNTS ?? 1))
 const progress = (m: string) => process.stderr.write(`[runs] ${m}\n`)
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-
-/** Runs `total` jobs with `concurrency` in flight. */
-async function pool(concurrency: number, total: number, job: (i: number) => Promise<void>) {
-  let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await job(next++)
-  }))
-}
 
 async function main() {
   const mock = new LLMock({ port: 0, host: '127.0.0.1', logLevel: 'silent' })

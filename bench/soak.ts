@@ -22,7 +22,7 @@ import { cpus, loadavg } from 'node:os'
 import pg from 'pg'
 import { LLMock } from '@copilotkit/aimock'
 import { withService } from './serviceFixture.ts'
-import { cpuWindow, postmasterOf, round, scopePostgres, sleep } from './lib.ts'
+import { cpuWindow, pool, postmasterOf, round, scopePostgres, sleep } from './lib.ts'
 import { evaluateGoals, hasCompactionColumns, probeDatabase, runTracker, tableHeader, tableRow, type SoakMinute } from './soakProbe.ts'
 
 const N = Number(process.env.BENCH_SOAK_AGENTS ?? 10_000)
@@ -36,14 +36,6 @@ for (const [name, value, min] of [['BENCH_SOAK_AGENTS', N, 1], ['BENCH_SOAK_ACCO
 }
 const progress = (m: string) => process.stderr.write(`[soak] ${m}\n`)
 const out = (m: string) => process.stdout.write(`${m}\n`)
-
-/** Runs `total` jobs with `concurrency` in flight. */
-async function pool(concurrency: number, total: number, job: (i: number) => Promise<void>) {
-  let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await job(next++)
-  }))
-}
 
 type Service = Parameters<Parameters<typeof withService>[1]>[0]
 

@@ -33,6 +33,9 @@ afterAll(async () => {
   await model?.stop()
 })
 
+/** An answer without its `meta` (the request id and time of each answer). */
+const withoutMeta = ({ meta: _m, ...body }: Record<string, unknown>) => body
+
 const runEnds = async (id: string) => {
   let run: { status: string; meta?: unknown } = { status: 'running' }
   await waitFor(async () => !['queued', 'running'].includes((run = (await api('GET', `/runs/${id}`)).body).status), 30_000)
@@ -61,7 +64,6 @@ describe('retention of ended runs', () => {
     for (const dropped of ['transcript', 'system', 'tools', 'pending']) expect(context, dropped).not.toHaveProperty(dropped)
 
     // The API's answers are the ones it gave before the compaction.
-    const withoutMeta = ({ meta: _m, ...body }: Record<string, unknown>) => body
     expect(withoutMeta((await api('GET', `/runs/${started.body.id}`)).body)).toEqual(withoutMeta(run))
     const again = await api('POST', `/runs/${started.body.id}/stop`)
     expect({ status: again.status, body: withoutMeta(again.body) }).toEqual({ status: lateStop.status, body: withoutMeta(lateStop.body) })
@@ -79,7 +81,6 @@ describe('retention of ended runs', () => {
     await waitFor(async () => (turn = (await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body).status === 'completed', 20_000)
     const messages = (await api('GET', `/agents/${agentId}/messages`)).body
     await waitFor(async () => (await ops('GET', `/ops/actors/${sent.body.id}`)).body.compactedAt !== null, 15_000)
-    const withoutMeta = ({ meta: _m, ...body }: Record<string, unknown>) => body
     expect(withoutMeta((await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body)).toEqual(withoutMeta(turn))
     expect(withoutMeta((await api('GET', `/agents/${agentId}/messages`)).body)).toEqual(withoutMeta(messages))
   })
