@@ -7,6 +7,7 @@
 #   scripts/dbpair.sh start    # creates (first time) and runs the three; prints DATABASE_URL
 #   scripts/dbpair.sh uri      # the multi-host URI of the running pair
 #   scripts/dbpair.sh status   # pg_autoctl show state
+#   scripts/dbpair.sh switchover  # the standby becomes the primary (a planned failover; waits for it)
 #   scripts/dbpair.sh stop     # stops the three (the data stays; start runs them again)
 #   scripts/dbpair.sh destroy  # stops them and removes the directory
 #
@@ -34,7 +35,7 @@ as_user() {
   if [ "$(id -un)" = "$RUN_AS" ]; then "${env[@]}" "$@"; else runuser -u "$RUN_AS" -- "${env[@]}" "$@"; fi
 }
 
-port_free() { ! ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+port_free() { ! ss -Hatn "sport = :$1" 2>/dev/null | grep -q .; }
 next_free_port() {
   local p=$1
   while ! port_free "$p"; do p=$((p + 1)); done
@@ -60,6 +61,7 @@ create() {
   mkdir -p "$DIR"/{config,share,run}
   chmod 700 "$DIR"
   [ "$(id -un)" = "$RUN_AS" ] || chown -R "$RUN_AS" "$DIR"
+  as_user test -w "$DIR" || die "$RUN_AS cannot write $DIR: make its parent directories traversable (chmod o+x), or set DBPAIR_DIR"
   local port=${DBPAIR_PORT:-55432}
   for name in "${NODES[@]}"; do
     port=$(next_free_port "$port")
@@ -97,7 +99,7 @@ wait_for() { # description command...
   local what=$1; shift
   local deadline=$((SECONDS + TIMEOUT))
   until "$@"; do
-    [ $SECONDS -lt $deadline ] || die "timed out waiting for $what (logs in $DIR/*.log)"
+    if [ $SECONDS -ge $deadline ]; then tail -n 8 "$DIR"/*.log >&2; die "timed out waiting for $what (logs in $DIR/*.log)"; fi
     sleep 0.5
   done
 }
@@ -144,6 +146,7 @@ case "${1:-}" in
   stop) stop ;;
   uri) show_uri ;;
   status) as_user pg_autoctl show state --monitor "$(monitor_uri)" ;;
+  switchover) as_user pg_autoctl perform switchover --pgdata "$DIR/node1" --formation default --group 0 >&2; wait_for "the pair to be primary/secondary" pair_ready ;;
   destroy) stop; rm -rf "$DIR" ;;
-  *) echo "usage: scripts/dbpair.sh start|stop|uri|status|destroy" >&2; exit 2 ;;
+  *) echo "usage: scripts/dbpair.sh start|stop|uri|status|switchover|destroy" >&2; exit 2 ;;
 esac

@@ -4,9 +4,10 @@ import type { ActorRuntime } from '../actors/runtime/index.ts'
 import type { WalletDeps } from '../adapters/chain/walletDeps.ts'
 import { createSwapChainPorts } from '../adapters/chain/swapAdapters.ts'
 import { chainUnavailableOf } from '../adapters/chain/priceReader.ts'
+import { isDatabaseUnavailable } from '../adapters/db/primaryHosts.ts'
 import { TOOL_NAMES, toolsFor } from '../tools/registry.ts'
 import { createSwapQuoteStore } from '../adapters/db/swapQuote.store.ts'
-import { ChainNotConfiguredError, type ServiceError } from '../domain/errors.ts'
+import { ChainNotConfiguredError, DatabaseUnavailableError, type ServiceError } from '../domain/errors.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import type { PaperBalances, SwapAgents, SwapPorts } from '../domain/swaps/ports.ts'
 import { createPaperStore, paperToken } from '../adapters/db/paper.store.ts'
@@ -218,8 +219,7 @@ export function createCore(adapters: CoreAdapters): Core {
       resolveToken: async (ref) => ((r) => (r && 'token' in r ? r.token : undefined))(await swapPorts?.tokens.lookup(ref)),
       priceUsd: (ref) => getPrice(tokenPorts, { tokens: [ref], field: 'tokens' }).then((r) => r.prices[0]?.priceUsd ?? null, () => null),
     }, agents),
-    /** What a library's error escaping a use case means for a client: a chain node that cannot be reached is 503 `chain_unavailable`. */
-    serviceErrorOf: (err: unknown): ServiceError | undefined => chainUnavailableOf(err) ?? runtimeServiceErrorOf(err),
+    serviceErrorOf,
     /** The catalog's model ids and its default (the OpenAPI document names them). */
     modelIds: { models: [...adapters.models.keys()], defaultModel: chat.deps.defaultModel.id },
   }
@@ -228,6 +228,14 @@ export function createCore(adapters: CoreAdapters): Core {
 }
 
 
+
+/**
+ * What a library's error escaping a use case means for a client: a chain node that cannot be
+ * reached is 503 `chain_unavailable`; a database with no primary answering, 503 `database_unavailable`.
+ */
+function serviceErrorOf(err: unknown): ServiceError | undefined {
+  return chainUnavailableOf(err) ?? (isDatabaseUnavailable(err) ? new DatabaseUnavailableError(err) : undefined) ?? runtimeServiceErrorOf(err)
+}
 
 /** A paper agent's virtual balances, as a swap checks them. */
 function paperBalancesOf(pool: pg.Pool): PaperBalances {

@@ -235,7 +235,7 @@ type Stores = Awaited<ReturnType<typeof openStores>>
 async function openDatabaseAndBus(config: Config, logger: Logger, url: string) {
   const db = await openDatabase({ url, poolSize: config.dbPoolSize, logger, idleInTransactionMs: config.shardLeaseMs })
   // Nudges between nodes (commits, chat streams, key revocations) over the same database.
-  const nodes = createNodeBus({ url, pool: db.pool, logger })
+  const nodes = createNodeBus({ url, pool: db.pool, logger, newClient: db.newClient })
   await nodes.start()
   let redis: Redis | undefined
   if (config.redisUrl) {

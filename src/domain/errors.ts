@@ -169,6 +169,18 @@ export class ChainUnavailableError extends ServiceUnavailableError {
   }
 }
 
+/**
+ * 503 `database_unavailable` with `Retry-After`: no database host accepting writes answered
+ * (down, or a standby being promoted); nothing was committed, and an `Idempotency-Key` is released
+ * for a retry (`cause`: what the driver threw).
+ */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(cause?: unknown) {
+    super('The database is not reachable; retry shortly.', { code: 'database_unavailable', retryAfterSeconds: 2 })
+    if (cause !== undefined) this.cause = cause
+  }
+}
+
 /** 503 `chain_unavailable`: this service runs without a chain. */
 export class ChainNotConfiguredError extends ServiceUnavailableError {
   constructor() {

@@ -15,11 +15,26 @@ export const MAX_NOTIFY_PAYLOAD = 7_900
  *
  * @example
  * const bus = createNodeBus({ url, pool, logger })
+ * // a database of several hosts: the listening connection comes from the caller, to the primary
+ * const bus = createNodeBus({ url, pool, logger, newClient: () => new PrimaryClient() })
  * bus.subscribe('actor_commit', (ids) => reload(ids.split(',')))
  * await bus.start()
  * bus.publish('actor_commit', id)
  */
-export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: string; pool: pg.Pool; logger: Logger; retryMs?: number }) {
+export function createNodeBus({
+  url,
+  pool,
+  logger,
+  retryMs = 1_000,
+  newClient = () => new pg.Client({ connectionString: url }),
+}: {
+  url: string
+  pool: pg.Pool
+  logger: Logger
+  retryMs?: number
+  /** The listening connection, not yet connected (default: one to `url`). */
+  newClient?: () => pg.Client
+}) {
   const listeners = createKeyedListeners<string>()
   const reconnectListeners = new Set<() => void>()
   let client: pg.Client | undefined
@@ -46,7 +61,7 @@ export function createNodeBus({ url, pool, logger, retryMs = 1_000 }: { url: str
   }
 
   async function connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: url })
+    const c = newClient()
     c.on('notification', (msg) => {
       const numbered = msg.payload ?? ''
       listeners.emit(msg.channel, numbered.slice(numbered.indexOf(':') + 1))

@@ -11,6 +11,7 @@ import { CreditEntrySchema } from '../../domain/billing/creditEntry.entity.ts'
 import { ListingBidSchema, ListingSchema } from '../../domain/marketplace/listing.entity.ts'
 import { migrations } from './migrations/index.ts'
 import { migrateRuntimeSchema } from '../../actors/runtime/index.ts'
+import { clientConfig, createPrimaryFinder, parseDatabaseUrl, primaryClientClass, singleHostUrl } from './primaryHosts.ts'
 
 export const entities = [AccountSchema, ApiKeySchema, SessionSchema, AgentSchema, AgentWhitelistSchema, CreditEntrySchema, CustomSkillSchema, ListingSchema, ListingBidSchema]
 
@@ -18,6 +19,8 @@ export type Database = {
   orm: MikroORM
   /** The pg pool behind MikroORM's connection, for the actor runtime's hot path. */
   pool: pg.Pool
+  /** A connection of its own (the node bus's), not yet connected: to the host that accepts writes, like the pool's. */
+  newClient(): pg.Client
   close(): Promise<void>
 }
 
@@ -49,12 +52,20 @@ export async function openDatabase({
    */
   idleInTransactionMs?: number
 }): Promise<Database> {
+  // The URL may name several hosts (a replicated pair): every connection of the pool goes to the
+  // one that accepts writes, and follows it when another is promoted (src/adapters/db/primaryHosts.ts).
+  const target = parseDatabaseUrl(url)
+  const primary = createPrimaryFinder(target)
+  const PrimaryClient = primaryClientClass(primary, target)
   const orm = await MikroORM.init({
-    clientUrl: url,
+    clientUrl: singleHostUrl(target, target.hosts[0]!),
     entities,
     extensions: [Migrator],
     pool: { min: 0, max: poolSize },
-    driverOptions: idleInTransactionMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {},
+    driverOptions: {
+      Client: PrimaryClient,
+      ...(idleInTransactionMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {}),
+    },
     migrations: { migrationsList: migrations, silent: true, snapshot: false, transactional: true, allOrNothing: true },
     debug: false,
     allowGlobalContext: false,
@@ -77,5 +88,5 @@ export async function openDatabase({
       lock.release()
     }
   }
-  return { orm, pool, close: () => orm.close(true) }
+  return { orm, pool, newClient: () => new PrimaryClient(clientConfig(target, target.hosts[0]!)), close: () => orm.close(true) }
 }

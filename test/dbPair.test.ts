@@ -1,0 +1,127 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
+import { isDatabaseUnavailable, parseDatabaseUrl, singleHostUrl } from '../src/adapters/db/primaryHosts.ts'
+import { createLogger } from '../src/logger.ts'
+import { waitFor } from './support/waitFor.ts'
+
+const run = promisify(execFile)
+
+describe('a DATABASE_URL of several hosts', () => {
+  it('parses libpq style host lists, and names one host for what takes one', () => {
+    const t = parseDatabaseUrl('postgres://u%40x:p%3Aw@10.0.0.1:5433,db2,[::1]:6000/app?target_session_attrs=read-write&sslmode=disable')
+    expect(t.hosts).toEqual([
+      { host: '10.0.0.1', port: 5433 },
+      { host: 'db2', port: 5432 },
+      { host: '::1', port: 6000 },
+    ])
+    expect({ user: t.user, password: t.password, database: t.database, checkWritable: t.checkWritable }).toEqual({ user: 'u@x', password: 'p:w', database: 'app', checkWritable: true })
+    expect(singleHostUrl(t, t.hosts[2]!)).toBe('postgres://u%40x:p%3Aw@[::1]:6000/app?sslmode=disable')
+    expect(parseDatabaseUrl('postgres://postgres:postgres@127.0.0.1:5432/app').checkWritable).toBe(false)
+    expect(() => parseDatabaseUrl('postgres://a,b/app?target_session_attrs=read-only')).toThrow(/read-write/)
+    expect(() => parseDatabaseUrl('mysql://a/app')).toThrow()
+  })
+})
+
+const hasAutoctl = (() => {
+  try {
+    execFileSync('pg_autoctl', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+if (!hasAutoctl) console.warn('test/dbPair.test.ts: pg_autoctl is not installed (apt-get install postgresql-15-auto-failover); the pair tests are skipped')
+
+/**
+ * The replicated pair of scripts/dbpair.sh (pg_auto_failover: monitor, primary, synchronous
+ * standby), in a directory of this file's own, on ports away from a developer's pair.
+ */
+describe.skipIf(!hasAutoctl)('the replicated pair', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dbpair-'))
+  chmodSync(dir, 0o755) // run as root, the pair's processes run as the postgres OS user
+  const env = { ...process.env, DBPAIR_TIMEOUT: '60', DBPAIR_DIR: join(dir, 'pair'), DBPAIR_PORT: String(21000 + Math.floor(Math.random() * 8000)) }
+  const pair = (cmd: string) => run('bash', ['scripts/dbpair.sh', cmd], { env, timeout: 150_000 })
+  let url: string
+  let db: Database
+
+  beforeAll(async () => {
+    const { stdout } = await pair('start')
+    url = /^DATABASE_URL=(.+)$/m.exec(stdout)![1]!
+  }, 150_000)
+  afterAll(async () => {
+    await db?.close()
+    await pair('destroy').catch(() => {})
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  /** The port of the server that answers `pool`, and whether it is in recovery. */
+  const where = async (conn: string) => {
+    const c = new pg.Client({ connectionString: conn })
+    await c.connect()
+    try {
+      const { rows } = await c.query<{ port: number; standby: boolean; sync: string }>(
+        "select inet_server_port() as port, pg_is_in_recovery() as standby, current_setting('synchronous_standby_names') as sync",
+      )
+      return rows[0]!
+    } finally {
+      await c.end()
+    }
+  }
+
+  it('writes go to the primary, whichever host the URL names first, and every commit waits for the standby', async () => {
+    const target = parseDatabaseUrl(url)
+    const [a, b] = await Promise.all(target.hosts.map((h) => where(singleHostUrl(target, h))))
+    const primary = a!.standby ? b! : a!
+    const standby = a!.standby ? a! : b!
+    expect([primary.standby, standby.standby]).toEqual([false, true])
+    expect(primary.sync).toMatch(/^ANY 1 \(/)
+    // The standby first in the list: the service still writes to the primary.
+    const isStandby = (h: string) => Number(h.endsWith(`:${standby.port}`))
+    const standbyFirst = url.replace(/@([^/]+)\//, (_, hosts: string) => `@${hosts.split(',').sort((x, y) => isStandby(y) - isStandby(x)).join(',')}/`)
+    expect(parseDatabaseUrl(standbyFirst).hosts[0]!.port).toBe(standby.port)
+    db = await openDatabase({ url: standbyFirst, poolSize: 4, logger: createLogger({ level: 'silent' }), migrate: false })
+    const { rows } = await db.pool.query<{ port: number }>('select inet_server_port() as port')
+    expect(rows[0]!.port).toBe(primary.port)
+    await db.pool.query('create table pair_probe (n int primary key)')
+  })
+
+  it('a switchover: the same pool follows the new primary without reopening; every acknowledged write is there once', async () => {
+    const before = (await db.pool.query<{ port: number }>('select inet_server_port() as port')).rows[0]!.port
+    const acknowledged: number[] = []
+    const errors: unknown[] = []
+    let n = 0
+    let stop = false
+    const writer = (async () => {
+      while (!stop) {
+        const i = n++
+        try {
+          await db.pool.query('insert into pair_probe values ($1)', [i])
+          acknowledged.push(i)
+        } catch (err) {
+          errors.push(err)
+          await new Promise((r) => setTimeout(r, 50))
+        }
+      }
+    })()
+    await waitFor(() => acknowledged.length > 20, 10_000)
+    await pair('switchover')
+    // Writes land on the other node, through the same pool.
+    await waitFor(async () => (await db.pool.query<{ port: number }>('select inet_server_port() as port').catch(() => undefined))?.rows[0]!.port !== before, 30_000)
+    const after = acknowledged.length
+    await waitFor(() => acknowledged.length > after + 20, 10_000)
+    stop = true
+    await writer
+    // What failed in between failed as "no primary answering" (a 503 for a request), never as something else.
+    expect(errors.filter((e) => !isDatabaseUnavailable(e)).map(String)).toEqual([])
+    const { rows } = await db.pool.query<{ n: number }>('select n from pair_probe')
+    const stored = new Set(rows.map((r) => r.n))
+    expect(acknowledged.filter((i) => !stored.has(i))).toEqual([])
+    expect(rows.length).toBe(stored.size)
+  }, 60_000)
+})
