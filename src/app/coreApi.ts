@@ -322,7 +322,7 @@ export interface ServiceFacts {
   modelIds: { models: string[]; defaultModel: string }
   /** Signs the page cursors every front door hands out, and checks those it is given back. */
   cursors: CursorSeal
-  /** What a library's error escaping a use case means for a client: a chain node that cannot be reached is 503 `chain_unavailable`. */
+  /** What a library's error escaping a use case means for a client: a chain node that cannot be reached is 503 `chain_unavailable`, a database with no primary answering 503 `database_unavailable`. */
   serviceErrorOf(err: unknown): ServiceError | undefined
 }
 

@@ -40,6 +40,7 @@ export function createNodeBus({
   let client: pg.Client | undefined
   let stopped = true
   let retry: NodeJS.Timeout | undefined
+  let failures = 0
   let seq = 0
   let queue: { channels: string[]; payloads: string[] } = { channels: [], payloads: [] }
   let sending = false
@@ -69,7 +70,7 @@ export function createNodeBus({
     c.on('error', (err) => logger.warn({ err: err.message }, 'node bus connection failed; reconnecting'))
     c.on('end', () => {
       if (client === c) client = undefined
-      if (!stopped) retry = setTimeout(() => void reconnect(), retryMs)
+      scheduleReconnect()
     })
     await c.connect()
     for (const channel of listeners.keys()) await listen(c, channel)
@@ -80,11 +81,21 @@ export function createNodeBus({
     if (stopped) return
     try {
       await connect()
+      failures = 0
       for (const l of reconnectListeners) l()
     } catch (err) {
-      logger.warn({ err: String(err) }, 'node bus not reconnected; trying again')
-      retry = setTimeout(() => void reconnect(), retryMs)
+      failures++
+      logger.warn({ err: String(err), failures }, 'node bus not reconnected; trying again')
+      scheduleReconnect()
     }
+  }
+
+  // One pending attempt at a time (a failed connect ends its client too: both would schedule
+  // one), each after twice the last wait, up to 10 retryMs, while the database stays away.
+  function scheduleReconnect(): void {
+    if (stopped) return
+    clearTimeout(retry)
+    retry = setTimeout(() => void reconnect(), Math.min(retryMs * 2 ** failures, retryMs * 10))
   }
 
   return {

@@ -3,9 +3,13 @@ import type { Logger } from './runtimeLogger.ts'
 /**
  * Runs `poll` every `pollMs`, one at a time, and sooner when `wake(delayMs)` asks for it (a
  * timer due before the next regular poll). `poll` answers when the next timer is due, if known.
+ * A poll that fails (the database down, or being failed over) backs off: the next is skipped for
+ * twice as long each time, `maxBackoffMs` at most, and the first that succeeds ends the pause.
  */
-export function createPoller({ pollMs, logger, poll }: { pollMs: number; logger: Logger; poll(): Promise<number | undefined> }) {
+export function createPoller({ pollMs, logger, poll, maxBackoffMs = 5_000 }: { pollMs: number; logger: Logger; poll(): Promise<number | undefined>; maxBackoffMs?: number }) {
   let stopped = true
+  let failures = 0
+  let pausedUntil = 0
   let interval: NodeJS.Timeout | undefined
   let wakeTimer: NodeJS.Timeout | undefined
   let wakeAt = Infinity
@@ -25,13 +29,19 @@ export function createPoller({ pollMs, logger, poll }: { pollMs: number; logger:
   }
 
   async function tick(): Promise<void> {
-    if (ticking || stopped) return
+    if (ticking || stopped || Date.now() < pausedUntil) return
     ticking = true
     try {
       const next = await poll()
+      if (failures > 0) logger.info({ failures }, 'actor runtime poll succeeded again')
+      failures = 0
+      pausedUntil = 0
       if (next !== undefined && next < pollMs) wake(next)
     } catch (err) {
-      logger.error({ err }, 'actor runtime poll failed')
+      failures++
+      const pauseMs = Math.min(pollMs * 2 ** failures, maxBackoffMs)
+      pausedUntil = Date.now() + pauseMs
+      logger.error({ err, failures, pauseMs }, 'actor runtime poll failed')
     } finally {
       ticking = false
     }

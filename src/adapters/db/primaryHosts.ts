@@ -154,7 +154,7 @@ async function isWritable(c: pg.Client): Promise<boolean> {
 /** SQLSTATEs and socket errors that say the server is gone, going, or no longer the primary. */
 const GONE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '25006', '53300', '08000', '08001', '08003', '08004', '08006', '08P01'])
 const GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOPRIMARY'])
-const GONE_MESSAGES = /Connection terminated|not queryable|timeout expired|timeout exceeded when trying to connect|Client was closed|Connection ended unexpectedly/i
+const GONE_MESSAGES = /ECONNREFUSED|ECONNRESET|Connection terminated|not queryable|timeout expired|timeout exceeded when trying to connect|Client was closed|Connection ended unexpectedly/i
 
 /**
  * Whether `err` (anywhere in its `cause` chain; MikroORM wraps the driver's error) says the
