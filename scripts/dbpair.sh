@@ -8,6 +8,9 @@
 #   scripts/dbpair.sh uri      # the multi-host URI of the running pair
 #   scripts/dbpair.sh status   # pg_autoctl show state
 #   scripts/dbpair.sh switchover  # the standby becomes the primary (a planned failover; waits for it)
+#   scripts/dbpair.sh primary     # the name of the node that is primary now (node1 or node2)
+#   scripts/dbpair.sh crash NODE  # kill -9 of that node's pg_autoctl and Postgres: the loss of its machine
+#                                 # (`start` runs it again; it rejoins as the standby)
 #   scripts/dbpair.sh stop     # stops the three (the data stays; start runs them again)
 #   scripts/dbpair.sh destroy  # stops them and removes the directory
 #
@@ -54,7 +57,7 @@ show_uri() {
 run_node() { # name: runs `pg_autoctl run` for that node in the background, logging to $DIR/name.log
   local name=$1
   if [ -f "$DIR/$name.pid" ] && kill -0 "$(cat "$DIR/$name.pid")" 2>/dev/null; then return; fi
-  as_user bash -c "exec nohup pg_autoctl run --pgdata '$DIR/$name' >>'$DIR/$name.log' 2>&1 </dev/null & echo \$! >'$DIR/$name.pid'"
+  as_user bash -c "exec setsid nohup pg_autoctl run --pgdata '$DIR/$name' >>'$DIR/$name.log' 2>&1 </dev/null & echo \$! >'$DIR/$name.pid'"
 }
 
 create() {
@@ -72,6 +75,18 @@ create() {
     --hostname 127.0.0.1 --auth trust --no-ssl >>"$DIR/create.log" 2>&1 || die "monitor not created (see $DIR/create.log)"
   run_node monitor
   wait_for "the monitor" monitor_ready
+  # Health checks for a pair on one machine: a node that stops answering is declared unhealthy
+  # after 5 s instead of 20, and a promoted standby takes writes 5 s after its promotion instead
+  # of 30 (the time a lost primary has to demote itself, pg_auto_failover's guard against two
+  # primaries; its defaults are for separate machines and networks).
+  psql "postgres://$RUN_AS@127.0.0.1:$(cat "$DIR/monitor.port")/pg_auto_failover" -qAt >/dev/null <<'SQL' || die "monitor settings not applied"
+alter system set pgautofailover.health_check_period = 1000;
+alter system set pgautofailover.health_check_timeout = 1000;
+alter system set pgautofailover.health_check_retry_delay = 500;
+alter system set pgautofailover.node_considered_unhealthy_timeout = 5000;
+alter system set pgautofailover.primary_demote_timeout = 5000;
+select pg_reload_conf();
+SQL
   for name in node1 node2; do
     # One after the other: the first becomes the primary, the second is cloned from it.
     as_user pg_autoctl create postgres --pgdata "$DIR/$name" --pgport "$(cat "$DIR/$name.port")" \
@@ -141,12 +156,23 @@ stop() {
   echo "dbpair: stopped" >&2
 }
 
+descendants() { local p; [ -n "$1" ] || return 0; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
   uri) show_uri ;;
   status) as_user pg_autoctl show state --monitor "$(monitor_uri)" ;;
   switchover) as_user pg_autoctl perform switchover --pgdata "$DIR/node1" --formation default --group 0 >&2; wait_for "the pair to be primary/secondary" pair_ready ;;
+  primary) settled_states | awk '$2 == "primary" || $2 == "wait_primary" { print $1 }' ;;
+  crash)
+    name="${2:?usage: scripts/dbpair.sh crash node1|node2}"
+    root_pid="$(cat "$DIR/$name.pid" 2>/dev/null || true)"
+    pids="$root_pid $(descendants "$root_pid" | tr '\n' ' ') $(head -n1 "$DIR/$name/postmaster.pid" 2>/dev/null || true)"
+    # shellcheck disable=SC2086
+    kill -9 $pids 2>/dev/null || true
+    rm -f "$DIR/$name.pid"
+    echo "dbpair: killed $name ($pids)" >&2 ;;
   destroy) stop; rm -rf "$DIR" ;;
-  *) echo "usage: scripts/dbpair.sh start|stop|uri|status|switchover|destroy" >&2; exit 2 ;;
+  *) echo "usage: scripts/dbpair.sh start|stop|uri|status|switchover|primary|crash NODE|destroy" >&2; exit 2 ;;
 esac

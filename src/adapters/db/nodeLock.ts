@@ -1,4 +1,4 @@
-import pg from 'pg'
+import { primaryClient } from './primaryHosts.ts'
 import type { Logger } from '../../logger.ts'
 import { ServiceError } from '../../domain/errors.ts'
 
@@ -28,7 +28,7 @@ export type NodeLock = { release(): Promise<void> }
  * in; past it, the lock is someone else's. Throws DatabaseInUseError.
  */
 export async function acquireNodeLock(url: string, logger: Logger, { waitMs = 1000 } = {}): Promise<NodeLock> {
-  const client = new pg.Client({ connectionString: url })
+  const client = primaryClient(url)
   await client.connect()
   client.on('error', (err) => logger.error({ err: err.message }, 'the data directory lock connection failed; the lock is lost'))
   const until = Date.now() + waitMs
@@ -49,7 +49,7 @@ export async function acquireNodeLock(url: string, logger: Logger, { waitMs = 10
  * killed a moment ago loses it then). False when the database cannot be reached.
  */
 export async function nodeLockHeld(url: string, { waitMs = 1000 } = {}): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url })
+  const client = primaryClient(url)
   try {
     await client.connect()
     const until = Date.now() + waitMs

@@ -81,8 +81,8 @@ export function createPrimaryFinder(target: DbTarget, { connectTimeoutMs = CONNE
 
   async function search(): Promise<DbHost> {
     const found = await Promise.all(target.hosts.map((h) => acceptsWrites(clientConfig(target, h, connectTimeoutMs))))
-    const i = found.indexOf(true)
-    if (i < 0) throw new NoPrimaryError(target.hosts)
+    const i = found.indexOf('writable')
+    if (i < 0) throw new NoPrimaryError(target.hosts, found)
     return target.hosts[i]!
   }
 
@@ -111,8 +111,8 @@ export type PrimaryFinder = ReturnType<typeof createPrimaryFinder>
 /** No host of the list accepts writes (all down, or all standbys while one is being promoted). */
 export class NoPrimaryError extends Error {
   readonly code = 'ENOPRIMARY'
-  constructor(hosts: DbHost[]) {
-    super(`No database host accepts writes (${hosts.map((h) => `${h.host}:${h.port}`).join(', ')})`)
+  constructor(hosts: DbHost[], found: string[]) {
+    super(`No database host accepts writes (${hosts.map((h, i) => `${h.host}:${h.port}: ${found[i]}`).join(', ')})`)
   }
 }
 
@@ -131,15 +131,15 @@ export function clientConfig(target: DbTarget, { host, port }: DbHost, connectTi
   }
 }
 
-/** Whether the server at `config` accepts writes: reachable, not in recovery, not read-only. */
-async function acceptsWrites(config: pg.ClientConfig): Promise<boolean> {
+/** Whether the server at `config` accepts writes (reachable, not in recovery, not read-only): `writable`, else why not. */
+async function acceptsWrites(config: pg.ClientConfig): Promise<string> {
   const c = new pg.Client(config)
   c.on('error', () => {})
   try {
     await c.connect()
-    return await isWritable(c)
-  } catch {
-    return false
+    return (await isWritable(c)) ? 'writable' : 'read-only'
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err)
   } finally {
     await c.end().catch(() => {})
   }
@@ -231,4 +231,17 @@ export function primaryClientClass(finder: PrimaryFinder, target: DbTarget, conn
       if ((err as { code?: string }).code === '25006') void this.end().catch(() => {})
     }
   }
+}
+
+/**
+ * A client of its own to the host of `url` that accepts writes (one host: that one), not yet
+ * connected: for a connection outside the pool (the data directory's lock).
+ *
+ * @example
+ * const c = primaryClient(url); await c.connect()
+ */
+export function primaryClient(url: string): pg.Client {
+  const target = parseDatabaseUrl(url)
+  const Client = primaryClientClass(createPrimaryFinder(target), target)
+  return new Client(clientConfig(target, target.hosts[0]!))
 }
