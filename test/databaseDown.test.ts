@@ -35,7 +35,7 @@ describe.skipIf(!hasPostgres)('the database is down, then back', () => {
     cleanups.push(() => cluster.destroy())
     const dataDir = mkdtempSync(join(tmpdir(), 'alts-dbdown-'))
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-    const env = { DATABASE_URL: cluster.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SHARD_LEASE_SECONDS: '3' }
+    const env = { DATABASE_URL: cluster.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SHARD_LEASE_SECONDS: '3', RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000' }
     node = await startServer(env)
     servers.push(node)
     const account = await adminCreateAccount(env)

@@ -106,10 +106,25 @@ export function idempotency({ keys, route, required }: { keys: IdempotencyKeys; 
       }
     } finally {
       if (!stored) {
-        await keys.release(accountId, route, key, claim)
+        const release = () => keys.release(accountId, route, key, claim)
+        await release().catch((err: unknown) => {
+          releaseLater(release)
+          throw err
+        })
       }
     }
   }
+}
+
+/**
+ * A key whose release failed (the database away, or failing over) is released again every second
+ * for the claim's lease, in the background: the client's retry after the 503 then takes the key
+ * as soon as the database is back, instead of a 409 until the lease runs out. The release is the
+ * claim's own (it deletes nothing another request took since).
+ */
+function releaseLater(release: () => Promise<unknown>, attempt = 1): void {
+  if (attempt > IN_FLIGHT_LEASE_SECONDS) return
+  setTimeout(() => void release().catch(() => releaseLater(release, attempt + 1)), 1_000).unref()
 }
 
 /**
