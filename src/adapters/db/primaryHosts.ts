@@ -10,6 +10,8 @@ export type DbHost = { host: string; port: number }
  * service writes on every connection).
  */
 export type DbTarget = {
+  /** The URL as given. */
+  url: string
   hosts: DbHost[]
   user: string | undefined
   password: string | undefined
@@ -40,7 +42,7 @@ export function parseDatabaseUrl(url: string): DbTarget {
   params.delete('target_session_attrs')
   if (attrs !== null && !['any', 'read-write', 'primary'].includes(attrs)) throw new Error(`target_session_attrs=${attrs}: the service writes; use read-write`)
   const database = path.length > 1 ? decodeURIComponent(path.slice(1)) : undefined
-  return { hosts, user: user && decodeURIComponent(user), password: password && decodeURIComponent(password), database, params, checkWritable: hosts.length > 1 }
+  return { url, hosts, user: user && decodeURIComponent(user), password: password && decodeURIComponent(password), database, params, checkWritable: hosts.length > 1 }
 }
 
 function parseHost(s: string): DbHost {
@@ -118,6 +120,8 @@ export class NoPrimaryError extends Error {
 
 /** pg's configuration for one host of the target (for a probe, the node bus's connection). */
 export function clientConfig(target: DbTarget, { host, port }: DbHost, connectTimeoutMs = CONNECT_TIMEOUT_MS): pg.ClientConfig {
+  // One host: the URL as node-postgres reads it (its query parameters, `host=/socket/dir`, included).
+  if (!target.checkWritable) return { connectionString: target.url, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 10_000 }
   return {
     host,
     port,
@@ -208,9 +212,11 @@ export function primaryClientClass(finder: PrimaryFinder, target: DbTarget, conn
     async #connect(): Promise<void> {
       const at = await finder.primary()
       this.#at = at
-      const self = this as unknown as { host: string; port: number; connectionParameters: { host: string; port: number } }
-      self.host = self.connectionParameters.host = at.host
-      self.port = self.connectionParameters.port = at.port
+      if (target.checkWritable) {
+        const self = this as unknown as { host: string; port: number; connectionParameters: { host: string; port: number } }
+        self.host = self.connectionParameters.host = at.host
+        self.port = self.connectionParameters.port = at.port
+      }
       try {
         await super.connect()
         if (target.checkWritable && !(await isWritable(this))) {
