@@ -23,6 +23,8 @@ describe('a DATABASE_URL of several hosts', () => {
     expect({ user: t.user, password: t.password, database: t.database, checkWritable: t.checkWritable }).toEqual({ user: 'u@x', password: 'p:w', database: 'app', checkWritable: true })
     expect(singleHostUrl(t, t.hosts[2]!)).toBe('postgres://u%40x:p%3Aw@[::1]:6000/app?sslmode=disable')
     expect(parseDatabaseUrl('postgres://postgres:postgres@127.0.0.1:5432/app').checkWritable).toBe(false)
+    expect(parseDatabaseUrl('postgres://postgres@/app?host=/run/postgresql')).toMatchObject({ checkWritable: false, database: 'app' })
+    expect(() => parseDatabaseUrl('postgres://a,/app')).toThrow(/host is missing/)
     expect(() => parseDatabaseUrl('postgres://a,b/app?target_session_attrs=read-only')).toThrow(/read-write/)
     expect(() => parseDatabaseUrl('mysql://a/app')).toThrow()
   })

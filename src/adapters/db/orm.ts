@@ -58,7 +58,8 @@ export async function openDatabase({
   const primary = createPrimaryFinder(target)
   const PrimaryClient = primaryClientClass(primary, target)
   const orm = await MikroORM.init({
-    clientUrl: singleHostUrl(target, target.hosts[0]!),
+    // MikroORM reads one host from its URL: the first (the pool's Client picks the writable one).
+    clientUrl: target.checkWritable ? singleHostUrl(target, target.hosts[0]!) : url,
     entities,
     extensions: [Migrator],
     pool: { min: 0, max: poolSize },

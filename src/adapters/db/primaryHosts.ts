@@ -34,8 +34,9 @@ export function parseDatabaseUrl(url: string): DbTarget {
   const m = URL_RE.exec(url.trim())
   if (!m) throw new Error('not a postgres:// URL')
   const [, , auth, hostList = '', path = '', query = ''] = m
-  const hosts = hostList.split(',').map(parseHost)
-  if (hosts.length === 0 || hosts.some((h) => h.host === '')) throw new Error('a host is missing')
+  // No host at all (`postgres://user@/app?host=/run/postgresql`): node-postgres's defaults decide.
+  const hosts = hostList === '' ? [{ host: 'localhost', port: 5432 }] : hostList.split(',').map(parseHost)
+  if (hosts.some((h) => h.host === '')) throw new Error('a host is missing')
   const [user, password] = auth === undefined ? [] : splitOnce(auth, ':')
   const params = new URLSearchParams(query.slice(1))
   const attrs = params.get('target_session_attrs')
