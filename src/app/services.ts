@@ -13,7 +13,7 @@ import { HOOK_MESSAGE_KEY } from '../actors/automation/automationHooks.ts'
 import { loadOrCreateMasterKey } from '../adapters/chain/keystore.ts'
 import { defaultModelOf, loadModelCatalog } from '../adapters/llm/modelCatalog.ts'
 import { createOpenAiProvider } from '../adapters/llm/openAiProvider.ts'
-import { createCreditsRepository } from '../adapters/db/credits.repository.ts'
+import { createCreditsRepository, startCreditFolder } from '../adapters/db/credits.repository.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
 import { createAgentsRepository } from '../adapters/db/agents.repository.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from '../http/rateLimit.ts'
@@ -145,6 +145,7 @@ export async function createServices(
   if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
   const sizes = startDatabaseSizeSampler(db.pool, logger)
+  const folder = startCreditFolder(db.pool, logger)
   // Account events out: the endpoints' use cases, and the dispatcher that fans events out and delivers them.
   const dispatcher = createWebhookDispatcher({ pool: db.pool, logger, settings: config.webhooks, render: renderEventsWith(core, logger) })
   const webhooks = webhookUseCases({ pool: db.pool, policy: config.webhooks.policy, wake: dispatcher.wake })
@@ -174,6 +175,7 @@ export async function createServices(
     async close() {
       clearInterval(sweeper)
       sizes.stop()
+      folder.stop()
       await dispatcher.stop()
       await indexer?.stop()
       await runtime.stop()
