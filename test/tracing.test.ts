@@ -75,6 +75,14 @@ describe('traces across the durable boundary (a local OTLP/HTTP receiver, http/j
     const row = (await app.services.pool.query(`select hash, nonce::int as nonce from chain_tx where hash = $1`, [hash])).rows[0]
     expect(row).toBeDefined()
     expect(sign.attributes['chain.tx.nonce']).toContain(row.nonce)
+
+    // The console's timeline of the swap names its trace: each transition (the request's, the
+    // effects' outcomes) and each effect, as the operator reads it.
+    const op = await app.account({ operator: true, name: 'ops' })
+    const timeline = (await op.api('GET', `/ops/actors/${res.body.id}/timeline`)).body.timeline as Array<{ type: string; traceId: string | null }>
+    const traced = timeline.filter((e) => e.type === 'event' || e.type === 'effect')
+    expect(traced.filter((e) => e.type === 'effect').length).toBeGreaterThan(0)
+    expect(new Set(traced.map((e) => e.traceId))).toEqual(new Set([traceId]))
   })
 
   it('a chat turn: one trace holds the request and each model call with its GenAI attributes', async () => {
