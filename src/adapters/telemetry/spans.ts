@@ -40,3 +40,21 @@ export function failed(span: Span, err: unknown): void {
   if (err instanceof Error) span.recordException(err)
   span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message.slice(0, 200) : String(err) })
 }
+
+/**
+ * One tool call (a model's, a chat turn's or a run's; an automation's firing), as the GenAI
+ * semantic conventions name it: `execute_tool <name>` with `gen_ai.operation.name`,
+ * `gen_ai.tool.name`, `gen_ai.tool.call.id` and `gen_ai.tool.type`. A tool that refused (the
+ * outcome `fn` answers with `ok: false`) marks the span an error with the refusal's code.
+ */
+export function inToolSpan<T extends { ok: boolean; error?: { code: string; error: string } }>(name: string, callId: string, fn: () => Promise<T>): Promise<T> {
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': callId, 'gen_ai.tool.type': 'function' }
+  return inSpan(`execute_tool ${name}`, attributes, async (span) => {
+    const outcome = await fn()
+    if (!outcome.ok && span.isRecording()) {
+      span.setAttribute('error.type', outcome.error?.code ?? 'refused')
+      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.error.slice(0, 200) ?? 'refused' })
+    }
+    return outcome
+  }, SpanKind.INTERNAL)
+}
