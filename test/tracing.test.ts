@@ -5,6 +5,7 @@ import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { startOtlpReceiver, type ReceivedSpan } from './support/otlpReceiver.ts'
 import { automationUntil } from './support/automations.ts'
+import { startReceiver } from './support/webhookReceiver.ts'
 import { waitFor } from './support/waitFor.ts'
 
 // Tracing on, in this process: the SDK's provider exporting http/json to a local OTLP receiver.
@@ -24,7 +25,7 @@ beforeAll(async () => {
   provider = await createTracerProvider({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json', serviceName: 'alts-test', headers: {} }, { delayMs: 50 })
   provider.register()
   model = await startModelServer()
-  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', AUTOMATION_MIN_INTERVAL_SECONDS: '1' }, { withChain: true })
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', AUTOMATION_MIN_INTERVAL_SECONDS: '1', WEBHOOK_POLL_MS: '50' }, { withChain: true })
   ;({ api } = await app.account())
   agent = (await api('POST', '/agents', { name: 'traced', skills: ['trading'], system_prompt: 'Trade carefully.' })).body.id
   expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '5' })).status).toBe(200)
@@ -128,4 +129,26 @@ describe('traces across the durable boundary (a local OTLP/HTTP receiver, http/j
     expect(spans.find((s) => s.name === 'chain.tx.receipt')!.attributes['chain.tx.hash']).toContain(firing!.txHash)
   })
 
+  it('a webhook delivery of a swap\'s confirmation is a span in the trace of the swap', async () => {
+    const hooks = await startReceiver()
+    try {
+      const hook = await api('POST', '/webhooks', { url: hooks.url(), events: ['swap.confirmed'] })
+      expect(hook.status).toBe(201)
+      hooks.trust(hook.body.secret)
+      const res = await api('POST', '/swap/execute', { agentId: agent, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slippageBps: 100 }, { 'Prefer': 'wait=30' })
+      expect(res.body.status).toBe('confirmed')
+      const [, traceId] = res.headers.get('traceparent')!.match(TRACEPARENT)!
+      await waitFor(() => hooks.ofType('swap.confirmed').some((r) => r.payload.data.id === res.body.id), 15_000)
+      const eventId = hooks.ofType('swap.confirmed').find((r) => r.payload.data.id === res.body.id)!.id
+      const spans = await traceOf(traceId!, ['webhook.deliver', 'chain.tx.receipt'])
+      const delivery = spans.find((s) => s.name === 'webhook.deliver')
+      expect(delivery, spans.map((s) => s.name).join(', ')).toBeDefined()
+      expect(delivery!.attributes).toMatchObject({ 'webhook.id': eventId, 'webhook.event_type': 'swap.confirmed', 'http.response.status_code': 200 })
+      // Its parent is the swap's transition to confirmed: a span of the swap's own, in its trace.
+      await waitFor(() => receiver.spans.some((s) => s.spanId === delivery!.parentSpanId), 15_000).catch(() => {})
+      expect(receiver.spans.find((s) => s.spanId === delivery!.parentSpanId)?.attributes['actor.id']).toBe(res.body.id)
+    } finally {
+      await hooks.close()
+    }
+  })
 })

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api'
 
 /**
  * The service's own spans (docs/operations.md, Traces): model calls, chain transactions, webhook
@@ -29,9 +29,21 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span)
   })
 }
 
-/** A span started now and ended by the caller (a stream's span lasts as long as its iteration). */
-export function startSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT): Span {
-  return tracer().startSpan(name, { kind, attributes })
+/**
+ * A span started now and ended by the caller (a stream's span lasts as long as its iteration).
+ * `parent`: a stored W3C traceparent to start it under (work that a durable row carried from
+ * another trace), instead of the active span; one that is null or not a traceparent starts a trace of its own.
+ */
+export function startSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT, parent?: string | null): Span {
+  return tracer().startSpan(name, { kind, attributes }, parent === undefined ? context.active() : storedContext(parent))
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/** The context of a stored W3C traceparent (its span as a remote parent), else the root context. */
+function storedContext(traceparent: string | null): Context {
+  const m = traceparent ? TRACEPARENT.exec(traceparent) : null
+  return m ? trace.setSpanContext(ROOT_CONTEXT, { traceId: m[1]!, spanId: m[2]!, traceFlags: parseInt(m[3]!, 16), isRemote: true }) : ROOT_CONTEXT
 }
 
 export function failed(span: Span, err: unknown): void {
