@@ -2,6 +2,7 @@ import type { Core } from '../../app/coreApi.ts'
 import type { AutomationAction, FiringSource } from '../../domain/automations/automation.types.ts'
 import { stableUuid } from '../../domain/util/stableUuid.ts'
 import { callTool } from '../../tools/callTool.ts'
+import { inToolSpan } from '../../adapters/telemetry/spans.ts'
 import { findTool, operationIdsOf } from '../../tools/registry.ts'
 import { releaseUnstartedOf } from '../conversation/toolCall.effects.ts'
 import type { AutomationsStore } from '../../adapters/db/automations.store.ts'
@@ -108,10 +109,10 @@ async function fire(
   const args = await orderArgs(c, a, params, firingArgs(a.action, source))
   if (!('args' in args)) return args
   let childId: string | undefined
-  const outcome = await callTool(tool, args.args, {
+  const outcome = await inToolSpan(tool.name, firingKey, () => callTool(tool, args.args, {
     core: c, accountId: a.accountId, agent: { bound: a.agentId }, callId: firingKey,
     parent: { actorId: effect.actorId, started: (id) => void (childId = id) },
-  })
+  }))
   if (!outcome.ok) return { type: 'fire.failed', code: outcome.error.code, reason: outcome.error.error }
   if (childId) return { type: 'fire.started', childId, result: outcome.result }
   return { type: 'fire.done', result: outcome.result }

@@ -11,6 +11,7 @@ import { releaseUnstartedWrite } from '../../adapters/db/walletOp.store.ts'
 import type { EffectHandler, EffectContext, EffectRow } from '../runtime/index.ts'
 import type { SqlWrite } from '../../domain/billing/ports.ts'
 import type { ChatBus } from './chatBus.ts'
+import { inToolSpan } from '../../adapters/telemetry/spans.ts'
 
 /** The tool-call effect: one tool call of a model, keyed by the machine's key for it (`<round>.<index>`). */
 export const TOOL_CALL = 'chat.tool'
@@ -71,7 +72,7 @@ export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_call', id: p.callId, name: p.name, arguments: p.arguments })
     let childId: string | undefined
     const parent = { actorId: effect.actorId, started: (id: string) => void (childId = id) }
-    const outcome = await run(deps, binding, p, { callId: p.key ? effect.id : binding.callKey(p.callId), parent })
+    const outcome = await inToolSpan(p.name, p.callId, () => run(deps, binding, p, { callId: p.key ? effect.id : binding.callKey(p.callId), parent }))
     const result = outcome.ok ? outcome.result : outcome.error
     if (outcome.ok && childId && p.key) return { type: 'tool.started', callId: p.callId, key: p.key, childId, result }
     const status = outcome.ok ? 'ok' : 'refused'

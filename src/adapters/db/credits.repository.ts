@@ -341,6 +341,8 @@ export function createCreditsRepository(pool: pg.Pool): CreditsRepository {
   }
 }
 
+const FOLD_BATCH = 500
+
 /**
  * Folds the accounts' pending charges into their rows and the ledger (`credits_fold_due`), a batch
  * of accounts each `everyMs`, on every node: an account another node is folding is skipped.
@@ -355,7 +357,8 @@ export function startCreditFolder(pool: pg.Pool, logger: { warn(obj: object, msg
     if (busy) return
     busy = true
     try {
-      while ((await pool.query<{ n: number }>({ name: 'credits.fold.due', text: 'select credits_fold_due(100) as n' })).rows[0]!.n > 0 && !stopped);
+      // Once a tick per account: a batch as large as asked for may have left more accounts due.
+      while ((await pool.query<{ n: number }>({ name: 'credits.fold.due', text: 'select credits_fold_due($1) as n', values: [FOLD_BATCH] })).rows[0]!.n === FOLD_BATCH && !stopped);
     } catch (err) {
       logger.warn({ err }, 'credits: the fold failed; the next sweep tries again')
     } finally {

@@ -192,7 +192,8 @@ end
 $$;
 
 -- One batch of the accounts whose stripes hold unfolded charges, each folded; an account whose row
--- another transaction holds is skipped (that writer or the next sweep folds it).
+-- another transaction holds is skipped (that writer or the next sweep folds it). Answers how many
+-- accounts it took (\`p_limit\`: there may be more).
 create or replace function credits_fold_due(p_limit integer) returns integer language plpgsql volatile as $$
 declare
   a uuid;
@@ -200,7 +201,8 @@ declare
 begin
   for a in select s.account_id from (select distinct account_id from credit_stripe where spent > 0 limit p_limit) s
     join account on account.id = s.account_id for no key update of account skip locked loop
-    n := n + credits_fold(a);
+    perform credits_fold(a);
+    n := n + 1;
   end loop;
   return n;
 end
