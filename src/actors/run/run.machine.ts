@@ -240,7 +240,7 @@ export const runKind: ActorKind = {
     return automationId ? [automationId] : []
   },
   // What only the model calls and the machine needed: the API serves the steps, budgets, summary
-  // and outcome (the run's id is its actor's, `runs.ts` reads it from there).
-  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds', 'runId', 'stepsUsed', 'timeUp', 'temperature', 'tellParent', 'firstCallHold'],
+  // and outcome (the run's id and account are its actor's, `runs.ts` reads them from there).
+  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds', 'runId', 'accountId', 'stepsUsed', 'timeUp', 'temperature', 'tellParent', 'firstCallHold'],
   retention: (s: AnyMachineSnapshot) => conversationRetention(((s.context as RunContext).steps ?? []).flatMap((step) => step.toolCalls ?? [])),
 }
