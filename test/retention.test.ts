@@ -63,7 +63,7 @@ describe('retention of ended runs', () => {
     // The row keeps what the API serves and drops what only the model calls needed.
     const context = timeline.body.actor.snapshot.context
     expect(context).toMatchObject({ goal: 'look around', steps: [expect.objectContaining({ content: 'Nothing to do.' })] })
-    for (const dropped of ['transcript', 'system', 'tools', 'pending']) expect(context, dropped).not.toHaveProperty(dropped)
+    for (const dropped of ['transcript', 'system', 'tools', 'pending', 'runId', 'accountId', 'stepsUsed', 'firstCallHold']) expect(context, dropped).not.toHaveProperty(dropped)
 
     // The API's answers are the ones it gave before the compaction.
     expect(withoutMeta((await api('GET', `/runs/${started.body.id}`)).body)).toEqual(withoutMeta(run))
@@ -88,6 +88,8 @@ describe('retention of ended runs', () => {
     await waitFor(async () => (turn = (await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body).status === 'completed', 20_000)
     const messages = (await api('GET', `/agents/${agentId}/messages`)).body
     await waitFor(async () => (await ops('GET', `/ops/actors/${sent.body.id}`)).body.compactedAt !== null, 15_000)
+    const context = (await ops('GET', `/ops/actors/${sent.body.id}/timeline`)).body.actor.snapshot.context
+    for (const dropped of ['transcript', 'system', 'turnId', 'accountId', 'message', 'round']) expect(context, dropped).not.toHaveProperty(dropped)
     expect(withoutMeta((await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body)).toEqual(withoutMeta(turn))
     expect(withoutMeta((await api('GET', `/agents/${agentId}/messages`)).body)).toEqual(withoutMeta(messages))
   })
