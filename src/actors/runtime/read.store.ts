@@ -37,7 +37,7 @@ export function contextPath(path: readonly string[]): string {
   return `'{context,${path.map(contextKey).join(',')}}'`
 }
 
-const SELECT = `select account_id, status, snapshot->'context' as ctx, created_at, updated_at from actor`
+const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at, account_id from actor`
 
 /**
  * An actor of `kind` by id (undefined when there is none of that kind).
