@@ -32,7 +32,8 @@ const BEFORE = json('./schemaCatalog.before.json')
  * effects and inbox rows (`effect.trace`, `actor_inbox.trace`: the runtime's `runtime_0004_trace`)
  * and journal entries (`actor_journal.trace`: `runtime_0005_journal_trace`), and the charges
  * folded into the ledger (`credit_pending`, the stripes' `spent`, the ledger's `seq` and the fold's
- * functions: Migration20261207130000_credit_fold).
+ * functions: Migration20261207130000_credit_fold), without `actor_run_agent`
+ * (Migration20261207140000_run_agent_index).
  * Generated with `catalogOf` from a fresh database; its difference from `BEFORE` is that and
  * nothing else.
  */

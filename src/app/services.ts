@@ -54,7 +54,7 @@ import { createAutomationsStore } from '../adapters/db/automations.store.ts'
 import { MAX_PRICE_TOKENS } from '../domain/tokens/getPrice.ts'
 import { createChatBus } from '../actors/conversation/chatBus.ts'
 import { createNodeBus, type NodeBus } from '../actors/runtime/index.ts'
-import { createChatMessagesRepository } from '../adapters/db/chatMessages.repository.ts'
+import { CHAT_MESSAGES_OF_TURN, createChatMessagesRepository } from '../adapters/db/chatMessages.repository.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import { apiRuntimeErrors } from './runtimeErrors.ts'
 import { traceHooks } from './traceHooks.ts'
@@ -316,6 +316,8 @@ function createRuntime(
       inboxMs: config.retention.inboxMs,
       inboxByKeyPrefixMs: { [HOOK_MESSAGE_KEY]: config.retention.hookMessageMs },
       sweepMs: config.retention.sweepMs,
+      // A run that started nothing leaves its row alone once compacted: its chat messages go too.
+      ...(config.retention.keepQuietRunMessages ? {} : { quietRows: { [runKind.kind]: [CHAT_MESSAGES_OF_TURN] } }),
     },
     bus: nodes,
     // One node indexes the chain; the others read what it wrote.

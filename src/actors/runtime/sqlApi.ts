@@ -21,7 +21,7 @@ import { literal, literals, type ContextEquals } from './read.store.ts'
  *
  * Postgres pulls a derived table this simple up into the statement that reads it, so plans are
  * those of the table itself: `x.context->>'agentId'` is the expression
- * `snapshot->'context'->>'agentId'` the indexes on `actor` are written in (`actor_run_agent`,
+ * `snapshot->'context'->>'agentId'` the indexes on `actor` are written in (`actor_named_agent`,
  * `actor_automation_agent`, `actor_run_automation`, …), and a join on `x.id` reads the primary
  * key. It may stand on the nullable side of a left join (every column is strict in the row).
  *
