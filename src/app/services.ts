@@ -20,7 +20,8 @@ import { createMemoryRateLimitStore, createRedisRateLimitStore } from '../http/r
 import type { AppDeps } from '../http/appDeps.ts'
 import type { WalletDeps } from '../adapters/chain/walletDeps.ts'
 import type { ActorRuntime } from '../actors/runtime/index.ts'
-import { startChain, type ChainHandle } from '../adapters/chain/chain.ts'
+import { connectChain, type ChainHandle } from '../adapters/chain/chain.ts'
+import { startEmbeddedChain } from '../dev/embeddedChain.ts'
 import { createTxSender, type TxSender } from '../adapters/chain/txSender.ts'
 import { createLaunchEffects } from '../actors/launch/launch.effects.ts'
 import { loadAgentAccount } from '../adapters/chain/agentWallet.ts'
@@ -213,7 +214,7 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock,
     : undefined
   const [opened, started] = await Promise.allSettled([
     openDatabaseAndBus(config, logger, url),
-    withChain ? startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger }) : undefined,
+    withChain ? (config.chain.rpcUrl ? connectChain({ rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath }) : startEmbeddedChain({ dataDir: config.dataDir, logger })) : undefined,
   ])
   if (opened.status === 'rejected' || started.status === 'rejected') {
     if (opened.status === 'fulfilled') await opened.value.close().catch(() => {})
