@@ -3,7 +3,7 @@ import type { ImportEdge } from './importGraph.ts'
 /**
  * The layers of src/ (docs/architecture.md, "Layers"): each folder, the folders it may import (types
  * included), checked by test/importGraph.test.ts. A folder is a layer's unit: `src/actors/<kind>`
- * and `src/adapters/<name>` are each one, `src/domain` is one. `to` lists folders; an entry ending
+ * and `src/adapters/<name>` are each one, `src/domain` is one. `mayImport` lists folders; an entry ending
  * in `.ts` is one file of a folder (`src/app/coreApi.ts`: the front doors name only `Core`).
  */
 export type Layer = { folder: string; owns: string; mayImport: readonly string[]; typesOnly?: readonly string[] }
