@@ -23,6 +23,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/actors/runtime/' },
     },
     {
+      name: 'actor-imports-front-door',
+      severity: 'error',
+      comment: 'An actor kind calls the core and the tools through the ports the composition root hands in (src/domain/toolCall.types.ts), never src/app or a front door.',
+      from: { path: '^src/actors/', pathNot: '^src/actors/runtime/' },
+      to: { path: '^src/(app|http|mcp|tools)/' },
+    },
+    {
       name: 'front-door-imports-infrastructure',
       severity: 'error',
       comment: 'The front doors (HTTP, MCP, the tools) act through Core (src/app/coreApi.ts): no store, runtime or chain of their own.',

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     globalSetup: ['test/globalSetup.ts'],
+    // Property tests draw from one fixed seed: the same cases every run (FC_SEED=<n> for others).
+    setupFiles: ['test/support/seededProperties.ts'],
     testTimeout: 60_000,
     // expect.poll waits on pages and on the service (the console's browser test); its 1 s
     // default is shorter than a page's first load on a loaded 2-core machine.

@@ -5,7 +5,8 @@ import type { Logger } from './logger.ts'
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/embeddedPostgres.ts'
 import { acquireNodeLock, type NodeLock } from './adapters/db/nodeLock.ts'
 import { openDatabase } from './adapters/db/orm.ts'
-import { startChain, type ChainHandle } from './adapters/chain/chain.ts'
+import type { ChainHandle } from './adapters/chain/chain.ts'
+import { startEmbeddedChain } from './dev/embeddedChain.ts'
 import { loadOrCreateMasterKey } from './adapters/chain/keystore.ts'
 
 /**
@@ -27,7 +28,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     // Before any node: one migration run, one master key.
     await (await openDatabase({ url, poolSize: 2, logger })).close()
     await loadOrCreateMasterKey({ dataDir: config.dataDir, configured: config.walletMasterKey, logger })
-    if (!config.chain.rpcUrl) chain = await startChain({ dataDir: config.dataDir, logger })
+    if (!config.chain.rpcUrl) chain = await startEmbeddedChain({ dataDir: config.dataDir, logger })
   } catch (err) {
     await lock?.release()
     await embedded?.stop()

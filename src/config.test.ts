@@ -34,8 +34,10 @@ describe('config', () => {
     expect(() => loadConfig({ OPENAI_MAX_RETRIES: '-1' })).toThrow(/OPENAI_MAX_RETRIES/)
     expect(() => loadConfig({ STARTER_CREDITS: '1.5' })).toThrow(/STARTER_CREDITS/)
   })
-  it('retention: defaults of 30 and 7 days, 7 days of inbox keys, 30 of hook message ids; out-of-range values stop the boot naming the setting', () => {
-    expect(loadConfig({}).retention).toEqual({ actorMs: 30 * 86_400_000, quietMs: 7 * 86_400_000, liveHistoryMs: 86_400_000, inboxMs: 7 * 86_400_000, hookMessageMs: 30 * 86_400_000, sweepMs: 60_000 })
+  it('retention: defaults of 30 and 7 days, 7 days of inbox keys, 30 of hook message ids, a quiet run\'s messages compacted; out-of-range values stop the boot naming the setting', () => {
+    expect(loadConfig({}).retention).toEqual({ actorMs: 30 * 86_400_000, quietMs: 7 * 86_400_000, liveHistoryMs: 86_400_000, inboxMs: 7 * 86_400_000, hookMessageMs: 30 * 86_400_000, sweepMs: 60_000, keepQuietRunMessages: false })
+    expect(loadConfig({ KEEP_QUIET_RUN_MESSAGES: 'true' }).retention.keepQuietRunMessages).toBe(true)
+    expect(() => loadConfig({ KEEP_QUIET_RUN_MESSAGES: 'sometimes' })).toThrow(/KEEP_QUIET_RUN_MESSAGES/)
     expect(loadConfig({ ACTOR_RETENTION_MINUTES: '5', ACTOR_RETENTION_QUIET_MINUTES: '0.5', RETENTION_SWEEP_SECONDS: '10' }).retention).toMatchObject({ actorMs: 300_000, quietMs: 30_000, sweepMs: 10_000 })
     for (const name of ['ACTOR_RETENTION_MINUTES', 'ACTOR_RETENTION_QUIET_MINUTES', 'ACTOR_LIVE_HISTORY_HOURS', 'INBOX_RETENTION_HOURS', 'HOOK_MESSAGE_RETENTION_HOURS', 'RETENTION_SWEEP_SECONDS']) {
       for (const bad of ['-1', '0', 'soon', '1e9']) expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name))

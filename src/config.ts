@@ -102,6 +102,8 @@ const envSchema = z.preprocess((env) => Object.fromEntries(Object.entries(env as
   ACTOR_RETENTION_MINUTES: z.coerce.number().gt(0).max(366 * 24 * 60).default(30 * 24 * 60),
   /** The same for a run or chat turn that started nothing (moved no money). */
   ACTOR_RETENTION_QUIET_MINUTES: z.coerce.number().gt(0).max(366 * 24 * 60).default(7 * 24 * 60),
+  /** Keep a quiet run's chat messages (its goal, answers, tool results) when it is compacted; by default they go with its history. */
+  KEEP_QUIET_RUN_MESSAGES: bool.optional(),
   /** How long a live actor (an agent, an automation) keeps its full history (journal entries and finished effects) before older ones make way for a checkpoint. */
   ACTOR_LIVE_HISTORY_HOURS: z.coerce.number().gt(0).max(366 * 24).default(24),
   /** How long an applied event of an actor's inbox (and its dedupe key) is kept. */
@@ -208,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       inboxMs: Math.round(e.INBOX_RETENTION_HOURS * 3_600_000),
       hookMessageMs: Math.round(e.HOOK_MESSAGE_RETENTION_HOURS * 3_600_000),
       sweepMs: Math.round(e.RETENTION_SWEEP_SECONDS * 1000),
+      keepQuietRunMessages: e.KEEP_QUIET_RUN_MESSAGES ?? false,
     },
     webhooks: {
       policy: { privateTargets: e.WEBHOOK_PRIVATE_TARGETS ?? (embeddedChain ? 'loopback' : 'none'), allowHttp: e.WEBHOOK_ALLOW_HTTP ?? embeddedChain },

@@ -4,6 +4,7 @@ import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { automationUntil } from './support/automations.ts'
 import { readSse } from './support/sse.ts'
 import { createAutomationEffects } from '../src/actors/automation/automation.effects.ts'
+import { createToolPort } from '../src/tools/toolPort.ts'
 import { AUTOMATION_FIRE } from '../src/actors/automation/automation.machine.ts'
 import type { EffectContext, EffectRow } from '../src/actors/runtime/actorKind.ts'
 import { createAutomationsStore } from '../src/adapters/db/automations.store.ts'
@@ -154,7 +155,7 @@ describe('automations', () => {
     const [op] = await q(`select id from wallet_op where parent_id = $1`, [a.id])
     // Firing 1's effect attempted again, as after a crash between its swap's start and its outcome.
     const store = createAutomationsStore(app.services.pool)
-    const fire = createAutomationEffects({ core: () => app.services.core, store })[AUTOMATION_FIRE]!
+    const fire = createAutomationEffects({ core: () => app.services.core, tools: createToolPort(() => app.services.core), store })[AUTOMATION_FIRE]!
     const retry = async () => {
       const row = (await store.get(a.id))!
       const effect = { id: 'retry', actorId: a.id, accountId: row.account_id, kind: AUTOMATION_FIRE, params: { number: 1, source: { source: 'timer' } }, status: 'pending', externalRef: null, result: null, attempts: 2 } as EffectRow

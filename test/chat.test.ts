@@ -45,6 +45,8 @@ describe('chat with tools (real SDK against the scripted model server)', () => {
     expect(call.result.txHash).toBe(tx.hash)
 
     // One charge per model call, ref = its effect id; the answer's credits are their sum.
+    // The ledger as GET /billing/transactions reads it: the pending charges folded in first.
+    await q('select credits_fold(id) from account')
     const charges = await q(`select credits, ref from credit_entry where account_id = $1 and kind = 'model_usage' and ref like $2`, [accountId, `${res.body.id}:%`])
     expect(charges).toHaveLength(2)
     expect(res.body.credits).toBe(-charges.reduce((s, c) => s + Number(c.credits), 0))

@@ -3,6 +3,7 @@ import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { automationUntil } from './support/automations.ts'
 import { createdWithParentsRecord } from './support/childCommit.ts'
 import { createAutomationEffects } from '../src/actors/automation/automation.effects.ts'
+import { createToolPort } from '../src/tools/toolPort.ts'
 import { AUTOMATION_FIRE } from '../src/actors/automation/automation.machine.ts'
 import type { EffectContext, EffectRow, FinishWrite } from '../src/actors/runtime/actorKind.ts'
 import { runInEffectScope } from '../src/actors/runtime/effectScope.ts'
@@ -46,7 +47,7 @@ async function swapAutomation(name: string) {
  */
 async function attemptThatDies(automation: string) {
   const store = createAutomationsStore(app.services.pool)
-  const fire = createAutomationEffects({ core: () => app.services.core, store })[AUTOMATION_FIRE]!
+  const fire = createAutomationEffects({ core: () => app.services.core, tools: createToolPort(() => app.services.core), store })[AUTOMATION_FIRE]!
   const row = (await store.get(automation))!
   const effect = { id: 'lost-attempt', actorId: automation, accountId, kind: AUTOMATION_FIRE, params: { number: 1, source: { source: 'timer' } }, status: 'pending', externalRef: null, result: null, attempts: 0, firstRun: false } as EffectRow
   const lost: FinishWrite[] = []

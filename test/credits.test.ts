@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from './support/app.ts'
@@ -30,45 +30,76 @@ beforeAll(async () => {
 afterAll(() => app.close())
 
 const deps = () => ({ credits: app.services.credits })
-async function entries(accountId: string) {
-  const { rows } = await app.services.pool.query<{ kind: string; credits: string; balance_after: string; ref: string }>(
-    'select kind, credits, balance_after, ref from credit_entry where account_id = $1 order by created_at, id',
+async function entries(accountId: string, db: Pick<TestApp['services']['pool'], 'query'> = app.services.pool) {
+  const { rows } = await db.query<{ kind: string; credits: string; balance_after: string; ref: string }>(
+    'select kind, credits, balance_after, ref from credit_entry where account_id = $1 order by seq',
     [accountId],
   )
   return rows.map((r) => ({ kind: r.kind, credits: Number(r.credits), balanceAfter: Number(r.balance_after), ref: r.ref }))
 }
+const fold = (accountId: string) => app.services.credits.fold(accountId)
 /**
- * The ledger's invariants: the balance is the sum of the entries and the last balance_after; the
- * account's reserved credits are its holds on its own row plus its stripes' escrow; a stripe holds
- * exactly its reservations, never above its escrow. Answers the balance and what is held for calls
- * in flight (the stripes' unused escrow is free).
+ * The ledger's invariants, folded or not: the account's row holds the sum of the ledger's entries,
+ * which form one chain (seq 1, 2, ... each balance after the one before plus its credits, the last
+ * the row's balance and `ledger_seq`); its reserved credits are its holds on its own row plus its
+ * stripes' escrow; a stripe holds exactly its reservations, has spent exactly its pending charges,
+ * and never more than its escrow. Answers the balance (less what is pending) and what is held for
+ * calls in flight (the stripes' unused escrow is free), as the API reports them.
  */
-async function expectBalanceIsLedgerSum(accountId: string) {
-  const { rows } = await app.services.pool.query<{ credits: string; reserved: string; sum: string | null; direct: string; escrow: string; unused: string }>(
-    `select a.credits, a.credits_reserved as reserved, (select sum(credits) from credit_entry where account_id = a.id) as sum,
-            (select coalesce(sum(credits), 0) from credit_reservation where account_id = a.id and stripe is null) as direct,
-            (select coalesce(sum(escrow), 0) from credit_stripe where account_id = a.id) as escrow, credits_unused(a.id) as unused
-       from account a where a.id = $1`,
-    [accountId],
-  )
-  const { credits, reserved, sum, direct, escrow, unused } = rows[0]!
-  expect(Number(credits)).toBe(Number(sum ?? 0))
-  expect(Number(credits)).toBeGreaterThanOrEqual(Number(reserved))
-  expect(Number(reserved)).toBe(Number(direct) + Number(escrow))
-  const { rows: stripes } = await app.services.pool.query<{ stripe: number; escrow: string; held: string; holds: string }>(
-    `select s.stripe, s.escrow, s.held, (select coalesce(sum(credits), 0) from credit_reservation r where r.account_id = s.account_id and r.stripe = s.stripe) as holds
-       from credit_stripe s where s.account_id = $1`,
-    [accountId],
-  )
-  for (const s of stripes) {
-    expect(Number(s.held)).toBe(Number(s.holds))
-    expect(Number(s.held)).toBeLessThanOrEqual(Number(s.escrow))
+async function expectInvariantsInOneSnapshot(accountId: string) {
+  // One snapshot for every read: the service's fold may run between two of them.
+  const db = await app.services.pool.connect()
+  await db.query('begin isolation level repeatable read read only')
+  try {
+    const { rows } = await db.query<{ credits: string; reserved: string; seq: string; sum: string | null; direct: string; escrow: string; spent: string; pending: string }>(
+      `select a.credits, a.credits_reserved as reserved, a.ledger_seq as seq, (select sum(credits) from credit_entry where account_id = a.id) as sum,
+              (select coalesce(sum(credits), 0) from credit_reservation where account_id = a.id and stripe is null) as direct,
+              (select coalesce(sum(escrow), 0) from credit_stripe where account_id = a.id) as escrow,
+              (select coalesce(sum(spent), 0) from credit_stripe where account_id = a.id) as spent,
+              (select coalesce(sum(credits), 0) from credit_pending where account_id = a.id) as pending
+         from account a where a.id = $1`,
+      [accountId],
+    )
+    const r = rows[0]!
+    const [credits, reserved, direct, escrow, spent] = [r.credits, r.reserved, r.direct, r.escrow, r.spent].map(Number) as [number, number, number, number, number]
+    expect(credits).toBe(Number(r.sum ?? 0))
+    expect(credits).toBeGreaterThanOrEqual(reserved)
+    expect(reserved).toBe(direct + escrow)
+    expect(Number(r.pending) + spent).toBe(0)
+    const { rows: stripes } = await db.query<{ stripe: number; escrow: string; held: string; spent: string; holds: string; pending: string }>(
+      `select s.stripe, s.escrow, s.held, s.spent,
+              (select coalesce(sum(credits), 0) from credit_reservation r where r.account_id = s.account_id and r.stripe = s.stripe) as holds,
+              (select coalesce(-sum(credits), 0) from credit_pending p where p.account_id = s.account_id and p.stripe = s.stripe) as pending
+         from credit_stripe s where s.account_id = $1`,
+      [accountId],
+    )
+    let unheld = 0
+    for (const s of stripes) {
+      expect(Number(s.held)).toBe(Number(s.holds))
+      expect(Number(s.spent)).toBe(Number(s.pending))
+      expect(Number(s.held) + Number(s.spent)).toBeLessThanOrEqual(Number(s.escrow))
+      unheld += Number(s.escrow) - Number(s.held)
+    }
+    const all = await entries(accountId, db)
+    const { rows: seqs } = await db.query<{ seq: string }>('select seq from credit_entry where account_id = $1 order by seq', [accountId])
+    expect(seqs.map((e) => Number(e.seq))).toEqual(all.map((_, i) => i + 1))
+    all.forEach((e, i) => {
+      expect(e.balanceAfter).toBe((i ? all[i - 1]!.balanceAfter : 0) + e.credits)
+    })
+    expect(all.at(-1)?.balanceAfter ?? 0).toBe(credits)
+    expect(Number(r.seq)).toBe(all.length)
+    return { credits: credits - spent, reserved: reserved - unheld }
+  } finally {
+    await db.query('rollback')
+    db.release()
   }
-  const all = await entries(accountId)
-  if (all.length) expect(all.at(-1)!.balanceAfter).toBe(Number(credits))
-  const held = Number(reserved) - Number(unused)
-  expect(await app.services.credits.balance(accountId)).toEqual({ credits: Number(credits), reserved: held })
-  return { credits: Number(credits), reserved: held }
+}
+
+async function expectBalanceIsLedgerSum(accountId: string) {
+  // What the API reports moves with no fold: the balance and the holds in flight are the same before and after one.
+  const shown = await expectInvariantsInOneSnapshot(accountId)
+  expect(await app.services.credits.balance(accountId)).toEqual(shown)
+  return shown
 }
 
 describe('credit ledger', () => {
@@ -149,7 +180,8 @@ describe('credit ledger', () => {
 
     const first = await withTransaction(app.services.pool, (tx) => settleReservation(deps(), r1, { credits: 120, ref: 'effect-1' }, tx))
     const second = await withTransaction(app.services.pool, (tx) => settleReservation(deps(), r1, { credits: 120, ref: 'effect-1' }, tx))
-    expect(first).toMatchObject({ created: true, entry: { kind: 'model_usage', credits: -120, balanceAfter: 880, ref: 'effect-1' } })
+    // Held in a stripe that covers it: the charge waits for the fold, its balance after it not known yet.
+    expect(first).toMatchObject({ created: true, entry: { kind: 'model_usage', credits: -120, balanceAfter: null, ref: 'effect-1' } })
     expect(second.created).toBe(false)
     expect(second.entry.id).toBe(first.entry.id)
     expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 880, reserved: 300 })
@@ -164,7 +196,12 @@ describe('credit ledger', () => {
     expect(await app.services.credits.releaseByRef({ accountId, ref: 'effect-3' })).toBe(true)
     expect(await app.services.credits.releaseByRef({ accountId, ref: 'effect-3' })).toBe(false)
     expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 880, reserved: 0 })
+    await fold(accountId) // (or the service's folder did already)
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: 880, reserved: 0 })
+    expect(await app.services.pool.query('select 1 from credit_pending where account_id = $1', [accountId])).toMatchObject({ rowCount: 0 })
     expect((await entries(accountId)).filter((e) => e.kind === 'model_usage')).toEqual([{ kind: 'model_usage', credits: -120, balanceAfter: 880, ref: 'effect-1' }])
+    // Charged once: a settle after the fold finds the charge in the ledger.
+    expect(await settleReservation(deps(), r1, { credits: 120, ref: 'effect-1' })).toMatchObject({ created: false, entry: { id: first.entry.id, balanceAfter: 880 } })
   })
 
   it('a charge above what is left is capped: the balance never goes below zero', async () => {
@@ -279,7 +316,7 @@ describe('credit ledger', () => {
       let n = 0
       for (let round = 0; round < 8; round++) {
         // Each op drawn before the round starts, so a seed names the same ops every run.
-        const ops = Array.from({ length: 12 }, () => [pick(10), random()] as const)
+        const ops = Array.from({ length: 12 }, () => [pick(11), random()] as const)
         const taken = open.splice(0, Math.min(open.length, 6))
         await Promise.all(ops.map(async ([op, amount]) => {
           const ref = `p${seed}-${n++}`
@@ -294,7 +331,9 @@ describe('credit ledger', () => {
             await withTransaction(app.services.pool, (tx) => app.services.credits.transfer({ fromAccountId: accountId, toAccountId: payee, credits: 1 + Math.floor(amount * 300), feeCredits: 0, ref }, tx))
               .catch((err: unknown) => expect(err).toBeInstanceOf(InsufficientCreditsError))
           } else if (held && op < 9) await settleReservation(deps(), held, { credits: Math.floor(amount * held.credits * 2), ref: held.ref })
-          else if (held) expect(await releaseReservation(deps(), held)).toBe(true)
+          else if (held && op < 10) expect(await releaseReservation(deps(), held)).toBe(true)
+          else if (op === 10) await fold(accountId)
+          if (held && op === 10) taken.push(held)
         }))
         for (const r of taken) open.push(r)
         await expectBalanceIsLedgerSum(accountId)
@@ -309,6 +348,40 @@ describe('credit ledger', () => {
         expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits, reserved: credits })
       }
     }
+  })
+
+  it('a process killed -9 in the middle of a fold folds nothing: the charges stay pending, and the next fold takes each once', async () => {
+    const { accountId } = await app.account()
+    const held = []
+    for (let i = 0; i < 5; i++) held.push(await reserveCredits(deps(), { accountId, credits: 50, ref: `kill-${i}` }))
+    const before = await expectBalanceIsLedgerSum(accountId)
+    // The fold runs in a process of its own. It takes the account's row first (so the service's own
+    // folder passes this account by), is told to fold once the charges are made, and stops in the
+    // fold's transaction, before it commits.
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `
+      import pg from 'pg'
+      const db = new pg.Client(${JSON.stringify(dbUrl)})
+      await db.connect()
+      await db.query('begin')
+      await db.query('select 1 from account where id = $1 for no key update', [${JSON.stringify(accountId)}])
+      console.log('locked')
+      process.stdin.once('data', async () => {
+        const { rows } = await db.query('select credits_fold($1) as n', [${JSON.stringify(accountId)}])
+        console.log('folded ' + rows[0].n)
+      })`], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const lines: string[] = []
+    child.stdout!.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n')))
+    await waitFor(async () => lines.includes('locked'), 10_000)
+    // Charges in stripes need no account row: made while the child holds it.
+    for (const [i, r] of held.entries()) await settleReservation(deps(), r, { credits: 10 + i, ref: r.ref })
+    child.stdin!.write('go\n')
+    await waitFor(async () => lines.includes('folded 5'), 10_000)
+    child.kill('SIGKILL')
+    // Its backend ends the transaction once it reads the closed connection: nothing of the fold stays.
+    await waitFor(async () => (await fold(accountId)) === 5 || (await entries(accountId)).length === 6, 10_000)
+    expect(await expectBalanceIsLedgerSum(accountId)).toEqual({ credits: before.credits - 60, reserved: 0 })
+    expect((await entries(accountId)).filter((e) => e.ref.startsWith('kill-')).map((e) => e.credits)).toEqual([-10, -11, -12, -13, -14])
+    expect(Number((await app.services.pool.query('select count(*) from credit_pending where account_id = $1', [accountId])).rows[0].count)).toBe(0)
   })
 
   it('refuses non-integer or non-positive amounts', async () => {

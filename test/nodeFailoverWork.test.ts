@@ -126,6 +126,8 @@ describe('three nodes: kill -9 of one with a launch, a chat turn, a run and sche
     expect(nonces).toEqual(nonces.map((_, i) => i))
     expect(await createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({ address: worker.walletAddress })).toBe(nonces.length)
     // Each model call billed once; nothing stays reserved; the balance is the ledger's sum.
+    // The ledger as GET /billing/transactions reads it: the pending charges folded in first.
+    await db.query('select credits_fold(id) from account')
     const { rows: charges } = await db.query(`select ref from credit_entry where account_id = $1 and kind = 'model_usage'`, [account.accountId])
     expect(new Set(charges.map((c) => c.ref)).size).toBe(charges.length)
     const { rows: [acct] } = await db.query(

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { context, propagation, trace } from '@opentelemetry/api'
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createSiweMessage } from 'viem/siwe'
 import { apiClient, startTestApp, waitForLaunchEnd, type TestApp } from './support/app.ts'
@@ -14,6 +16,8 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/go
 if (!CHROMIUM) console.warn('test/opsConsole.test.ts skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)')
 /** A folder for a screenshot of each view, for a reviewer: OPS_CONSOLE_SCREENSHOTS=/tmp/ops-shots; none is taken without it. */
 const SHOTS = process.env.OPS_CONSOLE_SCREENSHOTS
+/** Tracing on in this process, exporting nowhere: the runtime stores each transition's trace, the timeline shows it. */
+const tracing = new NodeTracerProvider()
 
 let app: TestApp
 let browser: BrowserContext
@@ -52,6 +56,7 @@ async function signIn(apiKey: string): Promise<number> {
 describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
   beforeAll(async () => {
     if (SHOTS) mkdirSync(SHOTS, { recursive: true })
+    tracing.register()
     // An hour's hold: an owner's loosening is seen pending on the card.
     app = await startTestApp({ SIWE_DOMAIN: 'app.test', WHITELIST_HOLD_SECONDS: '3600' }, { withChain: true })
     op = await app.account({ operator: true, name: 'ops' })
@@ -76,6 +81,11 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     await browser?.close()
     await app?.close()
     if (profile) rmSync(profile, { recursive: true, force: true })
+    // The rest of this worker's files run with tracing off, as the service does without OTEL_*.
+    await tracing.shutdown()
+    trace.disable()
+    context.disable()
+    propagation.disable()
   })
 
   it('signed out, the sign-in page shows no error and the browser logs none: the session is asked without a 401, the icon is served', async () => {
@@ -145,6 +155,12 @@ describe.skipIf(!CHROMIUM)('the operator console in headless Chromium', () => {
     // Each effect says its attempts against its limit; the mined transaction its fee.
     expect(await page.getByTestId('timeline').textContent()).toMatch(/op\.submit\s*done after 1 attempt of 8/)
     expect(await page.getByTestId('tx-fee').last().textContent()).toMatch(/^\d+\.\d{9} ETH$/)
+    // The timeline names the swap's trace (the answer's traceparent): on each transition and effect, and once at the top.
+    const traceId = swap.headers.get('traceparent')!.split('-')[1]!
+    expect(await page.getByTestId('actor-traces').textContent()).toBe(`traces: ${traceId}`)
+    const tags = await page.getByTestId('trace-id').allTextContents()
+    expect(tags.length).toBe((await page.getByTestId('timeline-event').count()) + (await page.getByTestId('timeline-effect').count()))
+    expect(new Set(tags)).toEqual(new Set([`trace ${traceId}`]))
     await shot('3-walletop-timeline')
 
     await page.goto(`${app.url}/ops#/agent/${agentId}`)

@@ -147,6 +147,8 @@ describe('one actor', () => {
     expect(res.body.timeline).toContainEqual(expect.objectContaining({ type: 'effect', kind: 'op.confirm', maxAttempts: null }))
     const at = res.body.timeline.map((e: { at: string }) => e.at)
     expect(at).toEqual([...at].sort())
+    // Tracing off (no OTEL_*): no trace was stored, each event and effect says so (test/tracing.test.ts has them on).
+    for (const e of res.body.timeline.filter((e: { type: string }) => e.type === 'event' || e.type === 'effect')) expect(e).toHaveProperty('traceId', null)
     const mined = res.body.transactions.at(-1)
     expect(mined).toMatchObject({ hash: swap.txHash, status: 'confirmed', nonce: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), blockNumber: expect.any(Number), effectiveGasPrice: expect.stringMatching(/^\d+$/) })
     expect(BigInt(mined.feeWei)).toBe(BigInt(mined.gasUsed) * BigInt(mined.effectiveGasPrice))

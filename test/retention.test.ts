@@ -7,8 +7,8 @@ import { waitFor } from './support/waitFor.ts'
 /**
  * Retention through the API: a run that moved no money is compacted once its (here 300 ms)
  * window has passed, and the API still serves it as it did: the run, its events stream, a late
- * stop; the operator's view says when it was compacted and shows no history. A run that started
- * a swap keeps the long window. Real server, real SDK against the scripted model server.
+ * stop; the operator's view says when it was compacted and shows no history; its chat messages
+ * went with its history. A run that started a swap keeps the long window and its messages. Real server, real SDK against the scripted model server.
  */
 let model: ModelServer
 let app: TestApp
@@ -50,6 +50,8 @@ describe('retention of ended runs', () => {
     const run = await runEnds(started.body.id)
     expect(run.status).toBe('completed')
     const lateStop = await api('POST', `/runs/${started.body.id}/stop`)
+    const contents = async () => ((await api('GET', `/agents/${agentId}/messages?limit=100`)).body.messages as Array<{ content: string }>).map((m) => m.content)
+    expect(await contents()).toEqual(expect.arrayContaining(['look around', 'Nothing to do.']))
 
     let actor: { compactedAt: string | null } = { compactedAt: null }
     await waitFor(async () => (actor = (await ops('GET', `/ops/actors/${started.body.id}`)).body).compactedAt !== null, 15_000)
@@ -61,7 +63,7 @@ describe('retention of ended runs', () => {
     // The row keeps what the API serves and drops what only the model calls needed.
     const context = timeline.body.actor.snapshot.context
     expect(context).toMatchObject({ goal: 'look around', steps: [expect.objectContaining({ content: 'Nothing to do.' })] })
-    for (const dropped of ['transcript', 'system', 'tools', 'pending']) expect(context, dropped).not.toHaveProperty(dropped)
+    for (const dropped of ['transcript', 'system', 'tools', 'pending', 'runId', 'accountId', 'stepsUsed', 'firstCallHold']) expect(context, dropped).not.toHaveProperty(dropped)
 
     // The API's answers are the ones it gave before the compaction.
     expect(withoutMeta((await api('GET', `/runs/${started.body.id}`)).body)).toEqual(withoutMeta(run))
@@ -71,6 +73,11 @@ describe('retention of ended runs', () => {
     const sse = await readSse(`${app.url}/api/v1/runs/${started.body.id}/events`, { apiKey })
     expect(sse.status).toBe(200)
     expect(sse.events.map((e) => e.data.status)).toEqual(['completed'])
+    // A quiet run's chat messages went with its history (KEEP_QUIET_RUN_MESSAGES unset).
+    const left = await contents()
+    expect(left).not.toContain('look around')
+    expect(left).not.toContain('Nothing to do.')
+    expect(Number((await app.services.pool.query('select count(*) from chat_message where turn_id = $1', [started.body.id])).rows[0].count)).toBe(0)
   })
 
   it('compacts a chat turn that moved no money; the turn and the agent\'s messages answer as before', async () => {
@@ -81,6 +88,8 @@ describe('retention of ended runs', () => {
     await waitFor(async () => (turn = (await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body).status === 'completed', 20_000)
     const messages = (await api('GET', `/agents/${agentId}/messages`)).body
     await waitFor(async () => (await ops('GET', `/ops/actors/${sent.body.id}`)).body.compactedAt !== null, 15_000)
+    const context = (await ops('GET', `/ops/actors/${sent.body.id}/timeline`)).body.actor.snapshot.context
+    for (const dropped of ['transcript', 'system', 'turnId', 'accountId', 'message', 'round']) expect(context, dropped).not.toHaveProperty(dropped)
     expect(withoutMeta((await api('GET', `/agents/${agentId}/chat/${sent.body.id}`)).body)).toEqual(withoutMeta(turn))
     expect(withoutMeta((await api('GET', `/agents/${agentId}/messages`)).body)).toEqual(withoutMeta(messages))
   })
@@ -97,5 +106,9 @@ describe('retention of ended runs', () => {
     await waitFor(async () => (await ops('GET', `/ops/actors/${quiet}`)).body.compactedAt !== null, 15_000)
     expect((await ops('GET', `/ops/actors/${started.body.id}`)).body.compactedAt).toBeNull()
     expect((await ops('GET', `/ops/actors/${started.body.id}/timeline`)).body.timeline.length).toBeGreaterThan(2)
+    // The swapping run's messages stay; the quiet one's went with its history.
+    const byTurn = async (id: string) => Number((await app.services.pool.query('select count(*) from chat_message where turn_id = $1', [id])).rows[0].count)
+    expect(await byTurn(started.body.id)).toBeGreaterThanOrEqual(3)
+    expect(await byTurn(quiet)).toBe(0)
   })
 })

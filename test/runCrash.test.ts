@@ -74,6 +74,8 @@ describe('kill -9 during a run', () => {
     expect(await createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({ address: agent.walletAddress })).toBe(1)
 
     // Each model call billed once; the balance is the ledger's sum and nothing stays reserved.
+    // The ledger as GET /billing/transactions reads it: the pending charges folded in first.
+    await db.query('select credits_fold(id) from account')
     const { rows: charges } = await db.query(`select ref, credits from credit_entry where account_id = $1 and kind = 'model_usage'`, [accountId])
     expect(charges).toHaveLength(2)
     expect(new Set(charges.map((c) => c.ref)).size).toBe(2)

@@ -22,6 +22,7 @@ const POLLERS = [
   // fanned out in one statement, for every event the poll found.
   "select status, snapshot->'context' as ctx",
   'account_event.fan_out',
+  'credits.fold.due', // the credits' fold, once a second on every node (not a run's own)
 ]
 /** A scheduled run's own statements, in order: see docs/benchmarks.md. */
 const RUN_PATH = [

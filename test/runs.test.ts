@@ -70,6 +70,8 @@ describe('autonomous runs (real SDK against the scripted model server)', () => {
     expect(run.steps[1].startedAt).toBe(run.steps[0].toolCalls[0].doneAt)
 
     // One charge per model call (ref = its effect id); the run's credits are their sum; the ledger adds up.
+    // The ledger as GET /billing/transactions reads it: the pending charges folded in first.
+    await q('select credits_fold(id) from account')
     const charges = await q(`select credits from credit_entry where account_id = $1 and kind = 'model_usage' and ref like $2`, [accountId, `${run.id}:%`])
     expect(charges).toHaveLength(3)
     expect(run.credits).toBe(-charges.reduce((s, c) => s + Number(c.credits), 0))
@@ -141,6 +143,8 @@ describe('stopping a run and its budgets', () => {
     expect(stopped.body.steps[0]).toMatchObject({ modelCall: { status: 'done', acted: false }, toolCalls: [{ id: 'call_late', status: 'skipped', txHash: null }] })
     expect(await sentTxs(trader)).toBe(before)
     expect(modelCalls()).toBe(1)
+    // The ledger as GET /billing/transactions reads it: the pending charges folded in first.
+    await q('select credits_fold(id) from account')
     const charges = await q(`select credits from credit_entry where kind = 'model_usage' and ref like $1`, [`${started.body.id}:%`])
     expect(charges).toHaveLength(1)
     expect(stopped.body.credits).toBe(-Number(charges[0].credits))
@@ -237,6 +241,8 @@ describe("a run's first model call, held in the run's own insert", () => {
     expect(firstHold).toBeGreaterThan(0)
     const run = await runEnds(started.body.id)
     expect(run.status).toBe('completed')
+    // The ledger as GET /billing/transactions reads it: the pending charges folded in first.
+    await q('select credits_fold(id) from account')
     const charges = await q(`select credits from credit_entry where kind = 'model_usage' and ref = $1`, [call.id])
     expect(charges).toHaveLength(1)
     expect(await q(`select id from credit_reservation where account_id = $1`, [accountId])).toEqual([])

@@ -8,6 +8,7 @@ import { createActorRuntime, type ActorRuntimeOptions } from '../src/actors/runt
 import type { ActorKind, EffectHandler } from '../src/actors/runtime/actorKind.ts'
 import { createLogger } from '../src/logger.ts'
 import { replayStored } from '../src/actors/runtime/replayStored.ts'
+import { compactEnded } from '../src/actors/runtime/compaction.store.ts'
 import { useMigratedDatabase } from './support/db.ts'
 import { waitFor } from './support/waitFor.ts'
 
@@ -198,6 +199,33 @@ describe('retention in the runtime', () => {
       // With its key gone, the same late event is taken in again, and refused again.
       await rt.enqueue(compacted, (await rt.get(compacted))!.accountId, { type: 'job.run' }, `late:${compacted}`)
       expect((await q('select 1 from actor_inbox where dedupe_key = $1', [`late:${compacted}`])).length).toBe(1)
+    } finally {
+      await rt.stop()
+    }
+  })
+
+  it('deletes the app rows a kind names with an actor that started no child, in its compaction; keeps those of one that started a child', async () => {
+    await q('create table if not exists retjob_note (actor_id text not null, note text not null)')
+    const retention = { windowsMs: { default: 3_600_000, quiet: 1 }, inboxMs: 3_600_000, sweepMs: 3_600_000, quietRows: { retjob: [{ table: 'retjob_note', column: 'actor_id' }] } }
+    const rt = runtime({ retention })
+    await rt.start()
+    try {
+      const alone = await ended(rt)
+      const parent = await ended(rt)
+      const child = randomUUID()
+      await rt.create('retjob', { id: child, accountId: randomUUID(), input: {}, parentId: parent })
+      await rt.send(child, { type: 'job.run' })
+      await rt.waitFor(child, (e) => e.status === 'done', 10_000)
+      for (const id of [alone, parent, child]) await q(`insert into retjob_note values ($1, 'a'), ($1, 'b')`, [id])
+      await q(`update actor set compact_after = now() - interval '1 second' where id = any($1)`, [[alone, parent]])
+      await waitFor(async () => {
+        await rt.retention.sweep()
+        return (await compactedAt(alone)) !== null && (await compactedAt(parent)) !== null
+      }, 10_000)
+      const notes = async (id: string) => Number((await q('select count(*) from retjob_note where actor_id = $1', [id]))[0].count)
+      expect({ alone: await notes(alone), parent: await notes(parent), child: await notes(child) }).toEqual({ alone: 0, parent: 2, child: 2 })
+      // A name that is not an identifier is refused before any SQL is sent.
+      await expect(compactEnded(db().pool, 10, {}, { retjob: [{ table: 'retjob_note; drop table actor', column: 'actor_id' }] })).rejects.toThrow(/Not a table or column name/)
     } finally {
       await rt.stop()
     }

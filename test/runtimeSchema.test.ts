@@ -29,7 +29,11 @@ const BEFORE = json('./schemaCatalog.before.json')
  * samples (`database_size_sample`: Migration20261207000000_database_size), and the owners' policies
  * (two tables, an index of wallet_op by account and the trigger that makes their changes
  * account events: Migration20261207120000_owner_policies), and the trace context stored with
- * effects and inbox rows (`effect.trace`, `actor_inbox.trace`: the runtime's `runtime_0004_trace`).
+ * effects and inbox rows (`effect.trace`, `actor_inbox.trace`: the runtime's `runtime_0004_trace`)
+ * and journal entries (`actor_journal.trace`: `runtime_0005_journal_trace`), and the charges
+ * folded into the ledger (`credit_pending`, the stripes' `spent`, the ledger's `seq` and the fold's
+ * functions: Migration20261207130000_credit_fold), without `actor_run_agent`
+ * (Migration20261207140000_run_agent_index).
  * Generated with `catalogOf` from a fresh database; its difference from `BEFORE` is that and
  * nothing else.
  */

@@ -4,6 +4,8 @@ import { createTracerProvider } from '../src/tracing.ts'
 import { startTestApp, type Api, type TestApp } from './support/app.ts'
 import { startModelServer, type ModelServer } from './support/modelServer.ts'
 import { startOtlpReceiver, type ReceivedSpan } from './support/otlpReceiver.ts'
+import { automationUntil } from './support/automations.ts'
+import { startReceiver } from './support/webhookReceiver.ts'
 import { waitFor } from './support/waitFor.ts'
 
 // Tracing on, in this process: the SDK's provider exporting http/json to a local OTLP receiver.
@@ -23,7 +25,7 @@ beforeAll(async () => {
   provider = await createTracerProvider({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json', serviceName: 'alts-test', headers: {} }, { delayMs: 50 })
   provider.register()
   model = await startModelServer()
-  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key' }, { withChain: true })
+  app = await startTestApp({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', AUTOMATION_MIN_INTERVAL_SECONDS: '1', WEBHOOK_POLL_MS: '50' }, { withChain: true })
   ;({ api } = await app.account())
   agent = (await api('POST', '/agents', { name: 'traced', skills: ['trading'], system_prompt: 'Trade carefully.' })).body.id
   expect((await api('POST', '/dev/faucet', { agentId: agent, eth: '5' })).status).toBe(200)
@@ -75,6 +77,14 @@ describe('traces across the durable boundary (a local OTLP/HTTP receiver, http/j
     const row = (await app.services.pool.query(`select hash, nonce::int as nonce from chain_tx where hash = $1`, [hash])).rows[0]
     expect(row).toBeDefined()
     expect(sign.attributes['chain.tx.nonce']).toContain(row.nonce)
+
+    // The console's timeline of the swap names its trace: each transition (the request's, the
+    // effects' outcomes) and each effect, as the operator reads it.
+    const op = await app.account({ operator: true, name: 'ops' })
+    const timeline = (await op.api('GET', `/ops/actors/${res.body.id}/timeline`)).body.timeline as Array<{ type: string; traceId: string | null }>
+    const traced = timeline.filter((e) => e.type === 'event' || e.type === 'effect')
+    expect(traced.filter((e) => e.type === 'effect').length).toBeGreaterThan(0)
+    expect(new Set(traced.map((e) => e.traceId))).toEqual(new Set([traceId]))
   })
 
   it('a chat turn: one trace holds the request and each model call with its GenAI attributes', async () => {
@@ -88,5 +98,57 @@ describe('traces across the durable boundary (a local OTLP/HTTP receiver, http/j
     const calls = spans.filter((s) => s.name.startsWith('chat '))
     expect(calls.map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.output_tokens']]), spans.map((s) => s.name).join(', ')).toEqual([[900, 40], [1200, 12]])
     for (const c of calls) expect(c.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': 'gpt-4o-mini' })
+    // The tool call between them, in the same trace: its span inside the tool-call effect's.
+    const traced = await traceOf(traceId!, ['execute_tool get_portfolio', 'effect chat.tool'])
+    const tool = traced.find((s) => s.name === 'execute_tool get_portfolio')
+    expect(tool, traced.map((s) => s.name).join(', ')).toBeDefined()
+    expect(tool!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_portfolio', 'gen_ai.tool.call.id': 'call_q', 'gen_ai.tool.type': 'function' })
+    expect(traced.find((s) => s.spanId === tool!.parentSpanId)?.name).toBe('effect chat.tool')
+  })
+
+  it("a DCA firing: one trace from its timer's firing to its swap's receipt", async () => {
+    expect((await api('POST', `/agents/${agent}/start`)).status).toBe(200)
+    const created = await api('POST', '/automations', { agent_id: agent, name: 'traced dca', kind: 'dca', dca: { tokenIn: 'ETH', tokenOut: 'USDC', amountPerRun: '0.001', everySeconds: 1, maxRuns: 1 } })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const done = await automationUntil(api, created.body.id, (a) => a.status === 'completed', 30_000)
+    const [firing] = done.firings as Array<{ outcome: string; txHash: string }>
+    expect(firing).toMatchObject({ outcome: 'ok', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+    // The firing is a trace of its own: its root is the application of the timer's inbox row.
+    let root: ReceivedSpan | undefined
+    await waitFor(() => (root = receiver.spans.find((s) => s.attributes['actor.id'] === created.body.id && s.attributes['actor.timer.key'] !== undefined)) !== undefined, 30_000)
+    expect(root!.name).toMatch(/^actor\.inbox /)
+    expect(root!.parentSpanId).toBe('')
+    expect(root!.traceId).not.toBe(created.headers.get('traceparent')!.match(TRACEPARENT)![1])
+    const spans = await traceOf(root!.traceId, ['effect automation.fire', 'execute_tool swap_execute', 'effect op.submit', 'chain.tx.sign', 'chain.tx.receipt'])
+    const names = spans.map((s) => s.name).join(', ')
+    // The firing's effect, the tool it called, the swap's own effects, its signing and its receipt: all under that root.
+    expect(spans.filter((s) => s.parentSpanId === ''), names).toEqual([root])
+    expect(spans.find((s) => s.name === 'execute_tool swap_execute')?.attributes['gen_ai.tool.name'], names).toBe('swap_execute')
+    const swapId = (await app.services.pool.query<{ id: string }>('select id from actor where parent_id = $1', [created.body.id])).rows[0]!.id
+    expect(spans.some((s) => s.name === 'effect op.submit' && s.attributes['actor.id'] === swapId), names).toBe(true)
+    expect(spans.find((s) => s.name === 'chain.tx.receipt')!.attributes['chain.tx.hash']).toContain(firing!.txHash)
+  })
+
+  it('a webhook delivery of a swap\'s confirmation is a span in the trace of the swap', async () => {
+    const hooks = await startReceiver()
+    try {
+      const hook = await api('POST', '/webhooks', { url: hooks.url(), events: ['swap.confirmed'] })
+      expect(hook.status).toBe(201)
+      hooks.trust(hook.body.secret)
+      const res = await api('POST', '/swap/execute', { agentId: agent, tokenIn: 'ETH', tokenOut: 'USDC', amountIn: '0.01', slippageBps: 100 }, { 'Prefer': 'wait=30' })
+      expect(res.body.status).toBe('confirmed')
+      const [, traceId] = res.headers.get('traceparent')!.match(TRACEPARENT)!
+      await waitFor(() => hooks.ofType('swap.confirmed').some((r) => r.payload.data.id === res.body.id), 15_000)
+      const eventId = hooks.ofType('swap.confirmed').find((r) => r.payload.data.id === res.body.id)!.id
+      const spans = await traceOf(traceId!, ['webhook.deliver', 'chain.tx.receipt'])
+      const delivery = spans.find((s) => s.name === 'webhook.deliver')
+      expect(delivery, spans.map((s) => s.name).join(', ')).toBeDefined()
+      expect(delivery!.attributes).toMatchObject({ 'webhook.id': eventId, 'webhook.event_type': 'swap.confirmed', 'http.response.status_code': 200 })
+      // Its parent is the swap's transition to confirmed: a span of the swap's own, in its trace.
+      await waitFor(() => receiver.spans.some((s) => s.spanId === delivery!.parentSpanId), 15_000).catch(() => {})
+      expect(receiver.spans.find((s) => s.spanId === delivery!.parentSpanId)?.attributes['actor.id']).toBe(res.body.id)
+    } finally {
+      await hooks.close()
+    }
   })
 })

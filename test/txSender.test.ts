@@ -8,7 +8,8 @@ import { createPublicClient, http, parseEther, toHex, type PublicClient } from '
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { createLogger } from '../src/logger.ts'
-import { startChain, type ChainHandle } from '../src/adapters/chain/chain.ts'
+import type { ChainHandle } from '../src/adapters/chain/chain.ts'
+import { startEmbeddedChain } from '../src/dev/embeddedChain.ts'
 import { createTxSender } from '../src/adapters/chain/txSender.ts'
 import { createTestDatabase } from './support/db.ts'
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
   dropDb = t.drop
   db = await openDatabase({ url: t.url, poolSize: 5, logger })
   dir = mkdtempSync(join(tmpdir(), 'txsender-'))
-  chain = await startChain({ dataDir: dir, logger })
+  chain = await startEmbeddedChain({ dataDir: dir, logger })
 })
 afterAll(async () => {
   await chain?.stop()

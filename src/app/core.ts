@@ -6,6 +6,7 @@ import { createSwapChainPorts } from '../adapters/chain/swapAdapters.ts'
 import { chainUnavailableOf } from '../adapters/chain/priceReader.ts'
 import { isDatabaseUnavailable } from '../adapters/db/primaryHosts.ts'
 import { TOOL_NAMES, toolsFor } from '../tools/registry.ts'
+import { toolInfo } from '../tools/toolPort.ts'
 import { createSwapQuoteStore } from '../adapters/db/swapQuote.store.ts'
 import { ChainNotConfiguredError, DatabaseUnavailableError, type ServiceError } from '../domain/errors.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
@@ -264,7 +265,7 @@ function runUseCases({ pool, runtime, agents, chat }: CoreAdapters, agentSkills:
     credits: chat.credits,
     creditsOf: (run: RunInput) => {
       const model = chat.models.get(run.model)
-      return model && firstCallHoldOf({ system: run.system, firstMessage: run.goal, tools: run.tools, model, maxTokens: chat.limits.maxTokens })
+      return model && firstCallHoldOf({ find: toolInfo }, { system: run.system, firstMessage: run.goal, tools: run.tools, model, maxTokens: chat.limits.maxTokens })
     },
   }
   const runs = createRuns({ pool, runtime, hold })

@@ -1,11 +1,12 @@
 /*
  * `Core`: what the front doors (HTTP routes, the MCP server, the tools a model calls) can ask of
- * the service, declared here by feature. src/app/core.ts builds it; a front door, a tool and an
- * effect handler name this type and import nothing else of the composition root, so no import
+ * the service, declared here by feature. src/app/core.ts builds it; a front door and a tool
+ * name this type and import nothing else of the composition root, so no import
  * circle runs through the core. Most members are a domain use case with its dependencies bound
  * (`Bound<typeof quoteSwap>`: `quoteSwap(deps, input)` as `(input) => …`), so a use case's
  * signature is written once, in its own file.
  */
+import type { Bound } from '../domain/util/bound.ts'
 import type { authenticateKey } from '../domain/accounts/authenticateKey.ts'
 import type { createAccount } from '../domain/accounts/createAccount.ts'
 import type { createApiKey } from '../domain/accounts/createApiKey.ts'
@@ -109,8 +110,7 @@ import type { policyUseCases } from './policyUseCases.ts'
 
 type AutomationHooks = ReturnType<typeof createAutomationHooks>
 
-/** A use case with its dependencies bound: `fn(deps, ...args)` as `(...args) => …`. */
-export type Bound<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never
+export type { Bound }
 
 /** Swaps: quotes and swaps of an agent's wallet. */
 export interface SwapUseCases {

@@ -13,14 +13,15 @@ import { HOOK_MESSAGE_KEY } from '../actors/automation/automationHooks.ts'
 import { loadOrCreateMasterKey } from '../adapters/chain/keystore.ts'
 import { defaultModelOf, loadModelCatalog } from '../adapters/llm/modelCatalog.ts'
 import { createOpenAiProvider } from '../adapters/llm/openAiProvider.ts'
-import { createCreditsRepository } from '../adapters/db/credits.repository.ts'
+import { createCreditsRepository, startCreditFolder } from '../adapters/db/credits.repository.ts'
 import type { CreditsRepository } from '../domain/billing/ports.ts'
 import { createAgentsRepository } from '../adapters/db/agents.repository.ts'
 import { createMemoryRateLimitStore, createRedisRateLimitStore } from '../http/rateLimit.ts'
 import type { AppDeps } from '../http/appDeps.ts'
 import type { WalletDeps } from '../adapters/chain/walletDeps.ts'
 import type { ActorRuntime } from '../actors/runtime/index.ts'
-import { startChain, type ChainHandle } from '../adapters/chain/chain.ts'
+import { connectChain, type ChainHandle } from '../adapters/chain/chain.ts'
+import { startEmbeddedChain } from '../dev/embeddedChain.ts'
 import { createTxSender, type TxSender } from '../adapters/chain/txSender.ts'
 import { createLaunchEffects } from '../actors/launch/launch.effects.ts'
 import { loadAgentAccount } from '../adapters/chain/agentWallet.ts'
@@ -29,7 +30,10 @@ import { launchKind } from '../actors/launch/launch.machine.ts'
 import { walletOpKind } from '../actors/walletOp/walletOp.machine.ts'
 import { transferPlanner } from '../adapters/chain/transferPlanner.ts'
 import { createSwapPlanner } from '../adapters/chain/swapPlanner.ts'
-import { createWalletOpEffects, type WalletOpPlanner } from '../actors/walletOp/walletOp.effects.ts'
+import { createWalletOpEffects } from '../actors/walletOp/walletOp.effects.ts'
+import type { WalletOpPlanner } from '../adapters/chain/walletOpPorts.ts'
+import { createToolPort } from '../tools/toolPort.ts'
+import type { ToolPort } from '../domain/toolCall.types.ts'
 import { createPaperFiller } from '../adapters/chain/paperFills.ts'
 import { createPaperLaunches } from '../adapters/chain/paperLaunch.ts'
 import { createPaperStore } from '../adapters/db/paper.store.ts'
@@ -54,7 +58,7 @@ import { createAutomationsStore } from '../adapters/db/automations.store.ts'
 import { MAX_PRICE_TOKENS } from '../domain/tokens/getPrice.ts'
 import { createChatBus } from '../actors/conversation/chatBus.ts'
 import { createNodeBus, type NodeBus } from '../actors/runtime/index.ts'
-import { createChatMessagesRepository } from '../adapters/db/chatMessages.repository.ts'
+import { CHAT_MESSAGES_OF_TURN, createChatMessagesRepository } from '../adapters/db/chatMessages.repository.ts'
 import type { AgentsRepository } from '../domain/agents/ports.ts'
 import { apiRuntimeErrors } from './runtimeErrors.ts'
 import { traceHooks } from './traceHooks.ts'
@@ -127,11 +131,12 @@ export async function createServices(
   const { agentsRepository, credits } = createRepositories(db)
   const loadAccount = (agentId: string) => loadAgentAccount(db.pool, masterKey, agentId)
   const { chain, indexer, deposits, sender } = await startChainParts(config, logger, { stores, credits, masterKey })
-  const chat = createChatParts({ pool: db.pool, nodes, config, credits, agents: agentsRepository, models, core: () => core })
+  const tools = createToolPort(() => core)
+  const chat = createChatParts({ pool: db.pool, nodes, config, credits, agents: agentsRepository, models, core: () => core, tools })
   const automationStore = createAutomationsStore(db.pool)
   const rateLimitStore = redis ? createRedisRateLimitStore(redis) : createMemoryRateLimitStore()
   // Runtime: the effects that call `core` get it lazily (it is built next).
-  const automationEffects = { ...createAutomationEffects({ core: () => core, store: automationStore }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
+  const automationEffects = { ...createAutomationEffects({ core: () => core, tools, store: automationStore }), ...createAgentAutomationsEffect({ runtime: () => runtime, store: automationStore }) }
   const { runtime, planners } = createRuntime(config, logger, { db, nodes, chain, sender, indexer, loadAccount, runtimePollMs, remotePollMs, chatEffects: { ...chat.effects, ...automationEffects } })
   // Core: every use case, over the adapters above.
   const wallet: WalletDeps | undefined = chain && sender && { chain, sender, planners, loadAccount }
@@ -145,6 +150,7 @@ export async function createServices(
   if (indexer) indexer.onIndexed(createAutomationTriggers({ runtime, store: automationStore, prices: (mints) => pricesOf(core, mints), logger, chainId: chain!.chainId }).onIndexed)
   const sweeper = startIdempotencySweep(core, logger)
   const sizes = startDatabaseSizeSampler(db.pool, logger)
+  const folder = startCreditFolder(db.pool, logger)
   // Account events out: the endpoints' use cases, and the dispatcher that fans events out and delivers them.
   const dispatcher = createWebhookDispatcher({ pool: db.pool, logger, settings: config.webhooks, render: renderEventsWith(core, logger) })
   const webhooks = webhookUseCases({ pool: db.pool, policy: config.webhooks.policy, wake: dispatcher.wake })
@@ -174,6 +180,7 @@ export async function createServices(
     async close() {
       clearInterval(sweeper)
       sizes.stop()
+      folder.stop()
       await dispatcher.stop()
       await indexer?.stop()
       await runtime.stop()
@@ -207,7 +214,7 @@ async function openStores(config: Config, logger: Logger, { pgMode, dataDirLock,
     : undefined
   const [opened, started] = await Promise.allSettled([
     openDatabaseAndBus(config, logger, url),
-    withChain ? startChain({ dataDir: config.dataDir, rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath, logger }) : undefined,
+    withChain ? (config.chain.rpcUrl ? connectChain({ rpcUrl: config.chain.rpcUrl, manifestPath: config.chain.manifestPath }) : startEmbeddedChain({ dataDir: config.dataDir, logger })) : undefined,
   ])
   if (opened.status === 'rejected' || started.status === 'rejected') {
     if (opened.status === 'fulfilled') await opened.value.close().catch(() => {})
@@ -314,6 +321,8 @@ function createRuntime(
       inboxMs: config.retention.inboxMs,
       inboxByKeyPrefixMs: { [HOOK_MESSAGE_KEY]: config.retention.hookMessageMs },
       sweepMs: config.retention.sweepMs,
+      // A run that started nothing leaves its row alone once compacted: its chat messages go too.
+      ...(config.retention.keepQuietRunMessages ? {} : { quietRows: { [runKind.kind]: [CHAT_MESSAGES_OF_TURN] } }),
     },
     bus: nodes,
     // One node indexes the chain; the others read what it wrote.
@@ -362,15 +371,15 @@ function createRepositories(db: Database) {
 }
 
 /** Hosted chat's parts: the model provider, the messages, the live bus, and the chat turn's effects (which call `core`, built later). */
-function createChatParts(p: { pool: Database['pool']; nodes: NodeBus; config: Config; credits: CreditsRepository; agents: AgentsRepository; models: Map<string, Model>; core(): Core }) {
+function createChatParts(p: { pool: Database['pool']; nodes: NodeBus; config: Config; credits: CreditsRepository; agents: AgentsRepository; models: Map<string, Model>; core(): Core; tools: ToolPort }) {
   const provider = createOpenAiProvider(p.config.modelProvider)
   const bus = createChatBus(p.nodes)
   const messages = createChatMessagesRepository(p.pool)
   const effects = createChatTurnEffects({
-    provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core,
+    provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, tools: p.tools,
     maxTokens: p.config.chat.maxTokens, historyLimit: p.config.chat.historyMessages,
   })
-  const runEffects = createRunEffects({ provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, maxTokens: p.config.chat.maxTokens })
+  const runEffects = createRunEffects({ provider, credits: p.credits, agents: p.agents, messages, models: p.models, bus, core: p.core, tools: p.tools, maxTokens: p.config.chat.maxTokens })
   return {
     effects: { ...effects, ...runEffects, ...createAgentRunEffects({ core: p.core }) },
     adapters: { models: p.models, defaultModel: defaultModelOf(p.models), provider, credits: p.credits, messages, bus, limits: p.config.chat, runs: p.config.runs },

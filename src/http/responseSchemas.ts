@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AUTOMATION_KINDS, TRIGGER_TYPES } from '../domain/automations/automation.types.ts'
 
 /**
  * What the OpenAPI document promises for the resources whose field names the reference client
@@ -250,11 +251,11 @@ export const automationResponse = z.object({
   agentId: z.uuid(),
   name: z.string(),
   description: nullableString,
-  kind: z.enum(['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap', 'mirror', 'custom']),
-  trigger: z.object({ type: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch', 'trailing_stop', 'bracket', 'webhook', 'leader_swap']) }).catchall(z.unknown()),
+  kind: z.enum(AUTOMATION_KINDS),
+  trigger: z.object({ type: z.enum(TRIGGER_TYPES) }).catchall(z.unknown()),
   action: z.object({ type: z.enum(['tool_call', 'agent_prompt']) }).catchall(z.unknown()),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error']),
-  triggerType: z.enum(['schedule', 'interval', 'price_threshold', 'new_launch', 'trailing_stop', 'bracket', 'webhook', 'leader_swap']),
+  triggerType: z.enum(TRIGGER_TYPES),
   actionType: z.enum(['tool_call', 'agent_prompt']),
   triggerOnce: z.boolean(),
   catchUp: z.enum(['once', 'skip']),

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { NotFoundError, ValidationError } from '../domain/errors.ts'
 import { bracketSchema, createAutomationSchema, dcaSchema, limitSchema, listAutomationsSchema, mirrorSchema, protectiveSchema, trailingStopSchema, twapSchema, updateAutomationSchema, type CreateAutomationBody, type ListAutomationsQuery } from '../domain/automations/automation.schema.ts'
 import { stableUuid } from '../domain/util/stableUuid.ts'
+import type { AutomationKind } from '../domain/automations/automation.types.ts'
 import { defineTool, type ToolCall } from './tool.ts'
 
 const automationArg = { automation_id: z.uuid('An automation id (uuid).') }
@@ -14,7 +15,8 @@ const named = { name: createAutomationSchema.shape.name, description: createAuto
 const createArgs = createAutomationSchema.omit({ agent_id: true, agentId: true })
 const dcaArgs = z.strictObject({ ...named, ...dcaSchema.shape })
 const limitArgs = z.strictObject({ ...named, ...limitSchema.shape })
-type ShorthandKind = 'dca' | 'limit' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap' | 'mirror'
+/** The kinds with a tool of their own (a sniper is made with create_automation). */
+type ShorthandKind = Exclude<AutomationKind, 'custom' | 'sniper'>
 type Named = { name: string; description?: string | undefined; max_spend_usd?: string | undefined }
 
 /** The bound agent's automation (another agent's or account's is not found); of this kind when one is named. */

@@ -1,14 +1,12 @@
 import { z } from 'zod'
-import { NotFoundError, ServiceError, ValidationError, type FieldErrors } from '../domain/errors.ts'
+import { NotFoundError, ServiceError, ValidationError } from '../domain/errors.ts'
 import { fieldErrorsOf } from '../domain/fieldErrors.ts'
 import type { Core } from '../app/coreApi.ts'
 import type { ParentBinding, Tool } from './tool.ts'
+import type { ToolOutcome } from '../domain/toolCall.types.ts'
 import type { Scope } from '../domain/accounts/scopes.ts'
 
-/** What a tool call answers: its result, or the API's error (`code` as on the HTTP routes). */
-export type ToolOutcome =
-  | { ok: true; result: unknown }
-  | { ok: false; error: { error: string; code: string; fieldErrors?: FieldErrors }; status: number }
+export type { ToolOutcome }
 
 /**
  * How the front door binds the agent: a chat turn or a run acts for one agent (an `agent_id`

@@ -1,3 +1,4 @@
+import type { ParentBinding } from '../domain/toolCall.types.ts'
 import type { z } from 'zod'
 import type { Core } from '../app/coreApi.ts'
 import type { Scope } from '../domain/accounts/scopes.ts'
@@ -21,12 +22,7 @@ export type ToolCall = {
   scopes?: readonly Scope[] | undefined
 }
 
-/**
- * The actor a tool call acts for: a fund-moving tool creates its operation as this actor's
- * child (it hears the operation's end in its inbox) and reports the child's id through `started`,
- * instead of waiting for the chain.
- */
-export type ParentBinding = { actorId: string; started(childId: string): void }
+export type { ParentBinding }
 
 /** Reports the operation a fund-moving tool started as the call's child (when a parent is bound), and answers it. */
 export function startedChild<T extends { id: string }>(call: Pick<ToolCall, 'parent'>, resource: T): T {

@@ -10,10 +10,14 @@ const run = promisify(execFile)
 export type ServerProcess = { child: ChildProcess; url: string; port: number; logs: () => string; dataDir: string | undefined }
 
 /** Starts `node src/main.ts` in its own process group and waits for /health to answer 200. */
-export async function startServer(env: Record<string, string>, { port, nodeArgs = [] }: { port?: number; /** Extra `node` flags (a benchmark's --cpu-prof). */ nodeArgs?: string[] } = {}): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  { port, nodeArgs = [], cwd }: { port?: number; /** Extra `node` flags (a benchmark's --cpu-prof). */ nodeArgs?: string[]; /** Another checkout to run (a benchmark's baseline tree). */ cwd?: string } = {},
+): Promise<ServerProcess> {
   const p = port ?? (await freePort())
   let logs = ''
   const child = spawn(process.execPath, [...nodeArgs, 'src/main.ts'], {
+    cwd,
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(p), HOST: '127.0.0.1' },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -84,9 +88,10 @@ export function serverCleanup() {
 }
 
 /** Runs the admin CLI the way the README shows it and parses its one JSON line. */
-export async function adminCreateAccount(env: Record<string, string>, args: string[] = []) {
+export async function adminCreateAccount(env: Record<string, string>, args: string[] = [], { cwd }: { cwd?: string } = {}) {
   const { stdout } = await run(process.execPath, ['scripts/admin.ts', 'create-account', '--name', 'crash', ...args], {
     env: { ...process.env, ...env },
+    cwd,
   })
   const lines = stdout.trim().split('\n')
   if (lines.length !== 1) throw new Error(`expected one line, got: ${stdout}`)

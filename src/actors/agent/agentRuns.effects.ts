@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto'
-import type { Core } from '../../app/coreApi.ts'
-import type { NextCheck } from '../../domain/runs/startScheduledRun.ts'
+import type { Bound } from '../../domain/util/bound.ts'
+import type { NextCheck, startScheduledRun } from '../../domain/runs/startScheduledRun.ts'
 import type { EffectHandler } from '../runtime/index.ts'
 import { AGENT_RUN_DUE, AGENT_STOP_RUNS } from './agent.machine.ts'
+
+/** The core's run use cases an agent's schedule calls. */
+export type AgentRunCalls = {
+  startScheduledRun: Bound<typeof startScheduledRun>
+  stopAgentRuns(input: { agentId: string; stoppedBy?: string | undefined }): Promise<string | null>
+}
 
 /** A UUID derived from a string (the check's effect id): a retried check names the same run. */
 function uuidOf(key: string): string {
@@ -25,7 +31,7 @@ const nextOf = (next: NextCheck) => ({ nextRunInMs: next ? Math.max(0, Math.ceil
  * agent's timer, or `agent.pause` with the reason); on stop, `core.stopAgentRuns` (the run in
  * progress ends `stopped` if it was created before the stop was committed).
  */
-export function createAgentRunEffects({ core }: { core(): Core }): Record<string, EffectHandler> {
+export function createAgentRunEffects({ core }: { core(): AgentRunCalls }): Record<string, EffectHandler> {
   return {
     async [AGENT_RUN_DUE](effect) {
       const outcome = await core().startScheduledRun({ accountId: effect.accountId, agentId: effect.actorId, runId: uuidOf(effect.id), slackMs: SCHEDULE_SLACK_MS })

@@ -1,15 +1,26 @@
-import type { Core } from '../../app/coreApi.ts'
+import type { Bound } from '../../domain/util/bound.ts'
+import type { getAgent } from '../../domain/agents/getAgent.ts'
+import type { startRun } from '../../domain/runs/startRun.ts'
+import type { ToolPort } from '../../domain/toolCall.types.ts'
 import type { AutomationAction, FiringSource } from '../../domain/automations/automation.types.ts'
 import { stableUuid } from '../../domain/util/stableUuid.ts'
-import { callTool } from '../../tools/callTool.ts'
-import { findTool, operationIdsOf } from '../../tools/registry.ts'
+import { inToolSpan } from '../../adapters/telemetry/spans.ts'
 import { releaseUnstartedOf } from '../conversation/toolCall.effects.ts'
 import type { AutomationsStore } from '../../adapters/db/automations.store.ts'
 import type { EffectContext, EffectHandler, EffectRow } from '../runtime/index.ts'
 import { AUTOMATION_FIRE, type AutomationContext, type FireParams } from './automation.machine.ts'
 import { AUTOMATIONS_WAITING, LISTED } from '../agent/agent.machine.ts'
 import { enqueue } from '../runtime/index.ts'
-import { orderArgs } from './orderArgs.ts'
+import { orderArgs, type OrderCalls } from './orderArgs.ts'
+
+/** The core's use cases a firing calls (the core is built after the runtime, so handed in as a getter). */
+export type AutomationCalls = OrderCalls & {
+  getAgent: Bound<typeof getAgent>
+  startRun: Bound<typeof startRun>
+  agentTools(input: { accountId: string; skills: readonly string[] }): Promise<string[]>
+  activeListingOf(input: { accountId: string; agentId: string }): Promise<string | null>
+}
+type AutomationEffectsDeps = { core(): AutomationCalls; tools: ToolPort; store: AutomationsStore }
 
 /**
  * The arguments of a firing's tool call: the action's own, for a firing of a new launch (a
@@ -39,7 +50,7 @@ export function firingArgs(action: Extract<AutomationAction, { type: 'tool_call'
  * the automation hears its end too, and the firing ends with it (ok when the run completed or
  * was stopped, failed with its status otherwise).
  */
-export function createAutomationEffects(deps: { core(): Core; store: AutomationsStore }): Record<string, EffectHandler> {
+export function createAutomationEffects(deps: AutomationEffectsDeps): Record<string, EffectHandler> {
   // The firing's key: the call id its operation's id derives from (the automation is the effect's actor); a TWAP's, its slice; a mirror's, the leader's swap.
   const firingKeyOf = (effect: EffectRow) => {
     const p = effect.params as FireParams
@@ -51,16 +62,16 @@ export function createAutomationEffects(deps: { core(): Core; store: Automations
     const firingKey = firingKeyOf(effect)
     const event = await fire(deps, effect, ctx, a, firingKey)
     // A firing of a fund-moving tool that started nothing gives back what an earlier attempt of it reserved for its operation.
-    if (event.type !== 'fire.started' && a.action.type === 'tool_call' && findTool(a.action.tool)?.movesFunds) ctx.finishWith(releaseUnstartedOf(a.accountId, firingKey))
+    if (event.type !== 'fire.started' && a.action.type === 'tool_call' && deps.tools.find(a.action.tool)?.movesFunds) ctx.finishWith(releaseUnstartedOf(deps.tools, a.accountId, firingKey))
     return event
   }
-  handler.giveUp = (effect) => releaseUnstartedOf(effect.accountId, firingKeyOf(effect))
+  handler.giveUp = (effect) => releaseUnstartedOf(deps.tools, effect.accountId, firingKeyOf(effect))
   return { [AUTOMATION_FIRE]: handler }
 }
 
 /** One firing: what it started (`fire.started`), did, skipped or why it failed. */
 async function fire(
-  { core, store }: { core(): Core; store: AutomationsStore },
+  { core, tools, store }: AutomationEffectsDeps,
   effect: EffectRow,
   ctx: EffectContext,
   a: AutomationContext,
@@ -73,7 +84,7 @@ async function fire(
   // What an earlier run of this firing started (its ids are derived from the firing): none can
   // have begun when this is the effect's first run, so the look is skipped then (a child created
   // twice would still be refused by its id, and the retry would find it).
-  const started = effect.firstRun ? undefined : await store.startedAmong([runId, ...operationIdsOf(a.accountId, firingKey)])
+  const started = effect.firstRun ? undefined : await store.startedAmong([runId, ...tools.operationIdsOf(a.accountId, firingKey)])
   // The firing's run: its end (heard as the automation is the run's watcher) is the firing's outcome.
   if (started?.id === runId) return { type: 'fire.started', childId: runId, result: { runId, status: started.status } }
   if (started) return { type: 'fire.started', childId: started.id, result: { id: started.id, status: started.status } }
@@ -102,16 +113,16 @@ async function fire(
       return { type: 'fire.failed', code: e.code, reason: e.message ?? 'refused' }
     }
   }
-  const tool = findTool(a.action.tool)
+  const tool = tools.find(a.action.tool)
   const granted = await c.agentTools({ accountId: a.accountId, skills: agent.skills })
   if (!tool || !granted.includes(tool.name)) return { type: 'fire.failed', code: 'tool_not_granted', reason: `The agent's skills do not grant ${a.action.tool}.` }
   const args = await orderArgs(c, a, params, firingArgs(a.action, source))
   if (!('args' in args)) return args
   let childId: string | undefined
-  const outcome = await callTool(tool, args.args, {
-    core: c, accountId: a.accountId, agent: { bound: a.agentId }, callId: firingKey,
+  const outcome = await inToolSpan(tool.name, firingKey, () => tools.call(tool.name, args.args, {
+    accountId: a.accountId, agentId: a.agentId, callId: firingKey,
     parent: { actorId: effect.actorId, started: (id) => void (childId = id) },
-  })
+  }))
   if (!outcome.ok) return { type: 'fire.failed', code: outcome.error.code, reason: outcome.error.error }
   if (childId) return { type: 'fire.started', childId, result: outcome.result }
   return { type: 'fire.done', result: outcome.result }

@@ -44,10 +44,33 @@ export function createAutomations({ runtime, store }: { runtime: ActorRuntime; s
   }
 }
 
-/** A symbol against a pattern with `*` (any run of characters) and `?` (one), any case. */
+/**
+ * A symbol against a pattern with `*` (any run of characters) and `?` (one), any case. Matched
+ * without a regular expression: a pattern such as `*a*a*a*a*a*a*a*b` made into one backtracks
+ * exponentially on a long symbol and would stop the node's event loop; this walk goes back only to
+ * the last `*`, so it takes at most pattern length x symbol length steps.
+ */
 export function symbolMatches(pattern: string, symbol: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\$]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i')
-  return re.test(symbol)
+  const p = pattern.toLowerCase()
+  const s = symbol.toLowerCase()
+  let i = 0
+  let j = 0
+  let star = -1
+  let resume = 0
+  while (j < s.length) {
+    if (i < p.length && (p[i] === '?' || p[i] === s[j])) {
+      i++
+      j++
+    } else if (i < p.length && p[i] === '*') {
+      star = i++
+      resume = j
+    } else if (star >= 0) {
+      i = star + 1
+      j = ++resume
+    } else return false
+  }
+  while (p[i] === '*') i++
+  return i === p.length
 }
 
 type Launched = { address: string; symbol: string; venue: string; quote_symbol: string; creator_address: string }

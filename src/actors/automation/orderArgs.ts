@@ -1,8 +1,13 @@
-import type { Core } from '../../app/core.ts'
+import type { Bound } from '../../domain/util/bound.ts'
+import type { getPortfolio } from '../../domain/wallet/getPortfolio.ts'
+import type { quoteSwap } from '../../domain/swaps/quoteSwap.ts'
 import { readSwapRequest } from '../../domain/swaps/swap.schema.ts'
 import { shareOfHolding, twapSliceAmount } from '../../domain/automations/orderRules.ts'
 import { mirrorSwapArgs } from '../../domain/automations/mirrorKind.ts'
 import type { AutomationContext, FireParams } from './automation.machine.ts'
+
+/** What an order's amount is worked out with: the core's portfolio and quotes. */
+export type OrderCalls = { getPortfolio: Bound<typeof getPortfolio>; quoteSwap: Bound<typeof quoteSwap> }
 
 /** A firing's end decided before its swap: refused (`fire.failed`) or a TWAP slice skipped and counted (`fire.skipped`). */
 export type OrderRefusal = { type: 'fire.failed'; code: string; reason: string; refusal?: true } | { type: 'fire.skipped'; reason: string; counted: true }
@@ -18,7 +23,7 @@ const sameToken = (ref: string, h: { symbol: string; address: string | null }) =
  * done and is reported on the firing; the total is never exceeded). Other automations' arguments
  * are theirs as they are.
  */
-export async function orderArgs(core: Core, a: AutomationContext, params: FireParams, args: Record<string, unknown>): Promise<{ args: Record<string, unknown> } | OrderRefusal> {
+export async function orderArgs(core: OrderCalls, a: AutomationContext, params: FireParams, args: Record<string, unknown>): Promise<{ args: Record<string, unknown> } | OrderRefusal> {
   try {
     return await workOut(core, a, params, args)
   } catch (err) {
@@ -29,7 +34,7 @@ export async function orderArgs(core: Core, a: AutomationContext, params: FirePa
   }
 }
 
-async function workOut(core: Core, a: AutomationContext, params: FireParams, args: Record<string, unknown>): Promise<{ args: Record<string, unknown> } | OrderRefusal> {
+async function workOut(core: OrderCalls, a: AutomationContext, params: FireParams, args: Record<string, unknown>): Promise<{ args: Record<string, unknown> } | OrderRefusal> {
   const order = a.order
   if (!order) return { args }
   if (order.mirror) {

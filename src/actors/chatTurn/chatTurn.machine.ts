@@ -155,7 +155,8 @@ export const chatTurnKind: ActorKind = {
   statusOf: (s: AnyMachineSnapshot) => String(s.value),
   effects: [MODEL_CALL, TOOL_CALL, TOOL_RESULT],
   failureStates: ['failed'],
-  // What only the model calls needed: the API serves the content, tool calls, usage and outcome.
-  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds'],
+  // What only the model calls and the machine needed: the API serves the content, tool calls,
+  // usage and outcome (the turn's id and account are its actor's, `chatTurns.ts` reads them there).
+  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds', 'turnId', 'accountId', 'message', 'round', 'maxRounds', 'temperature', 'stream', 'answeredBy', 'firstCallHold'],
   retention: (s: AnyMachineSnapshot) => conversationRetention((s.context as ChatTurnContext).toolCalls ?? []),
 }

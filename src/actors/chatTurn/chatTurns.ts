@@ -5,12 +5,12 @@ import type { ActorEntry } from '../runtime/index.ts'
 import type { ActorRuntime } from '../runtime/index.ts'
 import { CHAT_TURN_FINAL, chatTurnKind, type ChatTurnContext, type ChatTurnInput } from './chatTurn.machine.ts'
 
-/** The turn as the domain reads it, from its actor's entry. */
+/** The turn as the domain reads it, from its actor's entry (a compacted turn's context has no `turnId` nor `accountId`: the entry has them). */
 function stateOf(entry: ActorEntry): ChatTurnState & { accountId: string } {
   const c = entry.snapshot.context as ChatTurnContext
   return {
-    id: c.turnId,
-    accountId: c.accountId,
+    id: entry.id,
+    accountId: entry.accountId,
     agentId: c.agentId,
     status: entry.status as ChatTurnState['status'],
     content: c.content,

@@ -1,11 +1,11 @@
-import type { Core } from '../../app/coreApi.ts'
+import type { Bound } from '../../domain/util/bound.ts'
+import type { resolveAgentSkills } from '../../domain/skills/resolveAgentSkills.ts'
+import type { ToolPort } from '../../domain/toolCall.types.ts'
 import type { AgentRecord, AgentsRepository } from '../../domain/agents/ports.ts'
 import type { CreditsRepository } from '../../domain/billing/ports.ts'
 import { composePrompt } from '../../domain/chat/chatPrompt.ts'
 import type { ChatMessagesRepository, ModelMessage, ModelProvider, ModelTool } from '../../domain/chat/ports.ts'
 import type { Model } from '../../adapters/llm/modelCatalog.ts'
-import { toolJsonSchema } from '../../tools/callTool.ts'
-import { findTool } from '../../tools/registry.ts'
 import type { EffectContext, EffectHandler, EffectRow } from '../runtime/index.ts'
 import type { ChatBus } from './chatBus.ts'
 import { callCredits, createModelCallEffect } from './modelCall.effects.ts'
@@ -22,8 +22,10 @@ export type ConversationEffectsDeps = {
   messages: ChatMessagesRepository
   models: ReadonlyMap<string, Model>
   bus: ChatBus
-  /** Built after the runtime (core needs it), so handed in as a getter. */
-  core(): Core
+  /** The core's skills (built after the runtime, which core needs, so handed in as a getter). */
+  core(): { resolveAgentSkills: Bound<typeof resolveAgentSkills> }
+  /** The tools a model may call. */
+  tools: ToolPort
   maxTokens: number
 }
 
@@ -53,9 +55,9 @@ export type Conversation = {
  * tools, no history) as the model-call effect will hold it, and the hold's id for that call's
  * effect: a run holds them in its own insert, and its first call finds them held.
  */
-export function firstCallHoldOf(c: { system: string; firstMessage: string; tools: readonly string[]; model: TokenPrices & { contextWindow: number }; maxTokens: number }): number {
+export function firstCallHoldOf(toolPort: Pick<ToolPort, 'find'>, c: { system: string; firstMessage: string; tools: readonly string[]; model: TokenPrices & { contextWindow: number }; maxTokens: number }): number {
   // The prompt composed as the call will compose it (`requestOf` below), with no history.
-  const tools = modelToolsOf(c.tools)
+  const tools = modelToolsOf(toolPort, c.tools)
   const messages = composePrompt({ system: c.system, history: [], turn: [{ role: 'user', content: c.firstMessage }], tools, contextWindow: c.model.contextWindow, maxTokens: c.maxTokens })
   return callCredits({ messages, tools, model: c.model }, c.maxTokens)
 }
@@ -76,10 +78,10 @@ export type ConversationKind = {
 }
 
 /** The model tools of a list of tool names, in the registry's order. */
-export function modelToolsOf(names: readonly string[]): ModelTool[] {
+export function modelToolsOf(tools: Pick<ToolPort, 'find'>, names: readonly string[]): ModelTool[] {
   return names.flatMap((n) => {
-    const t = findTool(n)
-    return t ? [{ name: t.name, description: t.description, parameters: toolJsonSchema(t) }] : []
+    const t = tools.find(n)
+    return t ? [{ name: t.name, description: t.description, parameters: t.parameters() }] : []
   })
 }
 
@@ -120,7 +122,7 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
         const [system, history] = await Promise.all([c.system ?? systemFromAgent(c), kind.history(c)])
         const model = deps.models.get(c.model)
         if (!model) throw new Error(`model ${c.model} is not in the catalog`)
-        const tools = modelToolsOf(c.tools)
+        const tools = modelToolsOf(deps.tools, c.tools)
         const messages = composePrompt({ system, history, turn: c.transcript, tools, contextWindow: model.contextWindow, maxTokens: deps.maxTokens })
         // The first call of a conversation whose creation held its credits (a run): held already.
         const first = (effect.params as { step?: number } | null)?.step === 1
@@ -133,7 +135,7 @@ export function createConversationEffects(deps: ConversationEffectsDeps, kind: C
       },
     }),
     [kind.effects.toolCall]: createToolCallEffect({
-      core: deps.core,
+      tools: deps.tools,
       bus: deps.bus,
       async bindingOf(effect, ctx) {
         const c = await conversationOf(effect, ctx)

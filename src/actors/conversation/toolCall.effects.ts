@@ -1,16 +1,14 @@
 import { z } from 'zod'
 import { ToolNotGrantedError, ValidationError } from '../../domain/errors.ts'
-import type { Core } from '../../app/coreApi.ts'
-import { callTool, type ToolOutcome } from '../../tools/callTool.ts'
-import type { ParentBinding } from '../../tools/tool.ts'
+import type { ParentBinding, ToolOutcome, ToolPort } from '../../domain/toolCall.types.ts'
 import { toolCallOutcomeSchemas, type ToolResultParams } from './toolCalls.ts'
 
 export type { ToolResultParams }
-import { findTool, operationIdsOf } from '../../tools/registry.ts'
 import { releaseUnstartedWrite } from '../../adapters/db/walletOp.store.ts'
 import type { EffectHandler, EffectContext, EffectRow } from '../runtime/index.ts'
 import type { SqlWrite } from '../../domain/billing/ports.ts'
 import type { ChatBus } from './chatBus.ts'
+import { inToolSpan } from '../../adapters/telemetry/spans.ts'
 
 /** The tool-call effect: one tool call of a model, keyed by the machine's key for it (`<round>.<index>`). */
 export const TOOL_CALL = 'chat.tool'
@@ -24,7 +22,7 @@ export const TOOL_RESULT = 'chat.tool.result'
  * key) reserved for an operation no actor came of: every fund-moving tool derives its
  * operation's id from the call id (`operationIdsOf`). Sent with an outcome that started no child.
  */
-export const releaseUnstartedOf = (accountId: string, callId: string) => releaseUnstartedWrite(operationIdsOf(accountId, callId))
+export const releaseUnstartedOf = (tools: ToolPort, accountId: string, callId: string) => releaseUnstartedWrite(tools.operationIdsOf(accountId, callId))
 
 /** The scopes a model acts with: it never changes a policy, a payout wallet or a whitelist. */
 export const MODEL_SCOPES = ['read', 'trade'] as const
@@ -48,7 +46,7 @@ export type ToolCallBinding = {
 }
 
 export type ToolCallDeps = {
-  core(): Core
+  tools: ToolPort
   bus: ChatBus
   bindingOf(effect: EffectRow, ctx: EffectContext): Promise<ToolCallBinding>
   /** A write made with the result, in the statement that records it (the tool message). */
@@ -56,7 +54,7 @@ export type ToolCallDeps = {
 }
 
 /**
- * The tool-call effect handler: runs the tool through `callTool` bound to the agent. The call id
+ * The tool-call effect handler: runs the tool through the tool port, bound to the agent. The call id
  * the tool derives its operation id from is this effect's id (stable across retries, unique per
  * call whatever the model names it), so a retry after a crash finds its operation and sends
  * nothing new. A fund-moving tool starts its operation as a child of the turn or run and the
@@ -71,23 +69,23 @@ export function createToolCallEffect(deps: ToolCallDeps): EffectHandler {
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_call', id: p.callId, name: p.name, arguments: p.arguments })
     let childId: string | undefined
     const parent = { actorId: effect.actorId, started: (id: string) => void (childId = id) }
-    const outcome = await run(deps, binding, p, { callId: p.key ? effect.id : binding.callKey(p.callId), parent })
+    const outcome = await inToolSpan(p.name, p.callId, () => run(deps, binding, p, { callId: p.key ? effect.id : binding.callKey(p.callId), parent }))
     const result = outcome.ok ? outcome.result : outcome.error
     if (outcome.ok && childId && p.key) return { type: 'tool.started', callId: p.callId, key: p.key, childId, result }
     const status = outcome.ok ? 'ok' : 'refused'
     // No child started: what an earlier attempt of this call reserved for one is given back.
-    if (p.key && findTool(p.name)?.movesFunds) ctx.finishWith(releaseUnstartedOf(binding.accountId, effect.id))
+    if (p.key && deps.tools.find(p.name)?.movesFunds) ctx.finishWith(releaseUnstartedOf(deps.tools, binding.accountId, effect.id))
     if (deps.resultWrite) ctx.finishWith(await deps.resultWrite(effect, { messageKey: `tool:${p.key ? effect.id : p.callId}`, callId: p.callId, name: p.name, content: JSON.stringify(result) }))
     if (binding.streamKey) deps.bus.publish(binding.streamKey, { type: 'tool_result', id: p.callId, name: p.name, status, result })
     return { type: 'tool.done', callId: p.callId, ...(p.key ? { key: p.key } : {}), status, result, at: new Date().toISOString() }
   }
   // Given up on: what an attempt reserved for an operation it never started is given back.
-  handler.giveUp = (effect) => releaseUnstartedOf(effect.accountId, effect.id)
+  handler.giveUp = (effect) => releaseUnstartedOf(deps.tools, effect.accountId, effect.id)
   return handler
 }
 
 async function run(deps: ToolCallDeps, binding: ToolCallBinding, p: ToolCallParams, call: { callId: string; parent: ParentBinding }): Promise<ToolOutcome> {
-  const tool = findTool(p.name)
+  const tool = deps.tools.find(p.name)
   if (!tool || !binding.granted.includes(p.name) || !(MODEL_SCOPES as readonly string[]).includes(tool.scope)) return refusal(new ToolNotGrantedError(p.name))
   let args: unknown
   try {
@@ -95,7 +93,7 @@ async function run(deps: ToolCallDeps, binding: ToolCallBinding, p: ToolCallPara
   } catch {
     return refusal(new ValidationError({ arguments: 'Must be a JSON object.' }, 'Invalid tool arguments.'))
   }
-  return callTool(tool, args, { core: deps.core(), accountId: binding.accountId, agent: { bound: binding.agentId }, ...call })
+  return deps.tools.call(tool.name, args, { accountId: binding.accountId, agentId: binding.agentId, ...call })
 }
 
 const refusal = (err: ToolNotGrantedError | ValidationError): ToolOutcome => ({

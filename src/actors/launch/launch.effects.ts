@@ -7,8 +7,8 @@ import type { LaunchInput } from '../../domain/launches/launch.schema.ts'
 import { ServiceError } from '../../domain/errors.ts'
 import type { ChainHandle } from '../../adapters/chain/chain.ts'
 import type { TxSender } from '../../adapters/chain/txSender.ts'
-import { InsufficientFundsError, SimulationRevertedError, revertReason } from '../../adapters/chain/txSender.ts'
 import { launchOutcome, planLaunch, quoteAsset, seedOf, LAUNCH_SUPPLY } from '../../adapters/chain/launchTx.ts'
+import { simulateLaunch } from '../../adapters/chain/launchSimulation.ts'
 import { gasCost, PAPER_TX_PREFIX } from '../walletOp/walletOp.effects.ts'
 import type { PaperLaunches } from '../../adapters/chain/paperLaunch.ts'
 
@@ -45,42 +45,6 @@ const rejected = (code: string, message: string) => ({ type: 'launch.rejected', 
 function asRejection(err: unknown) {
   if (err instanceof ServiceError && err.status < 500) return rejected(err.code, err.message)
   return undefined
-}
-
-/**
- * Checks that a launch can go through, with nothing sent: the agent's quote funds for a
- * self-funded seed, gas money, and an `eth_call` simulation of the launch transaction.
- */
-export async function simulateLaunch(deps: Pick<LaunchEffectsDeps, 'chain'>, ctx: LaunchInput, account: LocalAccount) {
-  const { chain } = deps
-  const client = chain.publicClient
-  const plan = planLaunch(chain.manifest, ctx, account.address, 0)
-  const q = quoteAsset(chain.manifest, ctx.quote)
-  const ethBalance = await client.getBalance({ address: account.address })
-  const block = await client.getBlock()
-  const maxFee = (block.baseFeePerGas ?? 1_000_000_000n) * 2n + 1_000_000_000n
-  if (ctx.venue === 'self-funded' && !q.native) {
-    const seed = seedOf(chain.manifest, ctx)
-    const held = await client.readContract({ address: q.address, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })
-    if (held < seed) throw new InsufficientFundsError({ message: `The agent wallet holds ${held} base units of ${ctx.quote}; the seed needs ${seed}.` })
-    const gas = 4_100_000n
-    if (ethBalance < gas * maxFee) throw new InsufficientFundsError({ needed: gas * maxFee, balance: ethBalance })
-    return { gas, maxFeePerGas: maxFee }
-  }
-  const tx = plan[0]!
-  if (ethBalance < (tx.value ?? 0n)) throw new InsufficientFundsError({ needed: tx.value ?? 0n, balance: ethBalance })
-  let gas: bigint
-  try {
-    gas = await client.estimateGas({ account, to: tx.to, data: tx.data, value: tx.value ?? 0n })
-  } catch (err) {
-    const reason = revertReason(err)
-    if (reason) throw new SimulationRevertedError(reason, err)
-    if (/insufficient funds/i.test(String(err))) throw new InsufficientFundsError({ needed: maxFee * 3_000_000n, balance: ethBalance })
-    throw err
-  }
-  const needed = gas * maxFee + (tx.value ?? 0n)
-  if (ethBalance < needed) throw new InsufficientFundsError({ needed, balance: ethBalance })
-  return { gas, maxFeePerGas: maxFee }
 }
 
 /**

@@ -239,7 +239,8 @@ export const runKind: ActorKind = {
     const automationId = (s.context as RunContext).automationId
     return automationId ? [automationId] : []
   },
-  // What only the model calls needed: the API serves the steps, budgets, summary and outcome.
-  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds'],
+  // What only the model calls and the machine needed: the API serves the steps, budgets, summary
+  // and outcome (the run's id and account are its actor's, `runs.ts` reads them from there).
+  compactDrops: ['transcript', 'system', 'tools', 'pending', 'earlyEnds', 'runId', 'accountId', 'stepsUsed', 'timeUp', 'temperature', 'tellParent', 'firstCallHold'],
   retention: (s: AnyMachineSnapshot) => conversationRetention(((s.context as RunContext).steps ?? []).flatMap((step) => step.toolCalls ?? [])),
 }

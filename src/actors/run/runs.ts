@@ -19,9 +19,10 @@ const ONE_ACTIVE_RUN = 'actor_run_one_active'
 /** The states of a run not ended (the states `actor_run_one_active` covers). */
 const ACTIVE = ['queued', 'running'] as const
 
-function stateOf(row: Pick<ActorRecord<RunContext>, 'status' | 'context' | 'createdAt' | 'updatedAt'>): RunState {
+/** A run as the domain reads it (a compacted run's context has no `runId` nor `accountId`: its actor's row has them). */
+function stateOf(row: Pick<ActorRecord<RunContext>, 'id' | 'accountId' | 'status' | 'context' | 'createdAt' | 'updatedAt'>): RunState {
   const { transcript: _t, pending: _p, timeUp: _u, stepsUsed: _s, ...c } = row.context
-  return { ...c, status: row.status as RunStatus, createdAt: row.createdAt, updatedAt: row.updatedAt }
+  return { ...c, runId: row.id, accountId: row.accountId, status: row.status as RunStatus, createdAt: row.createdAt, updatedAt: row.updatedAt }
 }
 
 /**
@@ -54,7 +55,7 @@ export function createRuns({ pool, runtime, hold }: { pool: pg.Pool; runtime: Ac
         // The run as created, without reading its row back.
         const at: Date = ('createdAt' in entry ? (entry.createdAt as Date | undefined) : undefined) ?? new Date()
         const iso = new Date(at).toISOString()
-        return stateOf({ status: entry.status, context: entry.snapshot.context as RunContext, createdAt: iso, updatedAt: iso })
+        return stateOf({ id: run.runId, accountId: run.accountId, status: entry.status, context: entry.snapshot.context as RunContext, createdAt: iso, updatedAt: iso })
       } catch (err) {
         // The same run id again (an Idempotency-Key retried after a crash): the run exists; its row is the answer.
         if ((err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'actor_pkey') return (await get(run.runId))!

@@ -17,8 +17,8 @@ export type InsertActorParams = Omit<CommitParams, 'expectedVersion' | 'inboxSeq
   guard?: SqlGuard | undefined
 }
 
-/** The insert's own parameters: $1 to $14. */
-const INSERT_PARAMS = 14
+/** The insert's own parameters: $1 to $15. */
+const INSERT_PARAMS = 15
 
 /**
  * A new actor's insert (its row, its journal's first row, effects, timers and any write alongside)
@@ -47,8 +47,8 @@ export function insertActorWrite(p: InsertActorParams, prefix = '', onlyIf?: { s
       },
       {
         as: `${prefix}j`,
-        sql: `insert into actor_journal (actor_id, seq, account_id, event, state_value)
-       select id, version, account_id, $9::jsonb, $6::jsonb from ${ins}`,
+        sql: `insert into actor_journal (actor_id, seq, account_id, event, state_value, trace)
+       select id, version, account_id, $9::jsonb, $6::jsonb, $15::text from ${ins}`,
       },
       {
         as: `${prefix}ef`,
@@ -79,6 +79,7 @@ export function insertActorWrite(p: InsertActorParams, prefix = '', onlyIf?: { s
       p.parentId ?? null,
       p.claim?.owner ?? null,
       p.claim?.leaseMs ?? null,
+      p.trace ?? null,
       ...extra,
     ],
   }

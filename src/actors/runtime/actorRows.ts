@@ -59,6 +59,8 @@ export type CommitParams = {
   finishEffect?: EffectFinish | null
   /** Set by the transition that ends the actor: its history may be compacted this many milliseconds after the commit. */
   retainMs?: number | null
+  /** The trace context the transition ran in (see TraceHooks), stored with its journal entry; null or absent: none. */
+  trace?: string | null
 }
 
 export type EffectFinish = { id: string; owner: string; status: 'done' | 'failed'; result: unknown; error: string | null }

@@ -17,7 +17,7 @@ with input as (
   select * from jsonb_to_recordset($1::jsonb) as x(
     id text, expected bigint, snapshot jsonb, status text, state_value jsonb, timers jsonb, event jsonb,
     inbox_seq bigint, effects jsonb, timer_deletes jsonb, timer_upserts jsonb, notify jsonb,
-    claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb, retain_ms bigint)
+    claimed_by text, lease_ms bigint, empty_inbox boolean, finish jsonb, retain_ms bigint, trace text)
 )`
 const COMMIT_WRITES = `, fl as (
   select e.id, i.id as actor_id from input i join effect e on e.id = i.finish->>'id'
@@ -35,11 +35,11 @@ const COMMIT_WRITES = `, fl as (
   returning a.id, a.account_id, a.version
 ), ok as (
   select upd.id, upd.account_id, upd.version, i.event, i.state_value, i.inbox_seq, i.effects, i.timer_deletes, i.timer_upserts, i.notify,
-         i.claimed_by, i.lease_ms, i.finish
+         i.claimed_by, i.lease_ms, i.finish, i.trace
     from upd join input i on i.id = upd.id
 ), j as (
-  insert into actor_journal (actor_id, seq, account_id, event, state_value)
-  select id, version, account_id, event, state_value from ok
+  insert into actor_journal (actor_id, seq, account_id, event, state_value, trace)
+  select id, version, account_id, event, state_value, trace from ok
 ), ib as (
   update actor_inbox b set processed_at = now() from ok where b.seq = ok.inbox_seq
 ), ef as (
@@ -137,6 +137,7 @@ function commitInput(ps: CommitParams[]): string {
     empty_inbox: p.requireEmptyInbox ?? false,
     finish: p.finishEffect ?? null,
     retain_ms: p.retainMs ?? null,
+    trace: p.trace ?? null,
   }))
   return JSON.stringify(input)
 }

@@ -39,6 +39,7 @@ function planCreation(core: RuntimeCore, kindName: string, { id, accountId, inpu
     claim,
     alongside: typeof alongside === 'function' ? alongside(plan.effects) : alongside,
     guard,
+    trace,
   }
   // A child that is final from the start still tells its parent.
   const notify = childEnd(entry).map((n) => ({ ...n, trace }))
@@ -147,6 +148,7 @@ export function planTransition(core: RuntimeCore, entry: ActorEntry, event: AnyE
       notify,
       claim,
       retainMs: next.status === 'done' && entry.snapshot.status !== 'done' ? core.retainMsOf(entry.kind, next) : null,
+      trace,
     },
   }
 }

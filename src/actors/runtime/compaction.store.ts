@@ -7,7 +7,9 @@ import { preparedName } from './sql.ts'
  * ended actors whose `compact_after` has passed lose their journal, effects, inbox rows and
  * timers, and are stamped `compacted_at`. An actor is skipped while anything of it may still
  * happen or be asked for: an open effect, a timer, an inbox row not yet applied, an unresolved
- * dead letter, a stuck mark, or a child that has not ended. Rows are taken `for update skip
+ * dead letter, a stuck mark, or a child that has not ended. With `quietRows`, an actor of those
+ * kinds that started no child also loses those rows of the app's tables (a quiet run's chat
+ * messages), in the same statement. Rows are taken `for update skip
  * locked`, so nodes sweeping at once take different actors, and a commit that holds an actor's
  * row (a late event's drain) is never waited for: the actor is taken at a later sweep.
  * Answers the ids compacted.
@@ -15,11 +17,16 @@ import { preparedName } from './sql.ts'
  * @example
  * while ((await compactEnded(pool, 500)).length === 500);
  */
-export async function compactEnded(db: Queryable, limit: number, drops: Readonly<Record<string, readonly string[]>> = {}): Promise<string[]> {
+export async function compactEnded(
+  db: Queryable,
+  limit: number,
+  drops: Readonly<Record<string, readonly string[]>> = {},
+  quietRows: Readonly<Record<string, readonly AppRows[]>> = {},
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>({
-    name: preparedName(`actor.compact${dropsKey(drops)}`),
+    name: preparedName(`actor.compact${dropsKey(drops)}${quietRowsKey(quietRows)}`),
     text: `with due as (
-       select a.id from actor a
+       select a.id, a.kind from actor a
         where a.compacted_at is null and a.compact_after is not null and a.compact_after < now()
           and a.stuck_at is null
           and not exists (select 1 from effect e where e.actor_id = a.id and e.status in ('pending', 'prepared', 'sent'))
@@ -37,7 +44,7 @@ export async function compactEnded(db: Queryable, limit: number, drops: Readonly
        delete from actor_inbox where actor_id in (select id from due)
      ), t as (
        delete from actor_timer where actor_id in (select id from due)
-     )
+     )${quietRowsDeletes(quietRows)}
      update actor a set compacted_at = now()${snapshotDrops(drops)} from due where a.id = due.id
      returning a.id`,
     values: [limit],
@@ -50,6 +57,31 @@ function snapshotDrops(drops: Readonly<Record<string, readonly string[]>>): stri
   const whens = Object.entries(drops).filter(([, keys]) => keys.length > 0)
     .map(([kind, keys]) => `when ${literal(kind)} then a.snapshot${keys.map((k) => ` #- ${contextPath([k])}`).join('')}`)
   return whens.length ? `, snapshot = case a.kind ${whens.join(' ')} else a.snapshot end` : ''
+}
+
+/** Rows of an app's table keyed by an actor's id (`column` holds it, as a `uuid` when `uuid`), deleted by a quiet actor's compaction. */
+export type AppRows = { table: string; column: string; uuid?: boolean }
+
+const IDENT = /^[a-z_][a-z0-9_]*$/
+
+/**
+ * `, q0 as (delete from chat_message where turn_id in (...)) ...`: for each kind with `quietRows`,
+ * its app rows, of the actors in the batch that started no child (a quiet actor: nothing of it
+ * outlives it but its row).
+ */
+function quietRowsDeletes(quietRows: Readonly<Record<string, readonly AppRows[]>>): string {
+  const parts = Object.entries(quietRows).flatMap(([kind, list]) => list.map((r) => {
+    if (!IDENT.test(r.table) || !IDENT.test(r.column)) throw new Error(`Not a table or column name: ${r.table}.${r.column}`)
+    return { kind, ...r }
+  }))
+  return parts.map((r, i) => `, q${i} as (
+       delete from ${r.table} where ${r.column} in (select d.id${r.uuid ? '::uuid' : ''} from due d where d.kind = ${literal(r.kind)} and not exists (select 1 from actor c where c.parent_id = d.id))
+     )`).join('')
+}
+
+const quietRowsKey = (quietRows: Readonly<Record<string, readonly AppRows[]>>) => {
+  const entries = Object.entries(quietRows).filter(([, list]) => list.length > 0)
+  return entries.length ? `:q:${entries.map(([kind, list]) => `${kind}=${list.map((r) => `${r.table}.${r.column}${r.uuid ? '::uuid' : ''}`).join(',')}`).join(';')}` : ''
 }
 
 /** A statement name per set of drops (a prepared statement's text is fixed per name; `preparedName` keeps a long one apart by its hash). */

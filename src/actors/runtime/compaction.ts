@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { AnyMachineSnapshot } from 'xstate'
 import type { ActorKind } from './actorKind.ts'
 import type { Logger } from './runtimeLogger.ts'
-import { claimLiveHistories, compactEnded, expireInbox, journalOlderThan, trimHistory } from './compaction.store.ts'
+import { claimLiveHistories, compactEnded, expireInbox, journalOlderThan, trimHistory, type AppRows } from './compaction.store.ts'
 import { checkpointEvent, replayJournal } from './replay.ts'
 
 /**
@@ -25,6 +25,11 @@ export type RetentionOptions = {
   liveHistoryMs?: number
   /** How often each node sweeps, in milliseconds. */
   sweepMs: number
+  /**
+   * Rows of the app's tables, by kind, that an actor's compaction deletes with its history when it
+   * started no child (e.g. `{ run: [{ table: 'chat_message', column: 'turn_id' }] }`). Absent: kept.
+   */
+  quietRows?: Readonly<Record<string, readonly AppRows[]>>
   /** Actors compacted (or inbox rows expired) per statement (default 500). */
   batchSize?: number
 }
@@ -93,7 +98,7 @@ export function createCompaction({ pool, logger, retention, track, kinds, kindOf
   function sweep(): Promise<SweepDone> {
     running ??= track(
       (async () => ({
-        compacted: await batches(async () => (await compactEnded(pool, limit, drops)).length),
+        compacted: await batches(async () => (await compactEnded(pool, limit, drops, retention.quietRows)).length),
         expired: await batches(() => expireInbox(pool, { olderThanMs: retention.inboxMs, byKeyPrefix: retention.inboxByKeyPrefixMs ?? {}, limit })),
         trimmed: await batches(trimLive),
       }))().finally(() => {

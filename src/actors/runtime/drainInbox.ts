@@ -46,7 +46,9 @@ export function drainInbox(core: RuntimeCore, id: string, unloadable: Set<string
             continue
           }
           const timer = row.timer_key !== null ? { key: row.timer_key, generation: Number(row.timer_generation) } : undefined
-          await core.trace.within(row.trace ?? null, `actor.inbox ${event.type}`, { 'actor.id': id, 'actor.kind': entry.kind.kind }, () =>
+          // A timer's row carries no trace: its firing is a trace of its own, its span naming the timer.
+          const attributes = { 'actor.id': id, 'actor.kind': entry.kind.kind, ...(timer ? { 'actor.timer.key': timer.key } : {}) }
+          await core.trace.within(row.trace ?? null, `actor.inbox ${event.type}`, attributes, () =>
             applyEvent(core, id, event, { inboxSeq: row.seq, ...(timer ? { timer } : {}) }))
         }
         // A short batch was all there was: a row added since comes with a drain of its own

@@ -22,4 +22,4 @@ export { contextIndexSql, effectKindIndexSql, type ContextIndex } from './schema
 export { migrateRuntimeSchema } from './schema/migrate.ts'
 export { dropActorTriggerSql, dropStatusHookSql, statusHookSql } from './schema/statusHooks.ts'
 export { mergeWrites, runSqlWrite, withTransaction, type Queryable, type SqlGuard, type SqlWrite } from './sql.ts'
-export { actorRowsSql, nodeGoneSql, nodeLiveSql, sendEachSql, tellMatching } from './sqlApi.ts'
+export { actorRowsSql, actorTraceAtSql, nodeGoneSql, nodeLiveSql, sendEachSql, tellMatching } from './sqlApi.ts'

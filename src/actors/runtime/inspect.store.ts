@@ -127,7 +127,7 @@ export type ActorInFull = NonNullable<Awaited<ReturnType<typeof findActor>>>
 
 /** The columns of an effect the console shows; `in_flight`: an attempt holds its lease now. */
 export const EFFECT_COLUMNS = `id, kind, params, status, external_ref, result, attempts, last_error, next_attempt_at, created_at, updated_at,
-  (claimed_by is not null and lease_until > now()) as in_flight, attempt_log`
+  (claimed_by is not null and lease_until > now()) as in_flight, attempt_log, trace`
 const ENDED = new Set(['done', 'failed'])
 
 /**
@@ -145,10 +145,15 @@ export function effectView(e: Record<string, unknown>) {
     lastError: e.last_error as string | null, nextAttemptAt: iso(e.next_attempt_at as string),
     lastAttemptAt: ended || attempts > 0 ? iso(e.updated_at as string) : null, endedAt: ended ? iso(e.updated_at as string) : null,
     failedAttempts: ((e.attempt_log ?? []) as { attempt: number; endedAt: string; error: string }[]).map((a) => ({ ...a, endedAt: iso(a.endedAt) })),
-    createdAt: iso(e.created_at as string), updatedAt: iso(e.updated_at as string),
+    createdAt: iso(e.created_at as string), updatedAt: iso(e.updated_at as string), trace: traceOf(e),
   }
 }
-export const journalView = (j: Record<string, unknown>) => ({ seq: Number(j.seq), event: j.event as { type: string }, stateValue: j.state_value as unknown, at: iso(j.at as string) })
+/** The trace context stored with a row (the app's TraceHooks wrote it: opaque here), null when none was. */
+const traceOf = (r: Record<string, unknown>) => (r.trace as string | null | undefined) ?? null
+/** A journal entry; `trace`: the trace context its transition ran in. */
+export const journalView = (j: Record<string, unknown>) => ({ seq: Number(j.seq), event: j.event as { type: string }, stateValue: j.state_value as unknown, at: iso(j.at as string), trace: traceOf(j) })
+/** The journal's columns `journalView` reads. */
+export const JOURNAL_COLUMNS = 'seq, event, state_value, at, trace'
 /** The type a stored event names (what a retry would send), null when it names none. */
 export const eventTypeOf = (event: unknown): string | null => {
   const type = (event as { type?: unknown } | null)?.type
@@ -156,11 +161,11 @@ export const eventTypeOf = (event: unknown): string | null => {
 }
 export const deadLetterView = (d: Record<string, unknown>) => ({
   seq: Number(d.seq), event: d.event as unknown, eventType: eventTypeOf(d.event), error: d.error as string, deadAt: iso(d.dead_at as string),
-  resolvedAt: d.resolved_at ? iso(d.resolved_at as string) : null, resolution: d.resolution as string | null,
+  resolvedAt: d.resolved_at ? iso(d.resolved_at as string) : null, resolution: d.resolution as string | null, trace: traceOf(d),
 })
 export const timerView = (t: Record<string, unknown>) => ({ key: t.timer_key as string, generation: Number(t.generation), dueAt: iso(t.due_at as string), event: t.event as unknown })
 
-const DEAD_LETTERS = `select seq, event, error, dead_at, resolved_at, resolution from actor_inbox
+const DEAD_LETTERS = `select seq, event, error, dead_at, resolved_at, resolution, trace from actor_inbox
   where actor_id = $1 and dead_at is not null order by seq desc limit 100`
 
 /** The last 100 timers, effects, journal entries and dead letters of one actor (newest first); older ones: `timelinePage`. */
@@ -168,7 +173,7 @@ export async function actorDetail(db: Db, id: string) {
   const [timers, effects, journal, dead] = await Promise.all([
     db.query('select timer_key, generation, due_at, event from actor_timer where actor_id = $1 order by due_at', [id]),
     db.query(`select ${EFFECT_COLUMNS} from effect where actor_id = $1 order by created_at desc limit 100`, [id]),
-    db.query('select seq, event, state_value, at from actor_journal where actor_id = $1 order by seq desc limit 100', [id]),
+    db.query(`select ${JOURNAL_COLUMNS} from actor_journal where actor_id = $1 order by seq desc limit 100`, [id]),
     db.query(DEAD_LETTERS, [id]),
   ])
   return {

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { actorSummary, deadLetterView, EFFECT_COLUMNS, effectView, journalView, timerView } from './inspect.store.ts'
+import { actorSummary, deadLetterView, EFFECT_COLUMNS, effectView, JOURNAL_COLUMNS, journalView, timerView } from './inspect.store.ts'
 
 type Db = Pick<pg.Pool, 'query'>
 const iso = (v: string | Date) => new Date(v).toISOString()
@@ -33,7 +33,7 @@ const firedTimerView = (t: Record<string, unknown>) => ({
  */
 export async function timelinePage(db: Db, id: string, { before, limit }: TimelinePageQuery) {
   const { rows } = await db.query(
-    `select seq, event, state_value, at from actor_journal where actor_id = $1 and ($2::bigint is null or seq < $2) order by seq desc limit $3`,
+    `select ${JOURNAL_COLUMNS} from actor_journal where actor_id = $1 and ($2::bigint is null or seq < $2) order by seq desc limit $3`,
     [id, before ?? null, limit + 1],
   )
   const journal = rows.slice(0, limit)
@@ -56,7 +56,7 @@ export async function timelinePage(db: Db, id: string, { before, limit }: Timeli
       params,
     ),
     db.query(
-      `select seq, event, error, dead_at, resolved_at, resolution from actor_inbox
+      `select seq, event, error, dead_at, resolved_at, resolution, trace from actor_inbox
         where actor_id = $1 and dead_at is not null and ${span('dead_at')} order by seq desc limit $4`,
       params,
     ),

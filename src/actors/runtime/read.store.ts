@@ -14,12 +14,12 @@ type Db = Pick<pg.Pool, 'query'>
 const iso = (v: string | Date) => new Date(v).toISOString()
 
 /** An actor as a read model: its state, its machine context, when it was created and last changed (ISO 8601). */
-export type ActorRecord<C = Record<string, unknown>> = { id: string; status: string; context: C; createdAt: string; updatedAt: string }
+export type ActorRecord<C = Record<string, unknown>> = { id: string; accountId: string; status: string; context: C; createdAt: string; updatedAt: string }
 /** A context field equal to a value: `{ key: 'agentId', value: agentId }`. */
 export type ContextEquals = { key: string; value: string }
 
-type Row<C> = { status: string; ctx: C; created_at: Date | string; updated_at: Date | string }
-const recordOf = <C>(id: string, r: Row<C>): ActorRecord<C> => ({ id, status: r.status, context: r.ctx, createdAt: iso(r.created_at), updatedAt: iso(r.updated_at) })
+type Row<C> = { account_id: string; status: string; ctx: C; created_at: Date | string; updated_at: Date | string }
+const recordOf = <C>(id: string, r: Row<C>): ActorRecord<C> => ({ id, accountId: r.account_id, status: r.status, context: r.ctx, createdAt: iso(r.created_at), updatedAt: iso(r.updated_at) })
 
 /** A literal of SQL for a kind or state name (letters, digits, `.`, `_`, `-` only), so a partial index on it applies. */
 export function literal(v: string): string {
@@ -37,7 +37,7 @@ export function contextPath(path: readonly string[]): string {
   return `'{context,${path.map(contextKey).join(',')}}'`
 }
 
-const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at from actor`
+const SELECT = `select status, snapshot->'context' as ctx, created_at, updated_at, account_id from actor`
 
 /**
  * An actor of `kind` by id (undefined when there is none of that kind).

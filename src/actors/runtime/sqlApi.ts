@@ -21,7 +21,7 @@ import { literal, literals, type ContextEquals } from './read.store.ts'
  *
  * Postgres pulls a derived table this simple up into the statement that reads it, so plans are
  * those of the table itself: `x.context->>'agentId'` is the expression
- * `snapshot->'context'->>'agentId'` the indexes on `actor` are written in (`actor_run_agent`,
+ * `snapshot->'context'->>'agentId'` the indexes on `actor` are written in (`actor_named_agent`,
  * `actor_automation_agent`, `actor_run_automation`, …), and a join on `x.id` reads the primary
  * key. It may stand on the nullable side of a left join (every column is strict in the row).
  *
@@ -54,6 +54,21 @@ export function nodeGoneSql(nodeIdExpr: string): string {
  */
 export function nodeLiveSql(nodeIdExpr: string): string {
   return `exists (select 1 from service_node n where n.id = ${nodeIdExpr} and n.stopped_at is null and n.expires_at > now())`
+}
+
+/**
+ * The trace context (what the app's TraceHooks stored: a W3C traceparent in this service) of
+ * the last transition of actor `actorIdExpr` committed at or before `atExpr`, as a scalar
+ * expression, null when there is none or it ran outside any trace. A row the app wrote in the
+ * statement that committed a transition (a status hook's, whose `now()` is the journal entry's
+ * `at`) names that transition's trace so, and its later work (a webhook's delivery) continues it.
+ * Reads the journal's primary key backwards from the actor's newest entry.
+ *
+ * @example
+ * `select e.id, ${actorTraceAtSql('e.resource_id', 'e.created_at')} as trace from account_event e where e.seq = $1`
+ */
+export function actorTraceAtSql(actorIdExpr: string, atExpr: string): string {
+  return `(select j.trace from actor_journal j where j.actor_id = ${actorIdExpr} and j.at <= ${atExpr} order by j.seq desc limit 1)`
 }
 
 export type TellMatching = {

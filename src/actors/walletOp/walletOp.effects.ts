@@ -4,35 +4,10 @@ import type { EffectHandler } from '../runtime/index.ts'
 import type { WalletOpInput } from './walletOp.machine.ts'
 import { ServiceError } from '../../domain/errors.ts'
 import type { ChainHandle } from '../../adapters/chain/chain.ts'
-import type { PlannedTx, TxSender } from '../../adapters/chain/txSender.ts'
+import type { TxSender } from '../../adapters/chain/txSender.ts'
+import type { PaperFiller, WalletOpPlanner } from '../../adapters/chain/walletOpPorts.ts'
 import { createPriceReader } from '../../adapters/chain/priceReader.ts'
 import { formatUsd } from '../../domain/tokens/priceMath.ts'
-
-/**
- * What a kind of wallet operation contributes: its transactions for the wallet's next nonce,
- * and what the receipts mean (e.g. the amount a swap actually received).
- */
-export type WalletOpPlanner = {
-  plan(input: { params: Record<string, unknown>; account: LocalAccount; firstNonce: number; chain: ChainHandle }): PlannedTx[]
-  outcome?(input: {
-    params: Record<string, unknown>
-    account: LocalAccount
-    receipts: TransactionReceipt[]
-    chain: ChainHandle
-  }): Promise<Record<string, unknown>>
-}
-
-/**
- * A paper agent's side of wallet operations (src/adapters/chain/paperFills.ts): a simulated fill
- * into its virtual ledger instead of a transaction (docs/api.md, "Paper agents").
- */
-export type PaperFiller = {
-  isPaper(agentId: string): Promise<boolean>
-  /** Fills the operation once (a retry answers the first fill), or says why not with a real operation's code. */
-  fill(op: WalletOpInput): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; code: string; message: string }>
-  /** The fill recorded for an operation. */
-  filled(opId: string): Promise<Record<string, unknown> | undefined>
-}
 
 /** The transaction id of a paper fill: no transaction exists, and the prefix says so. */
 export const PAPER_TX_PREFIX = 'paper:'

@@ -1,6 +1,6 @@
 import { encodeFunctionData, getAddress, parseEventLogs } from 'viem'
 import { BondingCurveLaunchpadArtifact, FeeLockerArtifact } from '../../dev/artifacts/index.ts'
-import type { WalletOpPlanner } from '../../actors/walletOp/walletOp.effects.ts'
+import type { WalletOpPlanner } from './walletOpPorts.ts'
 import type { PlannedTx } from './txSender.ts'
 import { formatAmount, formatUsd } from '../../domain/tokens/priceMath.ts'
 import { createPriceReader } from './priceReader.ts'

@@ -7,7 +7,7 @@ import type { LaunchPorts, LaunchPrediction } from '../../domain/launches/ports.
 import { formatUsd } from '../../domain/tokens/priceMath.ts'
 import { BondingCurveLaunchpadArtifact } from '../../dev/artifacts/index.ts'
 import type { ChainHandle } from './chain.ts'
-import { simulateLaunch } from '../../actors/launch/launch.effects.ts'
+import { simulateLaunch } from './launchSimulation.ts'
 import { LAUNCH_SUPPLY, VENUE_B_STARTING_MARKET_CAP, parseAmount, quoteAsset, seedOf } from './launchTx.ts'
 import { createPriceReader } from './priceReader.ts'
 import { isVerifiedSymbol, resolveToken, tokenUsd } from './tokenInfo.ts'

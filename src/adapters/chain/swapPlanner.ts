@@ -19,7 +19,7 @@ import type { ChainHandle } from './chain.ts'
 import { AmmRouterArtifact, BondingCurveLaunchpadArtifact, WETH9Artifact } from '../../dev/artifacts/index.ts'
 import type { PlannedTx } from './txSender.ts'
 import { revertReason } from './txSender.ts'
-import type { WalletOpPlanner } from '../../actors/walletOp/walletOp.effects.ts'
+import type { WalletOpPlanner } from './walletOpPorts.ts'
 import type { SwapRoute } from './swapRoute.ts'
 
 /** The token fields a swap needs (a `TokenInfo`). */

@@ -1,7 +1,7 @@
 import { encodeFunctionData, erc20Abi } from 'viem'
 import type { TransferParams } from '../../domain/wallet/ports.ts'
 import type { PlannedTx } from './txSender.ts'
-import type { WalletOpPlanner } from '../../actors/walletOp/walletOp.effects.ts'
+import type { WalletOpPlanner } from './walletOpPorts.ts'
 
 export type { TransferParams }
 

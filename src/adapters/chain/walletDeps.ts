@@ -1,7 +1,7 @@
 import type { LocalAccount } from 'viem'
 import type { ChainHandle } from './chain.ts'
 import type { TxSender } from './txSender.ts'
-import type { WalletOpPlanner } from '../../actors/walletOp/walletOp.effects.ts'
+import type { WalletOpPlanner } from './walletOpPorts.ts'
 
 /** The chain's side of agent wallets (present when a chain is): the chain, the outbox, the planners, the keys. */
 export type WalletDeps = {

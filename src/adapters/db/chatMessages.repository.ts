@@ -25,6 +25,9 @@ const messageOf = (r: Row): ChatMessage => ({
   cursorAt: r.cursor_at,
 })
 
+/** A turn's (or run's) messages as the runtime's compaction names them: `chat_message` rows whose `turn_id` is the actor's id. */
+export const CHAT_MESSAGES_OF_TURN = { table: 'chat_message', column: 'turn_id', uuid: true } as const
+
 /**
  * The statement that writes a message once per (turn, key); a chat turn or a run sends it in the
  * same statement as its actor's insert (`alongside`), a model's answer in the same statement as

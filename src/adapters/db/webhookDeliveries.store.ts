@@ -1,3 +1,4 @@
+import { actorTraceAtSql } from '../../actors/runtime/index.ts'
 import type { Queryable } from '../../domain/billing/ports.ts'
 
 /** A claimed delivery with what its request needs. */
@@ -13,6 +14,8 @@ export type ClaimedDelivery = {
   type: string
   data: unknown
   event_at: Date
+  /** The trace of the transition that recorded the event (its resource's, a W3C traceparent), null when none. */
+  trace: string | null
 }
 
 export type DeliveryRow = {
@@ -62,7 +65,7 @@ export function createWebhookDeliveriesStore(db: Queryable) {
          )
          select c.id, c.endpoint_id, c.account_id, c.attempts, w.url, w.secret,
                 case when w.previous_secret_until > now() then w.previous_secret end as previous_secret,
-                e.id as event_id, e.type, e.data, e.created_at as event_at
+                e.id as event_id, e.type, e.data, e.created_at as event_at, ${actorTraceAtSql('e.resource_id', 'e.created_at')} as trace
            from c join webhook_endpoint w on w.id = c.endpoint_id join account_event e on e.seq = c.event_seq`,
         [p.owner, p.leaseMs, p.limit, p.perEndpoint, p.busyEndpoints],
       )

@@ -73,7 +73,7 @@ export function createWebhookDispatcher({ pool, logger, settings, render }: { po
   async function deliver(d: ClaimedDelivery): Promise<void> {
     const secrets = d.previous_secret ? [d.secret, d.previous_secret] : [d.secret]
     const sent = await sendWebhook(d.url, { id: d.id, type: d.type, timestamp: new Date(d.event_at).toISOString(), data: d.data }, {
-      secrets, policy: settings.policy, timeoutMs: settings.timeoutMs,
+      secrets, policy: settings.policy, timeoutMs: settings.timeoutMs, trace: d.trace,
     })
     if (sent.ok) {
       await deliveries.delivered({ id: d.id, owner, statusCode: sent.statusCode!, latencyMs: sent.latencyMs })

@@ -3,7 +3,7 @@ import https from 'node:https'
 import { isIP } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { startSpan } from '../telemetry/spans.ts'
-import { SpanStatusCode } from '@opentelemetry/api'
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import { guardedLookup, hostOf, refusedAddress, TargetRefusedError, type TargetPolicy } from './target.ts'
 
 /** Response bytes read at most; the rest is not read (the body is never used). */
@@ -25,9 +25,10 @@ export function signatureHeader(secrets: string[], msgId: string, at: Date, payl
  * request, a name in the connection's lookup), redirects are not followed (a 3xx is a failure),
  * the whole request is bounded by `timeoutMs` and at most 64 KB of the answer is read. Never throws.
  */
-export async function sendWebhook(target: string, msg: WebhookMessage, options: { secrets: string[]; policy: TargetPolicy; timeoutMs: number }): Promise<SendResult> {
-  // One span per delivery attempt (docs/operations.md, Traces), an error when it did not succeed.
-  const span = startSpan('webhook.deliver', { 'webhook.id': msg.id, 'webhook.event_type': msg.type, 'server.address': safeHost(target) })
+export async function sendWebhook(target: string, msg: WebhookMessage, options: { secrets: string[]; policy: TargetPolicy; timeoutMs: number; trace?: string | null }): Promise<SendResult> {
+  // One span per delivery attempt (docs/operations.md, Traces), an error when it did not succeed,
+  // in the trace of what recorded the event (`trace`, a stored traceparent) when one is given.
+  const span = startSpan('webhook.deliver', { 'webhook.id': msg.id, 'webhook.event_type': msg.type, 'server.address': safeHost(target) }, SpanKind.CLIENT, options.trace)
   const result = await deliver(target, msg, options)
   if (span.isRecording()) {
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode)

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AUTOMATION_KINDS, type AutomationKind } from './automation.types.ts'
 import { limitQuery } from '../paging.schema.ts'
 import { slippageBps, tokenAmount, tokenRef } from '../swaps/swap.schema.ts'
 
@@ -100,8 +101,8 @@ export const mirrorSchema = z.strictObject({
   slippageBps: slippageBps.optional(),
 })
 /** The kinds that are shorthands, with parameters under their own name. */
-export const SHORTHAND_KINDS = ['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap', 'mirror'] as const
-const kindsText = 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap, mirror.'
+export const SHORTHAND_KINDS = AUTOMATION_KINDS.filter((k): k is Exclude<AutomationKind, 'custom'> => k !== 'custom') as [Exclude<AutomationKind, 'custom'>, ...Exclude<AutomationKind, 'custom'>[]]
+const kindsText = `One of ${SHORTHAND_KINDS.join(', ')}.`
 
 /** `POST /automations`: the reference client's body (snake_case top level), or a kind with its parameters. */
 export const createAutomationSchema = z.strictObject({
@@ -147,7 +148,7 @@ export const listAutomationsSchema = z.strictObject({
   agent_id: z.uuid('Must be an agent id.').optional(),
   agentId: z.uuid('Must be an agent id.').optional(),
   status: z.enum(['armed', 'executing', 'paused', 'completed', 'cancelled', 'error'], 'One of armed, executing, paused, completed, cancelled, error.').optional(),
-  kind: z.enum([...SHORTHAND_KINDS, 'custom'], 'One of dca, limit, sniper, stop_loss, take_profit, trailing_stop, bracket, twap, mirror, custom.').optional(),
+  kind: z.enum(AUTOMATION_KINDS, `One of ${AUTOMATION_KINDS.join(', ')}.`).optional(),
   limit: limitQuery,
   cursor: z.string().max(200).optional(),
 })

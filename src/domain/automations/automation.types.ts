@@ -28,7 +28,19 @@ export type AutomationAction =
   | { type: 'tool_call'; tool: string; args: Record<string, unknown> }
   | { type: 'agent_prompt'; prompt: string }
 
-export type AutomationKind = 'dca' | 'limit' | 'sniper' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap' | 'mirror' | 'custom'
+/**
+ * Every automation kind, declared once: the request and response schemas, the list filter, the
+ * model tools' shorthands and the OpenAPI document derive theirs from it. `custom` is a trigger
+ * and an action as written; every other kind is a shorthand with its parameters under its name.
+ */
+export const AUTOMATION_KINDS = ['dca', 'limit', 'sniper', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap', 'mirror', 'custom'] as const
+export type AutomationKind = (typeof AUTOMATION_KINDS)[number]
+
+/** Every trigger type, declared once (the response schema's enum); the union above must name exactly these. */
+export const TRIGGER_TYPES = ['schedule', 'interval', 'price_threshold', 'new_launch', 'trailing_stop', 'bracket', 'webhook', 'leader_swap'] as const
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
+const triggerTypesAreTheUnions: SameSet<(typeof TRIGGER_TYPES)[number], AutomationTrigger['type']> = true
+void triggerTypesAreTheUnions
 
 /** The side of a bracket that a price firing serves. */
 export type BracketSide = 'take_profit' | 'stop_loss'

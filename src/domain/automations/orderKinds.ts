@@ -1,11 +1,12 @@
 import type { FieldErrors } from '../errors.ts'
 import type { CreateAutomationBody } from './automation.schema.ts'
-import type { AutomationAction, AutomationTrigger, OrderParams } from './automation.types.ts'
+import type { AutomationAction, AutomationKind, AutomationTrigger, OrderParams } from './automation.types.ts'
 import type { AutomationPorts } from './ports.ts'
 import { bracketSide, trailingStopLevel, twapEverySeconds } from './orderRules.ts'
 
-export type OrderKind = 'stop_loss' | 'take_profit' | 'trailing_stop' | 'bracket' | 'twap'
-export const ORDER_KINDS: readonly OrderKind[] = ['stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap']
+/** The protective orders among the automation kinds (AUTOMATION_KINDS). */
+export const ORDER_KINDS = ['stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap'] as const satisfies readonly AutomationKind[]
+export type OrderKind = (typeof ORDER_KINDS)[number]
 
 export type ExpandedOrder = { kind: OrderKind; trigger: AutomationTrigger; action: AutomationAction; triggerOnce: boolean; maxFirings: number | null; order: OrderParams }
 

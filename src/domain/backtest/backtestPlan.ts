@@ -5,9 +5,10 @@ import { twapEverySeconds } from '../automations/orderRules.ts'
 import { tokenRef } from '../swaps/swap.schema.ts'
 import { INTERVAL_NAMES, type Interval } from '../intel/candleRules.ts'
 import type { BacktestPlan, Side } from './simulate.ts'
+import type { AutomationKind } from '../automations/automation.types.ts'
 
-/** The kinds a backtest replays. */
-export const BACKTEST_KINDS = ['dca', 'limit', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap'] as const
+/** The automation kinds (AUTOMATION_KINDS) a backtest replays. */
+export const BACKTEST_KINDS = ['dca', 'limit', 'stop_loss', 'take_profit', 'trailing_stop', 'bracket', 'twap'] as const satisfies readonly AutomationKind[]
 /** The longest range a backtest replays: 366 days (and at most MAX_CANDLES candles of its interval). */
 export const MAX_BACKTEST_DAYS = 366
 

@@ -11,6 +11,8 @@ export const CreditEntrySchema = defineEntity({
     credits: p.bigint('number'),
     balanceAfter: p.bigint('number'),
     ref: p.text(),
+    /** Its place in the account's ledger (1, 2, ...): the order of the balances after. */
+    seq: p.bigint('number'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 })

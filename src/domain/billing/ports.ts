@@ -15,7 +15,8 @@ export type CreditEntry = {
   kind: CreditKind
   /** Signed: a grant is positive, a charge negative. */
   credits: number
-  balanceAfter: number
+  /** The account's balance after it in the ledger's order; null for a charge not folded yet (credits_fold). */
+  balanceAfter: number | null
   ref: string
   createdAt: string
   /** The exact timestamp, for cursors. */
@@ -71,6 +72,8 @@ export interface CreditsRepository {
     input: { fromAccountId: string; toAccountId: string; credits: number; feeCredits: number; ref: string; releaseRef?: string | undefined },
     tx: Queryable,
   ): Promise<{ entries: CreditEntry[]; created: boolean }>
+  /** Moves the account's pending charges into its row and the ledger; answers how many. */
+  fold(accountId: string): Promise<number>
   balance(accountId: string): Promise<{ credits: number; reserved: number }>
   /** Credits debited (negative entries) since each of the given instants. */
   spentSince(accountId: string, since: { day: Date; month: Date }): Promise<{ day: number; month: number }>

@@ -312,8 +312,13 @@ function timelineRow(e) {
     child: () => [actorLink(e.id), ` ${e.kind} `, badge(e.status)],
     dead_letter: () => [h('span', { class: 'mono', text: e.eventType ?? '(no type)' }), ' ', badge(e.resolution ?? 'open'), h('div', { class: 'error', text: e.error })],
   }[e.type]
-  return h('tr', { 'data-testid': `timeline-${e.type}` }, h('td', { text: when(e.at) }), h('td', { text: e.type }), h('td', {}, detail ? detail() : ''))
+  return h('tr', { 'data-testid': `timeline-${e.type}` }, h('td', { text: when(e.at) }), h('td', { text: e.type }), h('td', {}, detail ? detail() : '', traceTag(e.traceId)))
 }
+
+/** The trace an entry belongs to, to look up in the collector's UI (null: tracing was off). */
+const traceTag = (traceId) => (traceId ? h('div', { class: 'mono muted', 'data-testid': 'trace-id', title: 'trace id', text: `trace ${traceId}` }) : null)
+/** The traces of the entries shown, each once, oldest first. */
+const tracesOf = (timeline) => [...new Set(timeline.map((e) => e.traceId).filter(Boolean))]
 
 /** A timeline entry's identity across pages and refreshes (an effect's status changes, its key does not). */
 const entryKey = (e) => ({ event: `e${e.seq}`, effect: `f${e.id}`, timer: e.fired ? `t${e.seq}` : `p${e.key}`, child: `c${e.id}`, dead_letter: `d${e.seq}` })[e.type] ?? JSON.stringify(e)
@@ -364,6 +369,7 @@ async function actorView(id) {
       h('h1', {}, `${a.kind} `, h('span', { class: 'mono', text: a.id }), ' ', badge(a.status, 'actor-status'), a.stuckReason ? badge('stuck') : null),
       h('p', { class: 'muted' }, `account `, h('a', { href: `#/actors?accountId=${a.accountId}`, class: 'mono', text: a.accountId }), ` · version ${a.version} · created ${when(a.createdAt)} · updated ${when(a.updatedAt)}`),
       t.parent ? h('p', {}, 'parent: ', actorLink(t.parent.id), ` ${t.parent.kind} `, badge(t.parent.status)) : null,
+      tracesOf(timeline).length ? h('p', { 'data-testid': 'actor-traces' }, 'traces: ', ...tracesOf(timeline).flatMap((id, i) => [i ? ' · ' : '', h('span', { class: 'mono', text: id })])) : null,
       a.kind === 'agent' ? h('p', {}, h('a', { href: `#/agent/${a.id}`, 'data-testid': 'agent-card-link', text: 'Agent card →' })) : null,
       a.stuckReason ? h('p', { class: 'error' }, `Stuck: ${a.stuckReason} `, action('Unstick', `/ops/actors/${encodeURIComponent(a.id)}/unstick`, refresh)) : null,
       a.kind === 'run' && ['queued', 'running'].includes(a.status) ? action('Cancel run', `/ops/runs/${a.id}/cancel`, refresh, { danger: true, testid: 'cancel-run' }) : null,

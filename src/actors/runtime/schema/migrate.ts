@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { BASELINE_SQL } from './baseline.ts'
 import { STATUS_HOOKS_SQL } from './statusHooks.ts'
 import { RETENTION_SQL } from './retention.ts'
-import { TRACE_SQL } from './trace.ts'
+import { JOURNAL_TRACE_SQL, TRACE_SQL } from './trace.ts'
 
 /** A migration of the runtime's schema: applied once per database, in a transaction, in list order. */
 export type RuntimeMigration = { name: string; sql: string }
@@ -13,13 +13,15 @@ export type RuntimeMigration = { name: string; sql: string }
  * schema as the service's migrations made it before the runtime owned it, idempotent, so it also
  * brings a database an older build migrated to the same shape. The second lets the app write in
  * the statement that changes an actor's status (statusHooks.ts); the third is retention
- * (retention.ts); the fourth stores the trace context with effects and inbox rows (trace.ts).
+ * (retention.ts); the fourth stores the trace context with effects and inbox rows, the fifth with
+ * journal entries (trace.ts).
  */
 export const RUNTIME_MIGRATIONS: readonly RuntimeMigration[] = [
   { name: 'runtime_0001_baseline', sql: BASELINE_SQL },
   { name: 'runtime_0002_status_hooks', sql: STATUS_HOOKS_SQL },
   { name: 'runtime_0003_retention', sql: RETENTION_SQL },
   { name: 'runtime_0004_trace', sql: TRACE_SQL },
+  { name: 'runtime_0005_journal_trace', sql: JOURNAL_TRACE_SQL },
 ]
 
 /**

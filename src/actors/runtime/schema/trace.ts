@@ -10,3 +10,13 @@ export const TRACE_SQL = `
 alter table effect add column if not exists trace text;
 alter table actor_inbox add column if not exists trace text;
 `
+
+/**
+ * The fifth runtime migration: the trace context a transition ran in, stored with its journal
+ * entry (null when there was none), so an actor's timeline names the trace of each of its
+ * transitions: the request's, the effect's whose outcome it applied, or the timer firing's own.
+ * The journal outlives the inbox rows (retention deletes applied inbox events sooner).
+ */
+export const JOURNAL_TRACE_SQL = `
+alter table actor_journal add column if not exists trace text;
+`

@@ -40,6 +40,8 @@ import { Migration20261127230000_more_account_events } from './Migration20261127
 import { Migration20261128000000_account_covers } from './Migration20261128000000_account_covers.ts'
 import { Migration20261128020000_mirror } from './Migration20261128020000_mirror.ts'
 import { Migration20261130010000_credit_stripes } from './Migration20261130010000_credit_stripes.ts'
+import { Migration20261207130000_credit_fold } from './Migration20261207130000_credit_fold.ts'
+import { Migration20261207140000_run_agent_index } from './Migration20261207140000_run_agent_index.ts'
 import { Migration20261207120000_owner_policies } from './Migration20261207120000_owner_policies.ts'
 import { Migration20261129020000_status_hooks } from './Migration20261129020000_status_hooks.ts'
 import { Migration20261207000000_database_size } from './Migration20261207000000_database_size.ts'
@@ -91,4 +93,6 @@ export const migrations = [
   { name: 'Migration20261130010000_credit_stripes', class: Migration20261130010000_credit_stripes },
   { name: 'Migration20261207000000_database_size', class: Migration20261207000000_database_size },
   { name: 'Migration20261207120000_owner_policies', class: Migration20261207120000_owner_policies },
+  { name: 'Migration20261207130000_credit_fold', class: Migration20261207130000_credit_fold },
+  { name: 'Migration20261207140000_run_agent_index', class: Migration20261207140000_run_agent_index },
 ]
