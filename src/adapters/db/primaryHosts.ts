@@ -189,7 +189,10 @@ export function primaryClientClass(finder: PrimaryFinder, target: DbTarget, conn
     #at: DbHost | undefined
 
     constructor(config?: pg.ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 10_000 })
+      // pg-pool hands its options with `password` not enumerable (kept out of stack traces): a
+      // spread drops it, so it is copied by name.
+      const password = config && 'password' in config ? { password: config.password } : {}
+      super({ ...config, ...password, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 10_000 })
       // Every query's failure is looked at (pg's query() has many forms: only promises are watched).
       const query = (pg.Client.prototype.query as (...a: unknown[]) => unknown).bind(this)
       Object.assign(this, {
