@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, http, type Address } from 'viem'
-import { primaryClient } from '../src/adapters/db/primaryHosts.ts'
+import { isDatabaseUnavailable, primaryClient } from '../src/adapters/db/primaryHosts.ts'
 import { apiClient, type Api, type ApiResponse } from './support/app.ts'
 import { adminCreateAccount, startServer, stopServer, serverCleanup, type ServerProcess } from './support/server.ts'
 import { waitFor } from './support/waitFor.ts'
@@ -64,6 +64,33 @@ describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
     if (node) await stopServer(node).catch(() => {})
   })
 
+  /**
+   * A client of the test's own on the pair's primary, once one accepts writes: a promoted standby
+   * may stay read-only for some seconds after the service was already answered (slower on a loaded
+   * machine), so each attempt that finds no writable host is retried, for up to `ms`.
+   */
+  async function connectPrimary(ms = 60_000) {
+    let db: ReturnType<typeof primaryClient> | undefined
+    let last: unknown
+    await waitFor(async () => {
+      const c = primaryClient(url)
+      try {
+        await c.connect()
+        db = c
+        return true
+      } catch (err) {
+        await c.end().catch(() => {})
+        if (!isDatabaseUnavailable(err)) throw err
+        last = err
+        return false
+      }
+    }, ms).catch((err: unknown) => {
+      // Out of time: say why the last attempt failed.
+      throw err instanceof Error && err.message === 'condition not met in time' && last ? last : err
+    })
+    return db!
+  }
+
   /** The client's policy (docs/api.md): the same key after each answer's Retry-After (at once after a reset), until a 2xx. */
   async function untilDone(send: () => Promise<ApiResponse>, answers: Array<{ status: number | 'reset'; code?: string; retryAfter?: string | null }>, ms = 45_000) {
     const until = Date.now() + ms
@@ -103,8 +130,7 @@ describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
     const list = await call('GET', '/agents')
     expect(list.body.agents.map((a: { name: string }) => a.name).sort()).toEqual(['after', 'before'])
     expect(node.child.exitCode).toBe(null)
-    const db = primaryClient(url)
-    await db.connect()
+    const db = await connectPrimary()
     try {
       await waitFor(async () => {
         const { rows } = await db.query<{ n: number }>(
@@ -116,7 +142,7 @@ describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
       await db.end()
     }
     expect(node.logs()).not.toMatch(/unhandled error/)
-  }, 75_000)
+  }, 135_000)
 
   it('kill -9 of the primary machine with 20 keyed swaps in flight: each answered once it is back, each confirmed once on chain, nonces contiguous', async () => {
     await pair('start') // the node lost in the first test rejoins as the standby
@@ -132,8 +158,7 @@ describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
     expect(onlyRetryable(answers)).toEqual([])
     // Each key names one swap; each swap confirmed with one transaction; the nonces contiguous.
     expect(new Set(done.map((r) => r.body.id)).size).toBe(20)
-    const db = primaryClient(url)
-    await db.connect()
+    const db = await connectPrimary()
     try {
       await waitFor(async () => (await db.query(
         `select 1 from wallet_op o join actor a on a.id = o.id where o.agent_id = $1 and a.status not in ('confirmed', 'failed')`, [wallet.id])).rowCount === 0, 30_000)
@@ -148,5 +173,5 @@ describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
     } finally {
       await db.end()
     }
-  }, 90_000)
+  }, 150_000)
 })
