@@ -1,16 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../src/adapters/db/orm.ts'
 import { isDatabaseUnavailable, parseDatabaseUrl, singleHostUrl } from '../src/adapters/db/primaryHosts.ts'
 import { createLogger } from '../src/logger.ts'
+import { autoctlInstalled, scratchPair } from './support/dbPair.ts'
 import { waitFor } from './support/waitFor.ts'
-
-const run = promisify(execFile)
 
 describe('a DATABASE_URL of several hosts', () => {
   it('parses libpq style host lists, and names one host for what takes one', () => {
@@ -30,25 +24,14 @@ describe('a DATABASE_URL of several hosts', () => {
   })
 })
 
-const hasAutoctl = (() => {
-  try {
-    execFileSync('pg_autoctl', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
-if (!hasAutoctl) console.warn('test/dbPair.test.ts: pg_autoctl is not installed (apt-get install postgresql-15-auto-failover); the pair tests are skipped')
+const hasAutoctl = autoctlInstalled('test/dbPair.test.ts')
 
 /**
  * The replicated pair of scripts/dbpair.sh (pg_auto_failover: monitor, primary, synchronous
  * standby), in a directory of this file's own, on ports away from a developer's pair.
  */
 describe.skipIf(!hasAutoctl)('the replicated pair', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'dbpair-'))
-  chmodSync(dir, 0o755) // run as root, the pair's processes run as the postgres OS user
-  const env = { ...process.env, DBPAIR_TIMEOUT: '60', DBPAIR_DIR: join(dir, 'pair'), DBPAIR_PORT: String(21000 + Math.floor(Math.random() * 8000)) }
-  const pair = (cmd: string) => run('bash', ['scripts/dbpair.sh', cmd], { env, timeout: 150_000 })
+  const { pair, destroy } = scratchPair('dbpair', 21000, 8000)
   let url: string
   let db: Database
 
@@ -58,8 +41,7 @@ describe.skipIf(!hasAutoctl)('the replicated pair', () => {
   }, 150_000)
   afterAll(async () => {
     await db?.close()
-    await pair('destroy').catch(() => {})
-    rmSync(dir, { recursive: true, force: true })
+    await destroy()
   }, 60_000)
 
   /** The port of the server that answers `pool`, and whether it is in recovery. */
@@ -145,7 +127,7 @@ describe.skipIf(!hasAutoctl)('the replicated pair', () => {
       const { stdout: state } = await pair('status').catch(() => ({ stdout: '(no state)' }))
       throw new Error(`${String(err)} ${w.acknowledged.length}\n${state}\n${[...new Set(w.errors.map(String))].join('\n')}`)
     })
-    await run('bash', ['scripts/dbpair.sh', 'crash', primary.trim()], { env })
+    await pair('crash', primary.trim())
     // Counted once the old primary is gone: what is acknowledged from here was written on the new one.
     const ackedAtKill = w.acknowledged.length
     // A bound for a hang, not a speed figure (bench:dbfailover measures it).

@@ -1,25 +1,13 @@
-import { execFile, execFileSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, http, type Address } from 'viem'
 import { isDatabaseUnavailable, primaryClient } from '../src/adapters/db/primaryHosts.ts'
 import { apiClient, type Api, type ApiResponse } from './support/app.ts'
 import { adminCreateAccount, startServer, stopServer, serverCleanup, type ServerProcess } from './support/server.ts'
+import { autoctlInstalled, scratchPair } from './support/dbPair.ts'
 import { waitFor } from './support/waitFor.ts'
-
-const run = promisify(execFile)
-const hasAutoctl = (() => {
-  try {
-    execFileSync('pg_autoctl', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
-if (!hasAutoctl) console.warn('test/dbPairService.test.ts: pg_autoctl is not installed (apt-get install postgresql-15-auto-failover); skipped')
+const hasAutoctl = autoctlInstalled('test/dbPairService.test.ts')
 
 /*
  * The service (WORKERS=3, its embedded chain) on the replicated pair (DATABASE_URL naming both
@@ -32,10 +20,7 @@ if (!hasAutoctl) console.warn('test/dbPairService.test.ts: pg_autoctl is not ins
 const { servers, cleanups } = serverCleanup()
 
 describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'dbpairsvc-'))
-  chmodSync(dir, 0o755) // run as root, the pair's processes run as the postgres OS user
-  const pairEnv = { ...process.env, DBPAIR_TIMEOUT: '60', DBPAIR_DIR: join(dir, 'pair'), DBPAIR_PORT: String(30000 + Math.floor(Math.random() * 2000)) }
-  const pair = (...args: string[]) => run('bash', ['scripts/dbpair.sh', ...args], { env: pairEnv, timeout: 150_000 })
+  const { dir, pair, destroy } = scratchPair('dbpairsvc', 30000, 2000)
   let url: string
   let node: ServerProcess
   let api: Api
@@ -49,8 +34,7 @@ describe.skipIf(!hasAutoctl)('the service on the replicated pair', () => {
 
   beforeAll(async () => {
     cleanups.push(async () => {
-      await pair('destroy').catch(() => {})
-      rmSync(dir, { recursive: true, force: true })
+      await destroy()
     })
     url = /^DATABASE_URL=(.+)$/m.exec((await pair('start')).stdout)![1]!
     const dataDir = join(dir, 'data')
